@@ -1,0 +1,75 @@
+import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { ServiceErrorCodeHeader } from '@nats-io/services';
+import type { z } from 'zod';
+import { AppError, ErrorCode, fromErrorBody, isErrorCode } from '../errors.ts';
+import { assembleChunks, chunkHeaders, chunkLimit, serveChunks, splitChunks } from './chunking.ts';
+import { correlationHeaders, type Correlation } from './headers.ts';
+
+/** Options of {@link requestJson}. `timeoutMs` is required, as in nats.js. */
+export interface RequestJsonOptions<O> extends Correlation {
+  /** Deadline of the whole exchange, including chunk transfers. */
+  timeoutMs: number;
+  /** Schema the reply must satisfy. */
+  response: z.ZodType<O>;
+  /** Largest reassembled reply accepted. @default 64 MiB */
+  maxReplyBytes?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * JSON request/reply over NATS with the project's conventions: payloads over the
+ * connection's `max_payload` are chunked both ways, `no_responders` and timeouts
+ * become typed errors at once, error replies come back as the same {@link AppError}
+ * the service threw, and the reply is validated before it is returned.
+ */
+export async function requestJson<O>(nc: NatsConnection, subject: string, body: unknown, opts: RequestJsonOptions<O>): Promise<O> {
+  const { timeoutMs, response, maxReplyBytes = 64 * 1024 * 1024 } = opts;
+  const data = encoder.encode(JSON.stringify(body));
+  const chunks = splitChunks(data, chunkLimit(nc));
+  const headers = correlationHeaders(opts);
+  const upload = chunks.length > 1 ? serveChunks(nc, chunks, timeoutMs) : undefined;
+  if (upload !== undefined) chunkHeaders(chunks.length, upload.inbox, headers);
+  let reply;
+  try {
+    reply = await nc.request(subject, chunks[0], { timeout: timeoutMs, headers });
+  } catch (err) {
+    throw mapRequestError(err, subject, timeoutMs);
+  } finally {
+    upload?.sub.unsubscribe();
+  }
+  const full = await assembleChunks(nc, reply.data, reply.headers, { timeoutMs, maxBytes: maxReplyBytes }).catch((err: unknown) => {
+    throw err instanceof AppError ? err : mapRequestError(err, subject, timeoutMs);
+  });
+  const parsed: unknown = JSON.parse(decoder.decode(full));
+  const serviceCode = reply.headers?.get(ServiceErrorCodeHeader);
+  if (serviceCode !== undefined && serviceCode !== '') {
+    throw errorFromReply(parsed, Number(serviceCode));
+  }
+  const checked = response.safeParse(parsed);
+  if (!checked.success) {
+    throw new AppError(ErrorCode.Internal, `reply on ${subject} does not match its schema: ${checked.error.message}`, { status: 502 });
+  }
+  return checked.data;
+}
+
+function errorFromReply(parsed: unknown, status: number): AppError {
+  const body = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+  if (body !== undefined && isErrorCode(body.code) && typeof body.message === 'string') {
+    return fromErrorBody({ code: body.code, message: body.message, details: body.details as Record<string, unknown> | undefined }, status);
+  }
+  return new AppError(ErrorCode.Internal, 'service replied with an unreadable error', { status: 502 });
+}
+
+/** Maps nats.js request failures to typed, retryable {@link AppError}s. */
+export function mapRequestError(err: unknown, subject: string, timeoutMs: number): AppError {
+  if (err instanceof RequestError && err.isNoResponders()) {
+    return new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { status: 503, retryable: true, cause: err });
+  }
+  if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
+    return new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { status: 504, retryable: true, cause: err });
+  }
+  if (err instanceof AppError) return err;
+  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err });
+}
