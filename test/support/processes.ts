@@ -1,0 +1,100 @@
+// Real processes for integration tests: a nats-server on a free port and
+// service instances started exactly as `make up` starts them. Readiness is read
+// from the processes' own log lines, never waited for with sleeps.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A child process that is killed (whole group) by `stop()`. */
+export interface Running {
+  readonly proc: ChildProcess;
+  /** All output so far, for failure messages. */
+  readonly output: string[];
+  stop(): Promise<void>;
+}
+
+function launch(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Running {
+  const proc = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const output: string[] = [];
+  for (const stream of [proc.stdout, proc.stderr]) createInterface({ input: stream }).on('line', (l) => output.push(l));
+  return {
+    proc,
+    output,
+    stop: () =>
+      new Promise<void>((res) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return res();
+        proc.once('exit', () => res());
+        try {
+          process.kill(-(proc.pid ?? 0), 'SIGKILL');
+        } catch {
+          res();
+        }
+      }),
+  };
+}
+
+/** Resolves with the first output line matching `re`, or rejects if the process exits or `timeoutMs` passes. */
+function waitForLine(r: Running, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((res, rej) => {
+    const seen = r.output.map((l) => l.match(re)).find((m) => m !== null);
+    if (seen) return res(seen);
+    const timer = setTimeout(() => done(new Error(`timed out waiting for ${re}:\n${r.output.join('\n')}`)), timeoutMs);
+    const onLine = (l: string) => {
+      const m = l.match(re);
+      if (m) done(undefined, m);
+    };
+    const onExit = () => done(new Error(`process exited before ${re}:\n${r.output.join('\n')}`));
+    const readers = [r.proc.stdout, r.proc.stderr].map((s) => createInterface({ input: s! }).on('line', onLine));
+    r.proc.once('exit', onExit);
+    function done(err?: Error, m?: RegExpMatchArray) {
+      clearTimeout(timer);
+      readers.forEach((rl) => rl.off('line', onLine));
+      r.proc.off('exit', onExit);
+      if (err) rej(err);
+      else res(m!);
+    }
+  });
+}
+
+/** A running nats-server and its client URL. */
+export interface NatsServer extends Running {
+  readonly url: string;
+  readonly port: number;
+}
+
+/** Starts nats-server with JetStream on a random port, using infra's config with optional overrides. */
+export async function startNatsServer(opts: { maxPayload?: number } = {}): Promise<NatsServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'rl-nats-'));
+  const conf = join(dir, 'nats.conf');
+  const lines = [`include "${join(ROOT, 'infra/nats/nats.conf')}"`, 'http_port: 0', 'listen: 127.0.0.1:-1'];
+  if (opts.maxPayload !== undefined) lines.push(`max_payload: ${opts.maxPayload}`);
+  writeFileSync(conf, `${lines.join('\n')}\n`);
+  const r = launch('nats-server', ['-c', conf, '-js', '--store_dir', join(dir, 'js')], { cwd: dir });
+  const m = await waitForLine(r, /Listening for client connections on [\d.]+:(\d+)/, 15_000);
+  const port = Number(m[1]);
+  return {
+    ...r,
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      await r.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A service process and its HTTP base URL. */
+export interface ServiceProcess extends Running {
+  readonly baseUrl: string;
+}
+
+/** Starts `services/<name>` (`node src/main.ts`) on a free HTTP port; resolves once it logs `listening`. */
+export async function startService(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const r = launch(process.execPath, ['src/main.ts'], { cwd: join(ROOT, 'services', name), env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env } });
+  const m = await waitForLine(r, /"port":(\d+).*"msg":"listening"/, 30_000);
+  return { ...r, baseUrl: `http://127.0.0.1:${m[1]}` };
+}
