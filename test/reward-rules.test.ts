@@ -52,7 +52,7 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
   it('spreads requests over both instances of the queue group', async () => {
     await Promise.all(Array.from({ length: 40 }, () => natsScore({ items: MIXED.items.slice(0, 1) })));
     const stats = [];
-    for await (const s of await new Svcm(nc).client({ strategy: 'timer', maxWait: 2000 }).stats('reward-rules')) stats.push(s);
+    for await (const s of await new Svcm(nc).client({ strategy: 'count', maxMessages: 2, maxWait: 5000 }).stats('reward-rules')) stats.push(s);
     expect(stats).toHaveLength(2);
     for (const s of stats) expect(s.endpoints?.[0]?.num_requests ?? 0).toBeGreaterThan(0);
   });
@@ -60,7 +60,7 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
   it('chunks a batch larger than max_payload both ways and returns it whole and in order', async () => {
     const maxPayload = nc.info?.max_payload ?? 0;
     // math_dapo echoes the normalised answer as `pred`, so the reply is as large as the request.
-    const items = Array.from({ length: 1200 }, (_, i) => ({
+    const items = Array.from({ length: 4000 }, (_, i) => ({
       data_source: 'math_dapo',
       solution_str: `Answer: ${String(i).padStart(6, '0')}${'x'.repeat(280)}`,
       ground_truth: String(i),

@@ -15,3 +15,4 @@ export * from './nats/service.ts';
 export * from './schemas/score.ts';
 export * from './workers/budget-pool.ts';
 export * from './http/openapi-doc.ts';
+export * from './random.ts';

@@ -2,7 +2,7 @@
 // service instances started exactly as `make up` starts them. Readiness is read
 // from the processes' own log lines, never waited for with sleeps.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -70,7 +70,10 @@ export interface NatsServer extends Running {
 export async function startNatsServer(opts: { maxPayload?: number } = {}): Promise<NatsServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rl-nats-'));
   const conf = join(dir, 'nats.conf');
-  const lines = [`include "${join(ROOT, 'infra/nats/nats.conf')}"`, 'http_port: 0', 'listen: 127.0.0.1:-1'];
+  // nats-server resolves `include` relative to the including file, so inline infra's config instead.
+  // Its fixed ports are dropped for a random loopback port.
+  const base = readFileSync(join(ROOT, 'infra/nats/nats.conf'), 'utf8').replace(/^\s*(port|http_port)\s*:.*$/gm, '');
+  const lines = [base, 'host: 127.0.0.1', 'port: -1'];
   if (opts.maxPayload !== undefined) lines.push(`max_payload: ${opts.maxPayload}`);
   writeFileSync(conf, `${lines.join('\n')}\n`);
   const r = launch('nats-server', ['-c', conf, '-js', '--store_dir', join(dir, 'js')], { cwd: dir });

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, toErrorBody, type ErrorBody } from '@rl/shared/errors';
+import { AppError, ErrorCode, type ErrorBody } from '@rl/shared/errors';
 
 /** One request item after edge validation (the shape of the shared `ScoreItem`). */
 export interface BatchItem {
@@ -55,7 +55,7 @@ export async function scoreBatch(items: ReadonlyArray<BatchItem>, deps: ScoreBat
     try {
       route = deps.route(item.data_source);
     } catch (err) {
-      results[index] = { error: toErrorBody(err) };
+      results[index] = toItemError(err);
       return;
     }
     if (route.kind === 'remote') {
@@ -113,5 +113,14 @@ function remoteFailure(err: unknown, subject: string): ErrorBody {
   if (err instanceof AppError && err.code === ErrorCode.NoResponders) {
     return { code: ErrorCode.SandboxUnavailable, message: `no service is serving ${subject}; start reward-sandbox to score code data sources` };
   }
-  return toErrorBody(err);
+  return toItemError(err).error;
+}
+
+/**
+ * The per-item error slot of the batch contract: exactly `{error: {code, message}}`.
+ * Errors that are not {@link AppError}s are scorer failures, reported with their message.
+ */
+export function toItemError(err: unknown): { error: ErrorBody } {
+  if (err instanceof AppError) return { error: { code: err.code, message: err.message } };
+  return { error: { code: ErrorCode.ScorerFailed, message: err instanceof Error ? err.message : String(err) } };
 }

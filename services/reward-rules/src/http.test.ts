@@ -1,0 +1,85 @@
+import { createApp, createLogger, createMetrics } from '@rl/shared';
+import { describe, expect, it } from 'vitest';
+import type { BatchItem, SlotResult } from './core/score-batch.ts';
+import { addRoutes } from './http.ts';
+import type { ScoreService } from './score-service.ts';
+
+function app(authToken?: string) {
+  const seen: BatchItem[][] = [];
+  const svc: ScoreService = {
+    score: async (items): Promise<SlotResult[]> => {
+      seen.push([...items]);
+      return items.map((i) => ({ score: i.solution_str.length, extra: {} }));
+    },
+    dataSources: () => ({ data_sources: [], prefixes: [] }),
+  };
+  const a = createApp({
+    service: 'reward-rules',
+    version: 't',
+    description: 't',
+    logger: createLogger({ service: 't', level: 'silent' }),
+    metrics: createMetrics('t'),
+    maxBodyBytes: 1024,
+    authToken,
+  });
+  addRoutes(a, svc);
+  return { a, seen };
+}
+
+const post = (body: string, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  body,
+  headers: { 'content-type': 'application/json', ...headers },
+});
+
+describe('POST /v1/score', () => {
+  it('passes validated items to the service and returns its results', async () => {
+    const { a, seen } = app();
+    const res = await a.request('/v1/score', post(JSON.stringify({ items: [{ data_source: 'x', solution_str: 'abc', ground_truth: 1 }] })));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ results: [{ score: 3, extra: {} }] });
+    expect(seen[0]?.[0]?.ground_truth).toBe(1);
+  });
+
+  it('names the failing field in a problem+json 400', async () => {
+    const { a } = app();
+    const res = await a.request('/v1/score', post(JSON.stringify({ items: [{ data_source: 'x', solution_str: 'a' }, { data_source: 1 }] })));
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await res.json()) as { error: { code: string }; detail: string };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.detail).toContain('items[0].ground_truth');
+    expect(body.detail).toContain('items[1].data_source');
+  });
+
+  it('rejects an empty batch and a malformed body', async () => {
+    const { a } = app();
+    expect((await a.request('/v1/score', post('{"items":[]}'))).status).toBe(400);
+    const bad = await a.request('/v1/score', post('{"items":'));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+  });
+
+  it('answers 413 past the body limit', async () => {
+    const { a } = app();
+    const res = await a.request('/v1/score', post(JSON.stringify({ items: [{ data_source: 'x', solution_str: 'y'.repeat(2000), ground_truth: 1 }] })));
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+
+  it('requires the bearer token when one is configured, but not on probes', async () => {
+    const { a } = app('s3cret');
+    const body = JSON.stringify({ items: [{ data_source: 'x', solution_str: 'a', ground_truth: 1 }] });
+    expect((await a.request('/v1/score', post(body))).status).toBe(401);
+    expect((await a.request('/v1/score', post(body, { authorization: 'Bearer s3cret' }))).status).toBe(200);
+    expect((await a.request('/healthz')).status).toBe(200);
+  });
+
+  it('serves health, readiness, metrics and the OpenAPI document', async () => {
+    const { a } = app();
+    expect((await a.request('/readyz')).status).toBe(200);
+    expect(await (await a.request('/metrics')).text()).toContain('http_request_duration_seconds');
+    const doc = (await (await a.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toContain('/v1/score');
+  });
+});
