@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, ErrorCode } from '../errors.ts';
-import { PROGRESS_INDEX, PROGRESS_SEQ, type JobReport, type WorkerBoot } from './protocol.ts';
+import { PROGRESS_INDEX, PROGRESS_SEQ, type ItemReport, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
 
 /** One unit of work and the wall-clock time it may take once started. */
 export interface BudgetTask<T> {
@@ -61,7 +61,8 @@ interface Slot {
  * one item overruns, terminates that thread (a regex stuck in backtracking cannot
  * be interrupted any other way), reports the item as `timeout`, starts a fresh
  * worker and requeues the job's other items. Tasks must be deterministic, since
- * an interrupted job's finished items are computed again.
+ * an interrupted job's finished items are computed again, and their inputs must be
+ * JSON values (they cross to the worker as JSON).
  */
 export class BudgetPool<T, R> {
   readonly #opts: Required<BudgetPoolOptions>;
@@ -141,7 +142,8 @@ export class BudgetPool<T, R> {
       slot.worker.ref();
       slot.seenSeq = Atomics.load(slot.progress, PROGRESS_SEQ);
       slot.seenAt = performance.now();
-      slot.worker.postMessage({ jobId: job.id, inputs: job.items.map((i) => job.batch.tasks[i]?.input) });
+      const message: JobMessage = { jobId: job.id, inputsJson: JSON.stringify(job.items.map((i) => job.batch.tasks[i]?.input)) };
+      slot.worker.postMessage(message);
     }
     if (this.#watchdog === undefined && this.#slots.some((s) => s.job !== undefined)) {
       this.#watchdog = setInterval(() => this.#inspect(), this.#opts.watchdogIntervalMs);
@@ -155,7 +157,8 @@ export class BudgetPool<T, R> {
     slot.job = undefined;
     slot.worker.unref();
     this.#crashStreak = 0;
-    report.results.forEach((r, k) => {
+    const results = JSON.parse(report.resultsJson) as ItemReport[];
+    results.forEach((r, k) => {
       const index = job.items[k];
       if (index === undefined) return;
       this.#settle(job.batch, index, r.ok ? { status: 'ok', value: r.value } : { status: 'failed', message: r.message });

@@ -2,7 +2,7 @@
 // computes jobs item by item, publishing progress through shared memory so the
 // main thread can tell which item overran its budget without any message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PROGRESS_INDEX, PROGRESS_SEQ, type ItemReport, type JobMessage, type WorkerBoot } from './protocol.ts';
+import { PROGRESS_INDEX, PROGRESS_SEQ, type ItemReport, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
 
 const boot = workerData as WorkerBoot;
 const progress = new Int32Array(boot.progress);
@@ -11,15 +11,17 @@ const handle = mod.handle;
 if (typeof handle !== 'function') throw new Error(`${boot.moduleUrl} does not export handle()`);
 
 parentPort?.on('message', (job: JobMessage) => {
-  const results: ItemReport[] = new Array(job.inputs.length);
-  for (let i = 0; i < job.inputs.length; i++) {
+  const inputs = JSON.parse(job.inputsJson) as unknown[];
+  const results: ItemReport[] = new Array(inputs.length);
+  for (let i = 0; i < inputs.length; i++) {
     Atomics.store(progress, PROGRESS_INDEX, i);
     Atomics.add(progress, PROGRESS_SEQ, 1);
     try {
-      results[i] = { ok: true, value: handle(job.inputs[i]) };
+      results[i] = { ok: true, value: handle(inputs[i]) };
     } catch (err) {
       results[i] = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   }
-  parentPort?.postMessage({ jobId: job.jobId, results });
+  const report: JobReport = { jobId: job.jobId, resultsJson: JSON.stringify(results) };
+  parentPort?.postMessage(report);
 });

@@ -1,0 +1,75 @@
+// verl search_r1_like_qa_em: answer extraction, tag counting and reading
+// ground_truth['target'], shared by the EM and SubEM scorers.
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { z } from 'zod';
+import { pyCount } from '../py/str.ts';
+import { pyStrip } from '../py/whitespace.ts';
+import { normalizeAnswer } from './qa-normalize.ts';
+
+const OPEN = '<answer>';
+const CLOSE = '</answer>';
+
+/** Keyword options of verl `compute_score` / `compute_score_subem`, with its defaults. */
+export const QaParams = z.strictObject({
+  // Accepted and ignored, as in verl.
+  method: z.string().default('strict'),
+  format_score: z.number().default(0.0),
+  score: z.number().default(1.0),
+});
+/** Parsed QA options. */
+export type QaParams = z.infer<typeof QaParams>;
+
+/**
+ * verl `extract_solution`: the stripped content of the last `<answer>...</answer>`
+ * (re.finditer(r"<answer>(.*?)</answer>", DOTALL)), or null. An indexOf scan
+ * gives the same non-overlapping, leftmost-lazy matches.
+ */
+export function extractQaAnswer(s: string): string | null {
+  let last: string | null = null;
+  let from = 0;
+  for (;;) {
+    const open = s.indexOf(OPEN, from);
+    if (open < 0) break;
+    const close = s.indexOf(CLOSE, open + OPEN.length);
+    if (close < 0) break;
+    last = s.slice(open + OPEN.length, close);
+    from = close + CLOSE.length;
+  }
+  return last === null ? null : pyStrip(last);
+}
+
+/** verl `count_answer_tags` exceeds 10 for either tag (the EM penalty trigger). */
+export function tooManyAnswerTags(s: string): boolean {
+  return pyCount(s, OPEN) > 10 || pyCount(s, CLOSE) > 10;
+}
+
+function invalid(message: string): AppError {
+  return new AppError(ErrorCode.InvalidGroundTruth, message, { status: 400 });
+}
+
+/**
+ * verl `ground_truth['target']`. Our extension: a bare string or list is taken
+ * as the target itself (verl would raise TypeError on it).
+ */
+export function readTarget(groundTruth: unknown): unknown {
+  if (typeof groundTruth === 'string' || Array.isArray(groundTruth)) return groundTruth;
+  if (typeof groundTruth === 'object' && groundTruth !== null && Object.hasOwn(groundTruth, 'target')) {
+    return (groundTruth as { target: unknown }).target;
+  }
+  throw invalid('ground_truth must be {"target": string | string[]} (or a string or list of strings)');
+}
+
+/**
+ * verl `em_check` / `subem_check` loop: true at the first golden answer whose
+ * normalised form passes `test`. Like verl, entries after a match are never
+ * looked at; reaching a non-string one raises.
+ */
+export function anyTargetMatches(target: unknown, test: (normalizedGold: string) => boolean): boolean {
+  const golds = typeof target === 'string' ? [target] : target;
+  if (!Array.isArray(golds)) throw invalid('ground_truth.target must be a string or a list of strings');
+  for (const gold of golds as unknown[]) {
+    if (typeof gold !== 'string') throw invalid('ground_truth.target must be a string or a list of strings');
+    if (test(normalizeAnswer(gold))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,103 @@
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { describe, expect, it } from 'vitest';
+import { QaParams } from './qa-answer.ts';
+import { qaSubemScorer } from './qa-subem.ts';
+
+interface Case {
+  name: string;
+  solution: string;
+  groundTruth: unknown;
+  params?: Record<string, unknown>;
+  score: number;
+  acc: boolean;
+  pred: string | null;
+}
+
+// Expected values come from running verl's search_r1_like_qa_em.compute_score_subem (verl b178a3c) on the same inputs.
+const CASES: Case[] = [
+  {
+    name: 'golden answer inside the prediction', solution: '<answer>The capital is Paris.</answer>', groundTruth: { target: ['Paris'] },
+    score: 1, acc: true, pred: 'The capital is Paris.',
+  },
+  {
+    name: 'substring, not token match', solution: '<answer>parisian</answer>', groundTruth: { target: 'Paris' },
+    score: 1, acc: true, pred: 'parisian',
+  },
+  {
+    name: 'no match scores format_score 0', solution: '<answer>London</answer>', groundTruth: { target: ['Paris'] },
+    score: 0, acc: false, pred: 'London',
+  },
+  {
+    name: 'no answer tag scores 0', solution: 'Paris', groundTruth: { target: ['Paris'] },
+    score: 0, acc: false, pred: null,
+  },
+  {
+    name: 'second golden answer matches', solution: '<answer>in NYC now</answer>', groundTruth: { target: ['New York', 'nyc'] },
+    score: 1, acc: true, pred: 'in NYC now',
+  },
+  {
+    name: 'articles removed from the golden answer', solution: '<answer>paris france</answer>', groundTruth: { target: 'The Paris' },
+    score: 1, acc: true, pred: 'paris france',
+  },
+  {
+    name: 'empty golden answer always matches', solution: '<answer>anything</answer>', groundTruth: { target: '' },
+    score: 1, acc: true, pred: 'anything',
+  },
+  {
+    name: 'no tag-count penalty', solution: '<answer>Paris</answer>' + '</answer>'.repeat(20), groundTruth: { target: 'Paris' },
+    score: 1, acc: true, pred: 'Paris',
+  },
+  {
+    name: 'last answer wins', solution: '<answer>Paris</answer><answer>Rome</answer>', groundTruth: { target: 'Paris' },
+    score: 0, acc: false, pred: 'Rome',
+  },
+  {
+    name: 'custom scores', solution: '<answer>Rome</answer>', groundTruth: { target: 'Paris' }, params: { score: 2, format_score: 0.5 },
+    score: 0.5, acc: false, pred: 'Rome',
+  },
+  {
+    name: 'Unicode \\b: "the" in "theé" is not an article', solution: '<answer>the é</answer>', groundTruth: { target: 'theé' },
+    score: 0, acc: false, pred: 'the é',
+  },
+];
+
+// Inputs on which verl itself raises; we answer with an AppError.
+const RAISES: Array<Omit<Case, 'score' | 'acc' | 'pred'>> = [
+  { name: 'non-string entry before a match raises (verl raises AttributeError)', solution: '<answer>Paris</answer>', groundTruth: { target: [null, 'Paris'] } },
+];
+
+describe('qaSubemScorer (verl search_r1_like_qa_em.compute_score_subem)', () => {
+  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
+    const out = qaSubemScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
+    expect(out).toEqual({ score, extra: { acc, pred } });
+  });
+
+  it.each(RAISES)('$name', ({ solution, groundTruth, params }) => {
+    const run = () => qaSubemScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
+    expect(run).toThrow(AppError);
+    expect(run).toThrow(expect.objectContaining({ code: ErrorCode.InvalidGroundTruth, status: 400 }));
+  });
+});
+
+describe('qaSubemScorer ground_truth handling', () => {
+  const params = QaParams.parse({});
+  const score = (solution: string, groundTruth: unknown) =>
+    qaSubemScorer.score({ solution, groundTruth, params, extraInfo: undefined }).score;
+
+  it('accepts a bare string or list as the target (our extension; verl needs {target})', () => {
+    expect(score('<answer>Paris</answer>', 'Paris')).toBe(1);
+    expect(score('<answer>Paris</answer>', ['Rome', 'Paris'])).toBe(1);
+  });
+
+  it('checks ground_truth["target"] even without an answer (verl reads it in a random debug print)', () => {
+    expect(() => score('no tags', { answer: 'Paris' })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidGroundTruth }),
+    );
+    expect(() => score('no tags', 42)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidGroundTruth }));
+    expect(score('no tags', { target: 42 })).toBe(0);
+  });
+
+  it("defaults to verl's keyword defaults", () => {
+    expect(params).toEqual({ method: 'strict', format_score: 0, score: 1 });
+  });
+});

@@ -1,0 +1,83 @@
+// The two mathjs instances the sympy emulation computes with, behind a small
+// untyped facade (mathjs' overloads do not type BigNumber | Complex unions).
+import { all, create, type BigNumber, type Complex, type FactoryFunctionMap } from 'mathjs';
+
+/** A mathjs number: BigNumber (exact mode), number (double), or Complex. */
+export type Num = BigNumber | Complex | number;
+
+type Unary = (a: Num) => Num;
+type Binary = (a: Num, b: Num) => Num;
+
+/** The operations used, bound to one mathjs instance. */
+export interface Ops {
+  add: Binary;
+  subtract: Binary;
+  multiply: Binary;
+  divide: Binary;
+  pow: Binary;
+  unaryMinus: Unary;
+  sqrt: Unary;
+  log: Unary;
+  csc: Unary;
+  re: Unary;
+  im: Unary;
+  floor: Unary;
+  gamma: Unary;
+  abs: Unary;
+  complex(re: number, im: number): Complex;
+}
+
+function ops(m: ReturnType<typeof create>): Ops {
+  const f = m as unknown as Record<string, (...args: Num[]) => Num>;
+  const pick = <K extends keyof Ops>(name: K): Ops[K] => (f[name] as (...args: Num[]) => Num).bind(m) as Ops[K];
+  return {
+    add: pick('add'),
+    subtract: pick('subtract'),
+    multiply: pick('multiply'),
+    divide: pick('divide'),
+    pow: pick('pow'),
+    unaryMinus: pick('unaryMinus'),
+    sqrt: pick('sqrt'),
+    log: pick('log'),
+    csc: pick('csc'),
+    re: pick('re'),
+    im: pick('im'),
+    floor: pick('floor'),
+    gamma: pick('gamma'),
+    abs: pick('abs'),
+    complex: (re, im) => m.complex(re, im),
+  };
+}
+
+const bigMath = create(all as FactoryFunctionMap, { number: 'BigNumber', precision: 64 });
+const dblMath = create(all as FactoryFunctionMap);
+
+/** 64-digit BigNumber arithmetic (Complex values fall back to doubles inside mathjs). */
+export const BIG: Ops = ops(bigMath);
+/** Double arithmetic, complex-capable. */
+export const DBL: Ops = ops(dblMath);
+
+/** A BigNumber from a decimal string or a number. */
+export function bignum(x: string | number): BigNumber {
+  return bigMath.bignumber(x);
+}
+
+/** pi and e at 64 digits. */
+export const BIG_PI = bigMath.pi as unknown as BigNumber;
+export const BIG_E = bigMath.e as unknown as BigNumber;
+
+/** Type tests shared by both instances. */
+export const isComplex = (x: unknown): x is Complex => bigMath.isComplex(x);
+export const isBig = (x: unknown): x is BigNumber => bigMath.isBigNumber(x);
+
+/** |x| as a BigNumber (Complex moduli are doubles). */
+export function magnitude(x: Num): BigNumber {
+  if (isComplex(x)) return bignum(DBL.abs(x) as number);
+  return isBig(x) ? x.abs() : bignum(Math.abs(x));
+}
+
+/** Whether every component of x is finite. */
+export function isFiniteNum(x: Num): boolean {
+  if (isComplex(x)) return Number.isFinite(x.re) && Number.isFinite(x.im);
+  return isBig(x) ? x.isFinite() : Number.isFinite(x);
+}
