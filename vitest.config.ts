@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // integration tests under test/ start a real nats-server and real service processes.
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         test: {

@@ -14,7 +14,7 @@ import {
 } from '@rl/shared';
 import { createRemoteScorer } from './adapters/remote-scorer.ts';
 import { RewardRulesConfig } from './config.ts';
-import type { LocalTask, SlotResult } from './core/score-batch.ts';
+import type { ScoreWorkerData } from './adapters/score-worker.ts';
 import { addRoutes } from './http.ts';
 import { natsEndpoints } from './nats.ts';
 import { DOC_INFO } from './openapi.ts';
@@ -28,16 +28,13 @@ const metrics = createMetrics(DOC_INFO.service);
 const nats: NatsHandle | undefined = config.NATS_ENABLED
   ? await connectNats({ servers: config.NATS_URL, name: DOC_INFO.service, user: config.NATS_USER, pass: config.NATS_PASS, token: config.NATS_TOKEN })
   : undefined;
-const pool = new BudgetPool<LocalTask, SlotResult>({
+const workerData: ScoreWorkerData = { defaultTimeoutMs: config.DEFAULT_ITEM_TIMEOUT_MS };
+const pool = new BudgetPool({
   moduleUrl: new URL('./adapters/score-worker.ts', import.meta.url).href,
+  moduleData: workerData,
   size: config.SCORE_WORKERS,
 });
-const svc = createScoreService({
-  pool,
-  runRemote: createRemoteScorer(nats?.nc, config.FORWARD_TIMEOUT_MS),
-  metrics,
-  defaultTimeoutMs: config.DEFAULT_ITEM_TIMEOUT_MS,
-});
+const svc = createScoreService({ pool, runRemote: createRemoteScorer(nats?.nc, config.FORWARD_TIMEOUT_MS), metrics });
 
 const app = createApp({
   ...DOC_INFO,

@@ -1,39 +1,67 @@
-import type { BudgetPool, ServiceMetrics } from '@rl/shared';
-import { listDataSources, resolveDataSource } from './core/registry.ts';
-import { scoreBatch, type BatchItem, type LocalOutcome, type LocalTask, type SlotResult } from './core/score-batch.ts';
+import { AppError, ErrorCode, type BudgetPool, type ErrorBody, type ScoreItem, type ServiceMetrics } from '@rl/shared';
+import { listDataSources } from './core/registry.ts';
+import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 
 /** The one entry point both edges (HTTP and NATS) call. */
 export interface ScoreService {
-  score(items: ReadonlyArray<BatchItem>, signal?: AbortSignal): Promise<SlotResult[]>;
+  /** Scores a raw `ScoreRequest` body; resolves with the `ScoreResponse` JSON text. */
+  score(body: Uint8Array | string, signal?: AbortSignal): Promise<string>;
   dataSources(): ReturnType<typeof listDataSources>;
 }
 
+/** Forwards items to the service behind `subject`; throws an AppError when it cannot be reached. */
+export type RunRemote = (subject: string, items: ScoreItem[], signal: AbortSignal | undefined) => Promise<SlotResult[]>;
+
 /** Dependencies of {@link createScoreService}, built in `main.ts`. */
 export interface ScoreServiceDeps {
-  pool: BudgetPool<LocalTask, SlotResult>;
-  runRemote: (subject: string, items: BatchItem[], signal: AbortSignal | undefined) => Promise<SlotResult[]>;
+  pool: Pick<BudgetPool, 'run'>;
+  runRemote: RunRemote;
   metrics: ServiceMetrics;
-  defaultTimeoutMs: number;
 }
 
-/** Binds the pure batch logic to the worker pool, the forwarder and the metrics. */
-export function createScoreService(deps: ScoreServiceDeps): ScoreService {
-  const { pool, runRemote, metrics, defaultTimeoutMs } = deps;
+/**
+ * Binds the worker pool (which parses, validates and scores) to the forwarder
+ * for code data sources and to the metrics. The common case, no remote items,
+ * splices the workers' JSON straight into the response without re-parsing it.
+ */
+export function createScoreService({ pool, runRemote, metrics }: ScoreServiceDeps): ScoreService {
   return {
-    async score(items, signal) {
-      const results = await scoreBatch(
-        items,
-        {
-          route: resolveDataSource,
-          runLocal: (tasks, s) => pool.run(tasks, s) as Promise<LocalOutcome[]>,
-          runRemote,
-          defaultTimeoutMs,
-        },
-        signal,
-      );
-      for (const r of results) if ('error' in r) metrics.itemErrors.inc({ code: r.error.code });
-      return results;
+    async score(body, signal) {
+      const out = (await pool.run(body, signal)) as BatchOutput;
+      for (const [code, n] of Object.entries(out.errorCodes)) metrics.itemErrors.inc({ code }, n);
+      if (out.remote.length === 0) return `{"results":${out.resultsJson}}`;
+      const results = JSON.parse(out.resultsJson) as SlotResult[];
+      await mergeRemote(results, out.remote, runRemote, signal, metrics);
+      return JSON.stringify({ results });
     },
     dataSources: listDataSources,
   };
+}
+
+async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, signal: AbortSignal | undefined, metrics: ServiceMetrics): Promise<void> {
+  const bySubject = Map.groupBy(remote, (r) => r.subject);
+  await Promise.all(
+    [...bySubject].map(async ([subject, group]) => {
+      let slots: SlotResult[];
+      try {
+        slots = await runRemote(subject, group.map((g) => g.item), signal);
+      } catch (err) {
+        const error = remoteFailure(err, subject);
+        slots = group.map(() => ({ error }));
+      }
+      group.forEach((g, k) => {
+        const slot = slots[k] ?? { error: { code: ErrorCode.Internal, message: `${subject} returned too few results` } };
+        results[g.index] = slot;
+        if ('error' in slot) metrics.itemErrors.inc({ code: slot.error.code });
+      });
+    }),
+  );
+}
+
+/** A forwarding failure: nobody listening is `sandbox_unavailable`, anything else keeps its code. */
+function remoteFailure(err: unknown, subject: string): ErrorBody {
+  if (err instanceof AppError && err.code === ErrorCode.NoResponders) {
+    return { code: ErrorCode.SandboxUnavailable, message: `no service is serving ${subject}; start reward-sandbox to score code data sources` };
+  }
+  return toItemError(err).error;
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { AppError, ErrorCode } from '../errors.ts';
-import { validationError } from '../http/problem.ts';
+import { validationError } from '../validation.ts';
 import { ScoreItem } from '../schemas/score.ts';
 
 /** Reads and validates a JSONL file of score items; errors name the line and the field. */

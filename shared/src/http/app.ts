@@ -7,7 +7,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
-import { problemResponse, validationError } from './problem.ts';
+import { validationError } from '../validation.ts';
+import { problemResponse } from './problem.ts';
 
 /** Result of a readiness probe: overall flag plus each named check. */
 export interface Readiness {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { AppError, ErrorCode, type ErrorBody } from '../errors.ts';
+import type { AppError, ErrorBody } from '../errors.ts';
 
 /** RFC 9457 problem document, carrying our `{error: {code, message}}` body too. */
 export interface Problem {
@@ -23,23 +23,6 @@ export function problemResponse(err: AppError): Response {
     status: err.status,
     headers: { 'content-type': 'application/problem+json' },
   });
-}
-
-/** Renders a zod path as `items[3].solution_str`, the way users write it. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out === '' ? '(body)' : out;
-}
-
-/** Turns a zod error into a 400 {@link AppError} whose message names every failing field. */
-export function validationError(error: z.ZodError, where = 'body'): AppError {
-  const issues = error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
-  const message = `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
-  return new AppError(ErrorCode.ValidationFailed, message, { status: 400, details: { issues } });
 }
 
 /** OpenAPI/zod schema of the problem document, for route definitions. */

@@ -2,7 +2,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { AppError, ErrorCode, toErrorBody } from '../errors.ts';
-import { validationError } from '../http/problem.ts';
+import { parseJsonText, validationError } from '../validation.ts';
 import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { assembleChunks, chunkHeaders, chunkLimit, serveChunks, splitChunks } from './chunking.ts';
@@ -14,13 +14,32 @@ export interface RpcContext extends Correlation {
   signal: AbortSignal;
 }
 
-/** One request/reply endpoint: a subject, its input schema and the core call. */
-export interface EndpointSpec<I> {
+/** One request/reply endpoint whose JSON input the edge parses with `request` before `handle`. */
+export interface ParsedEndpoint<I> {
   /** Endpoint name shown by `nats micro info` (letters, digits, `-`, `_`). */
   name: string;
   subject: string;
   request: z.ZodType<I>;
   handle(input: I, ctx: RpcContext): Promise<unknown>;
+}
+
+/**
+ * An endpoint that takes the reassembled payload bytes as they are and answers
+ * with JSON text, for services that validate off the event loop (same schema,
+ * in a worker). Thrown {@link AppError}s are answered like those of parsed endpoints.
+ */
+export interface RawEndpoint {
+  name: string;
+  subject: string;
+  handleRaw(data: Uint8Array, ctx: RpcContext): Promise<string | Uint8Array>;
+}
+
+/** A NATS endpoint of either kind. */
+export type EndpointSpec<I = unknown> = ParsedEndpoint<I> | RawEndpoint;
+
+/** Erases a parsed endpoint's input type so endpoints of different inputs fit one list. */
+export function parsedEndpoint<I>(spec: ParsedEndpoint<I>): EndpointSpec {
+  return spec as unknown as EndpointSpec;
 }
 
 /** Options of {@link startNatsService}. */
@@ -30,7 +49,7 @@ export interface NatsServiceOptions {
   name: string;
   version: string;
   description: string;
-  endpoints: ReadonlyArray<EndpointSpec<unknown>>;
+  endpoints: ReadonlyArray<EndpointSpec>;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Largest reassembled request accepted. */
@@ -71,21 +90,26 @@ export async function startNatsService(options: NatsServiceOptions): Promise<Nat
           logger.error({ err, subject: ep.subject }, 'endpoint subscription failed');
           return;
         }
-        const p = handleOne(ep as EndpointSpec<unknown>, msg).finally(() => inFlight.delete(p));
+        const p = handleOne(ep, msg).finally(() => inFlight.delete(p));
         inFlight.add(p);
       },
     });
   }
 
-  async function handleOne(ep: EndpointSpec<unknown>, msg: ServiceMsg): Promise<void> {
+  async function handleOne(ep: EndpointSpec, msg: ServiceMsg): Promise<void> {
     const started = performance.now();
     const corr = readCorrelation(msg.headers);
     let outcome = 'ok';
     try {
       const raw = await assembleChunks(nc, msg.data, msg.headers, { timeoutMs: chunkTimeoutMs, maxBytes: maxBodyBytes });
-      const input = parseInput(ep, raw);
-      const result = await ep.handle(input, { ...corr, signal: stopping.signal });
-      respond(msg, encoder.encode(JSON.stringify(result)));
+      const ctx = { ...corr, signal: stopping.signal };
+      if ('handleRaw' in ep) {
+        const out = await ep.handleRaw(raw, ctx);
+        respond(msg, typeof out === 'string' ? encoder.encode(out) : out);
+      } else {
+        const result = await ep.handle(parseInput(ep, raw), ctx);
+        respond(msg, encoder.encode(JSON.stringify(result)));
+      }
     } catch (e) {
       outcome = 'error';
       const body = toErrorBody(e);
@@ -119,14 +143,8 @@ export async function startNatsService(options: NatsServiceOptions): Promise<Nat
   };
 }
 
-function parseInput(ep: EndpointSpec<unknown>, raw: Uint8Array): unknown {
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(raw));
-  } catch {
-    throw new AppError(ErrorCode.BadRequest, 'payload is not valid JSON', { status: 400 });
-  }
-  const parsed = ep.request.safeParse(json);
+function parseInput(ep: ParsedEndpoint<unknown>, raw: Uint8Array): unknown {
+  const parsed = ep.request.safeParse(parseJsonText(decoder.decode(raw), 'payload'));
   if (!parsed.success) throw validationError(parsed.error, 'payload');
   return parsed.data;
 }

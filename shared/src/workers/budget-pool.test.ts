@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetPool, type BudgetTask } from './budget-pool.ts';
+import { AppError } from '../errors.ts';
+import { BudgetPool } from './budget-pool.ts';
 import type { TestInput } from './fixtures/test-task.ts';
 
 const moduleUrl = new URL('./fixtures/test-task.ts', import.meta.url).href;
-const pools: Array<BudgetPool<TestInput, unknown>> = [];
-function pool(size = 2, maxJobItems = 8) {
-  const p = new BudgetPool<TestInput, unknown>({ moduleUrl, size, maxJobItems, watchdogIntervalMs: 5 });
+const pools: BudgetPool[] = [];
+function pool(size = 2) {
+  const p = new BudgetPool({ moduleUrl, size, watchdogIntervalMs: 5, workerHeapMb: 64 });
   pools.push(p);
   return p;
 }
@@ -13,53 +14,64 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-const double = (n: number, budgetMs = 5_000): BudgetTask<TestInput> => ({ input: { op: 'double', n }, budgetMs });
+const run = async (p: BudgetPool, inputs: TestInput[], signal?: AbortSignal) => JSON.parse((await p.run(JSON.stringify(inputs), signal)) as string) as unknown[];
+const doubles = (n: number): TestInput[] => Array.from({ length: n }, (_, i) => ({ op: 'double', n: i }));
 
 describe('BudgetPool', () => {
-  it('returns every result in input order across workers', async () => {
-    const out = await pool().run(Array.from({ length: 200 }, (_, i) => double(i)));
-    expect(out).toEqual(Array.from({ length: 200 }, (_, i) => ({ status: 'ok', value: i * 2 })));
+  it('computes a batch in order and accepts bytes as well as strings', async () => {
+    const p = pool();
+    expect(await run(p, doubles(100))).toEqual(Array.from({ length: 100 }, (_, i) => i * 2));
+    const bytes = new TextEncoder().encode(JSON.stringify(doubles(3)));
+    expect(JSON.parse((await p.run(bytes)) as string)).toEqual([0, 2, 4]);
   });
 
-  it('times out only the item that never finishes and completes the rest', async () => {
-    const tasks = Array.from({ length: 40 }, (_, i) => double(i));
-    tasks[17] = { input: { op: 'spin' }, budgetMs: 50 };
-    const out = await pool().run(tasks);
-    expect(out[17]).toEqual({ status: 'timeout' });
+  it('marks only the item that never finishes as timed out and computes the rest', async () => {
+    const inputs = doubles(40);
+    inputs[17] = { op: 'spin', budgetMs: 50 };
+    const out = await run(pool(), inputs);
+    expect(out[17]).toEqual({ skipped: 'timeout' });
     out.forEach((o, i) => {
-      if (i !== 17) expect(o).toEqual({ status: 'ok', value: i * 2 });
+      if (i !== 17) expect(o).toBe(i * 2);
     });
   });
 
-  it('times out a catastrophically backtracking regex and keeps serving afterwards', async () => {
+  it('survives several pathological items in one batch, including catastrophic backtracking', async () => {
     const p = pool(1);
-    const out = await p.run([double(1), { input: { op: 'backtrack', n: 60 }, budgetMs: 50 }, double(3)]);
-    expect(out.map((o) => o.status)).toEqual(['ok', 'timeout', 'ok']);
-    expect(await p.run([double(5)])).toEqual([{ status: 'ok', value: 10 }]);
+    const out = await run(p, [{ op: 'double', n: 1 }, { op: 'backtrack', n: 60, budgetMs: 40 }, { op: 'spin', budgetMs: 40 }, { op: 'double', n: 3 }]);
+    expect(out).toEqual([2, { skipped: 'timeout' }, { skipped: 'timeout' }, 6]);
+    expect(await run(p, doubles(2))).toEqual([0, 2]);
   });
 
-  it('reports an item that throws as failed without affecting its neighbours', async () => {
-    const out = await pool().run([double(1), { input: { op: 'throw' }, budgetMs: 1000 }, double(2)]);
-    expect(out).toEqual([
-      { status: 'ok', value: 2 },
-      { status: 'failed', message: 'item exploded' },
-      { status: 'ok', value: 4 },
-    ]);
+  it('marks an item that kills its worker (out of memory) as crashed and finishes the batch', async () => {
+    const out = await run(pool(1), [{ op: 'double', n: 2 }, { op: 'oom' }, { op: 'double', n: 5 }]);
+    expect(out).toEqual([4, { skipped: 'crashed' }, 10]);
   });
 
-  it('serves concurrent batches independently', async () => {
+  it('fails the whole batch with the module’s error code when the payload is rejected', async () => {
+    const err = await pool().run('reject').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('validation_failed');
+    expect((err as AppError).status).toBe(400);
+  });
+
+  it('reports an exception thrown by an item as the batch error (modules catch per-item errors themselves)', async () => {
+    const err = await pool().run(JSON.stringify([{ op: 'throw' }])).catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('scorer_failed');
+  });
+
+  it('runs concurrent batches on separate workers independently', async () => {
     const p = pool();
-    const [a, b] = await Promise.all([p.run([double(1), double(2)]), p.run([{ input: { op: 'spin' }, budgetMs: 30 }, double(3)])]);
-    expect(a).toEqual([{ status: 'ok', value: 2 }, { status: 'ok', value: 4 }]);
-    expect(b).toEqual([{ status: 'timeout' }, { status: 'ok', value: 6 }]);
+    const [a, b] = await Promise.all([run(p, doubles(2)), run(p, [{ op: 'spin', budgetMs: 30 }, { op: 'double', n: 3 }])]);
+    expect(a).toEqual([0, 2]);
+    expect(b).toEqual([{ skipped: 'timeout' }, 6]);
   });
 
-  it('rejects a batch whose signal aborts and kills its work', async () => {
+  it('rejects a batch whose signal aborts, kills its work, and keeps serving', async () => {
     const p = pool(1);
     const ctl = new AbortController();
-    const running = p.run([{ input: { op: 'spin' }, budgetMs: 60_000 }], ctl.signal);
+    const running = p.run(JSON.stringify([{ op: 'spin' }]), ctl.signal);
     ctl.abort(new Error('caller gave up'));
     await expect(running).rejects.toThrow('caller gave up');
-    expect(await p.run([double(4)])).toEqual([{ status: 'ok', value: 8 }]);
+    expect(await run(p, doubles(3))).toEqual([0, 2, 4]);
   });
 });

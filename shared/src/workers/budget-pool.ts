@@ -1,27 +1,25 @@
 import { Worker } from 'node:worker_threads';
-import { AppError, ErrorCode } from '../errors.ts';
-import { PROGRESS_INDEX, PROGRESS_SEQ, type ItemReport, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
-
-/** One unit of work and the wall-clock time it may take once started. */
-export interface BudgetTask<T> {
-  input: T;
-  budgetMs: number;
-}
-
-/** Result slot of one task. */
-export type BudgetOutcome<R> =
-  | { status: 'ok'; value: R }
-  | { status: 'timeout' }
-  | { status: 'failed'; message: string };
+import { AppError, ErrorCode, isErrorCode } from '../errors.ts';
+import {
+  PROGRESS_BUDGET,
+  PROGRESS_INDEX,
+  PROGRESS_SEQ,
+  PROGRESS_SLOTS,
+  type JobFailure,
+  type JobMessage,
+  type JobReport,
+  type SkipReason,
+  type WorkerBoot,
+} from './protocol.ts';
 
 /** Options of {@link BudgetPool}. */
 export interface BudgetPoolOptions {
-  /** Module (file URL) exporting a synchronous `handle(input)`; loaded in every worker. */
+  /** File URL of a module implementing `BatchModule` (see protocol.ts); loaded in every worker. */
   moduleUrl: string;
+  /** Passed to the module's `init()` in every worker (structured-cloned). @default undefined */
+  moduleData?: unknown;
   /** Number of worker threads. */
   size: number;
-  /** Largest number of items sent to a worker in one message. @default 64 */
-  maxJobItems?: number;
   /** How often the watchdog looks at busy workers. @default 25 */
   watchdogIntervalMs?: number;
   /** V8 old-generation heap cap per worker; an item that exceeds it fails alone. @default 512 */
@@ -31,19 +29,13 @@ export interface BudgetPoolOptions {
 /** Consecutive crashes of workers that never finished a job, after which the pool gives up. */
 const MAX_CRASH_STREAK = 5;
 
-interface Batch {
-  outcomes: Array<BudgetOutcome<unknown> | undefined>;
-  tasks: ReadonlyArray<BudgetTask<unknown>>;
-  pending: number;
-  resolve: (v: Array<BudgetOutcome<unknown>>) => void;
-  reject: (e: unknown) => void;
-}
-
 interface Job {
   id: number;
-  batch: Batch;
-  /** Indexes into `batch.tasks`. */
-  items: number[];
+  payload: Uint8Array | string;
+  skip: Map<number, SkipReason>;
+  resolve: (output: unknown) => void;
+  reject: (err: unknown) => void;
+  settled: boolean;
 }
 
 interface Slot {
@@ -55,16 +47,17 @@ interface Slot {
 }
 
 /**
- * A pool of worker threads for CPU-bound, synchronous, side-effect-free tasks
- * where one pathological input must not stall the rest. Each task has a time
- * budget; a watchdog reads each worker's progress from shared memory and, when
- * one item overruns, terminates that thread (a regex stuck in backtracking cannot
- * be interrupted any other way), reports the item as `timeout`, starts a fresh
- * worker and requeues the job's other items. Tasks must be deterministic, since
- * an interrupted job's finished items are computed again, and their inputs must be
- * JSON values (they cross to the worker as JSON).
+ * A pool of worker threads for CPU-bound, deterministic batch work where one
+ * pathological item must not stall the rest. A batch goes to one worker as raw
+ * bytes; the worker parses it and computes item by item, publishing which item
+ * it is on and that item's budget in shared memory. A watchdog terminates a
+ * worker whose current item overruns its budget (a regex stuck in backtracking
+ * cannot be interrupted any other way), starts a fresh one, and runs the batch
+ * again with that item marked `timeout`; an item that kills its worker (e.g. out
+ * of memory) is marked `crashed` the same way. Finished items are recomputed on
+ * a retry, which is why the work must be deterministic.
  */
-export class BudgetPool<T, R> {
+export class BudgetPool {
   readonly #opts: Required<BudgetPoolOptions>;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
@@ -74,7 +67,7 @@ export class BudgetPool<T, R> {
   #crashStreak = 0;
 
   constructor(options: BudgetPoolOptions) {
-    this.#opts = { maxJobItems: 64, watchdogIntervalMs: 25, workerHeapMb: 512, ...options };
+    this.#opts = { watchdogIntervalMs: 25, workerHeapMb: 512, moduleData: undefined, ...options };
     for (let i = 0; i < this.#opts.size; i++) this.#slots.push(this.#spawn());
   }
 
@@ -83,49 +76,53 @@ export class BudgetPool<T, R> {
     return this.#slots.length;
   }
 
-  /** Runs every task; the returned array matches `tasks` index for index. */
-  run(tasks: ReadonlyArray<BudgetTask<T>>, signal?: AbortSignal): Promise<Array<BudgetOutcome<R>>> {
+  /** Batches waiting for a free worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Runs one batch; resolves with the module's `close()` output. */
+  run(payload: Uint8Array | string, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) return Promise.reject(new AppError(ErrorCode.Unavailable, 'worker pool is closed', { status: 503, retryable: true }));
-    if (tasks.length === 0) return Promise.resolve([]);
-    const { promise, resolve, reject } = Promise.withResolvers<Array<BudgetOutcome<unknown>>>();
-    const batch: Batch = { outcomes: new Array(tasks.length), tasks, pending: tasks.length, resolve, reject };
-    // Spread a batch over all workers, in contiguous slices so each message is large enough to amortise.
-    const per = Math.min(this.#opts.maxJobItems, Math.ceil(tasks.length / this.#slots.length));
-    for (let start = 0; start < tasks.length; start += per) {
-      const items: number[] = [];
-      for (let i = start; i < Math.min(start + per, tasks.length); i++) items.push(i);
-      this.#queue.push({ id: this.#nextJobId++, batch, items });
-    }
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    const job: Job = { id: this.#nextJobId++, payload, skip: new Map(), resolve, reject, settled: false };
     if (signal !== undefined) {
-      const onAbort = () => this.#abortBatch(batch, signal.reason);
+      const onAbort = () => this.#abort(job, signal.reason);
       if (signal.aborted) onAbort();
       else {
         signal.addEventListener('abort', onAbort, { once: true });
-        void promise.finally(() => signal.removeEventListener('abort', onAbort)).catch(() => {});
+        void promise.then(
+          () => signal.removeEventListener('abort', onAbort),
+          () => signal.removeEventListener('abort', onAbort),
+        );
       }
     }
-    this.#pump();
-    return promise as Promise<Array<BudgetOutcome<R>>>;
+    if (!job.settled) {
+      this.#queue.push(job);
+      this.#pump();
+    }
+    return promise;
   }
 
-  /** Terminates every worker; queued batches fail with `unavailable`. */
+  /** Terminates every worker; queued and running batches fail with `unavailable`. */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#watchdog);
     const err = new AppError(ErrorCode.Unavailable, 'worker pool closed', { status: 503, retryable: true });
-    for (const job of this.#queue.splice(0)) job.batch.reject(err);
-    for (const slot of this.#slots) slot.job?.batch.reject(err);
+    for (const job of this.#queue.splice(0)) this.#finish(job, err);
+    for (const slot of this.#slots) if (slot.job !== undefined) this.#finish(slot.job, err);
     await Promise.all(this.#slots.map((s) => s.worker.terminate()));
   }
 
   #spawn(): Slot {
-    const progress = new SharedArrayBuffer(8);
-    const boot: WorkerBoot = { moduleUrl: this.#opts.moduleUrl, progress };
+    const progress = new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const boot: WorkerBoot = { moduleUrl: this.#opts.moduleUrl, moduleData: this.#opts.moduleData, progress };
     const worker = new Worker(new URL('./worker-main.ts', import.meta.url), {
       workerData: boot,
       resourceLimits: { maxOldGenerationSizeMb: this.#opts.workerHeapMb },
     });
     const slot: Slot = { worker, progress: new Int32Array(progress), job: undefined, seenSeq: 0, seenAt: 0 };
+    Atomics.store(slot.progress, PROGRESS_INDEX, -1);
     worker.on('message', (report: JobReport) => this.#onReport(slot, report));
     worker.on('error', (err) => this.#onCrash(slot, err));
     worker.unref();
@@ -142,7 +139,7 @@ export class BudgetPool<T, R> {
       slot.worker.ref();
       slot.seenSeq = Atomics.load(slot.progress, PROGRESS_SEQ);
       slot.seenAt = performance.now();
-      const message: JobMessage = { jobId: job.id, inputsJson: JSON.stringify(job.items.map((i) => job.batch.tasks[i]?.input)) };
+      const message: JobMessage = { jobId: job.id, payload: job.payload, skip: [...job.skip] };
       slot.worker.postMessage(message);
     }
     if (this.#watchdog === undefined && this.#slots.some((s) => s.job !== undefined)) {
@@ -157,12 +154,8 @@ export class BudgetPool<T, R> {
     slot.job = undefined;
     slot.worker.unref();
     this.#crashStreak = 0;
-    const results = JSON.parse(report.resultsJson) as ItemReport[];
-    results.forEach((r, k) => {
-      const index = job.items[k];
-      if (index === undefined) return;
-      this.#settle(job.batch, index, r.ok ? { status: 'ok', value: r.value } : { status: 'failed', message: r.message });
-    });
+    if (report.ok) this.#finish(job, undefined, report.output);
+    else this.#finish(job, failureToError(report.failure));
     this.#pump();
     this.#idleWatchdog();
   }
@@ -170,69 +163,75 @@ export class BudgetPool<T, R> {
   #inspect(): void {
     const now = performance.now();
     for (const slot of this.#slots) {
-      const job = slot.job;
-      if (job === undefined) continue;
+      if (slot.job === undefined) continue;
       const seq = Atomics.load(slot.progress, PROGRESS_SEQ);
       if (seq !== slot.seenSeq) {
         slot.seenSeq = seq;
         slot.seenAt = now;
         continue;
       }
-      const k = Atomics.load(slot.progress, PROGRESS_INDEX);
-      const index = job.items[k];
-      const budget = index === undefined ? Infinity : (job.batch.tasks[index]?.budgetMs ?? Infinity);
-      if (now - slot.seenAt > budget) this.#replace(slot, k, { status: 'timeout' });
+      const index = Atomics.load(slot.progress, PROGRESS_INDEX);
+      if (index >= 0 && now - slot.seenAt > Atomics.load(slot.progress, PROGRESS_BUDGET)) this.#retry(slot, index, 'timeout');
     }
   }
 
   #onCrash(slot: Slot, err: Error): void {
     if (!this.#slots.includes(slot)) return;
+    const index = Atomics.load(slot.progress, PROGRESS_INDEX);
     if (++this.#crashStreak > MAX_CRASH_STREAK) {
-      // Workers die before finishing anything (e.g. the task module fails to load): stop respawning.
+      // Workers keep dying (e.g. the batch module fails to load): stop respawning.
       const broken = new AppError(ErrorCode.Internal, `worker pool broken: ${err.message}`, { status: 500, cause: err });
       this.#closed = true;
-      for (const job of this.#queue.splice(0)) job.batch.reject(broken);
-      for (const s of this.#slots) s.job?.batch.reject(broken);
+      for (const job of this.#queue.splice(0)) this.#finish(job, broken);
+      for (const s of this.#slots) if (s.job !== undefined) this.#finish(s.job, broken);
       return;
     }
-    const k = slot.job === undefined ? -1 : Atomics.load(slot.progress, PROGRESS_INDEX);
-    this.#replace(slot, k, { status: 'failed', message: `worker crashed: ${err.message}` });
+    if (slot.job !== undefined && index < 0) {
+      // Died outside any item (parsing the payload): nothing to skip, so fail the batch rather than loop.
+      const job = slot.job;
+      this.#replaceWorker(slot);
+      this.#finish(job, new AppError(ErrorCode.Internal, `worker crashed: ${err.message}`, { status: 500, cause: err }));
+      this.#pump();
+      return;
+    }
+    this.#retry(slot, index, 'crashed');
   }
 
-  /** Kills the slot's worker, settles item `k` of its job with `outcome`, requeues the rest first in line. */
-  #replace(slot: Slot, k: number, outcome: BudgetOutcome<unknown>): void {
+  /** Kills the slot's worker and puts its batch back first in line with item `index` marked. */
+  #retry(slot: Slot, index: number, reason: SkipReason): void {
     const job = slot.job;
-    slot.job = undefined;
-    void slot.worker.terminate();
-    const fresh = this.#spawn();
-    this.#slots[this.#slots.indexOf(slot)] = fresh;
-    if (job !== undefined) {
-      const culprit = job.items[k];
-      if (culprit !== undefined) this.#settle(job.batch, culprit, outcome);
-      const rest = job.items.filter((_, i) => i !== k);
-      if (rest.length > 0) this.#queue.unshift({ id: this.#nextJobId++, batch: job.batch, items: rest });
+    this.#replaceWorker(slot);
+    if (job !== undefined && !job.settled) {
+      job.skip.set(index, reason);
+      this.#queue.unshift(job);
     }
     if (!this.#closed) this.#pump();
     this.#idleWatchdog();
   }
 
-  #settle(batch: Batch, index: number, outcome: BudgetOutcome<unknown>): void {
-    if (batch.outcomes[index] !== undefined) return;
-    batch.outcomes[index] = outcome;
-    if (--batch.pending === 0) batch.resolve(batch.outcomes as Array<BudgetOutcome<unknown>>);
+  #replaceWorker(slot: Slot): void {
+    slot.job = undefined;
+    void slot.worker.terminate();
+    this.#slots[this.#slots.indexOf(slot)] = this.#spawn();
   }
 
-  #abortBatch(batch: Batch, reason: unknown): void {
-    if (batch.pending === 0) return;
-    batch.pending = -1;
-    for (let i = this.#queue.length - 1; i >= 0; i--) if (this.#queue[i]?.batch === batch) this.#queue.splice(i, 1);
-    for (const slot of this.#slots) {
-      if (slot.job?.batch === batch) {
-        slot.job = undefined;
-        this.#replace(slot, -1, { status: 'failed', message: 'aborted' });
-      }
+  #abort(job: Job, reason: unknown): void {
+    const i = this.#queue.indexOf(job);
+    if (i >= 0) this.#queue.splice(i, 1);
+    const slot = this.#slots.find((s) => s.job === job);
+    if (slot !== undefined) {
+      this.#replaceWorker(slot);
+      this.#pump();
+      this.#idleWatchdog();
     }
-    batch.reject(reason ?? new AppError(ErrorCode.Unavailable, 'aborted', { status: 503, retryable: true }));
+    this.#finish(job, reason ?? new AppError(ErrorCode.Unavailable, 'aborted', { status: 503, retryable: true }));
+  }
+
+  #finish(job: Job, err: unknown, output?: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (err !== undefined) job.reject(err);
+    else job.resolve(output);
   }
 
   #idleWatchdog(): void {
@@ -241,4 +240,8 @@ export class BudgetPool<T, R> {
       this.#watchdog = undefined;
     }
   }
+}
+
+function failureToError(f: JobFailure): AppError {
+  return new AppError(isErrorCode(f.code) ? f.code : ErrorCode.Internal, f.message, { status: f.status, details: f.details });
 }

@@ -1,27 +1,51 @@
-// Entry point of every budget-pool worker thread: loads the task module, then
-// computes jobs item by item, publishing progress through shared memory so the
-// main thread can tell which item overran its budget without any message.
+// Entry point of every budget-pool worker thread: loads the batch module, then
+// runs jobs item by item, publishing progress (item index, its budget and a
+// sequence number) through shared memory so the main thread can tell which item
+// overran its budget without exchanging a single message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PROGRESS_INDEX, PROGRESS_SEQ, type ItemReport, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
+import { PROGRESS_BUDGET, PROGRESS_INDEX, PROGRESS_SEQ, type BatchModule, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
 
 const boot = workerData as WorkerBoot;
 const progress = new Int32Array(boot.progress);
-const mod = (await import(boot.moduleUrl)) as { handle?: (input: unknown) => unknown };
-const handle = mod.handle;
-if (typeof handle !== 'function') throw new Error(`${boot.moduleUrl} does not export handle()`);
+const mod = (await import(boot.moduleUrl)) as Partial<BatchModule>;
+for (const fn of ['open', 'count', 'budgetMs', 'run', 'skip', 'close'] as const) {
+  if (typeof mod[fn] !== 'function') throw new Error(`${boot.moduleUrl} does not export ${fn}()`);
+}
+const batch = mod as BatchModule;
+batch.init?.(boot.moduleData);
 
-parentPort?.on('message', (job: JobMessage) => {
-  const inputs = JSON.parse(job.inputsJson) as unknown[];
-  const results: ItemReport[] = new Array(inputs.length);
-  for (let i = 0; i < inputs.length; i++) {
-    Atomics.store(progress, PROGRESS_INDEX, i);
-    Atomics.add(progress, PROGRESS_SEQ, 1);
-    try {
-      results[i] = { ok: true, value: handle(inputs[i]) };
-    } catch (err) {
-      results[i] = { ok: false, message: err instanceof Error ? err.message : String(err) };
+function runJob(job: JobMessage): JobReport {
+  try {
+    const state = batch.open(job.payload);
+    const skipped = new Map(job.skip);
+    const n = batch.count(state);
+    for (let i = 0; i < n; i++) {
+      const reason = skipped.get(i);
+      if (reason !== undefined) {
+        batch.skip(state, i, reason);
+        continue;
+      }
+      Atomics.store(progress, PROGRESS_INDEX, i);
+      Atomics.store(progress, PROGRESS_BUDGET, Math.min(batch.budgetMs(state, i), 2 ** 31 - 1));
+      Atomics.add(progress, PROGRESS_SEQ, 1);
+      batch.run(state, i);
     }
+    Atomics.store(progress, PROGRESS_INDEX, -1);
+    Atomics.add(progress, PROGRESS_SEQ, 1);
+    return { jobId: job.jobId, ok: true, output: batch.close(state) };
+  } catch (err) {
+    const e = err as { code?: unknown; status?: unknown; message?: unknown; details?: unknown };
+    return {
+      jobId: job.jobId,
+      ok: false,
+      failure: {
+        code: typeof e.code === 'string' ? e.code : 'internal',
+        message: typeof e.message === 'string' ? e.message : String(err),
+        status: typeof e.status === 'number' ? e.status : 500,
+        details: typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
+      },
+    };
   }
-  const report: JobReport = { jobId: job.jobId, resultsJson: JSON.stringify(results) };
-  parentPort?.postMessage(report);
-});
+}
+
+parentPort?.on('message', (job: JobMessage) => parentPort?.postMessage(runJob(job)));

@@ -1,10 +1,11 @@
-import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/shared';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { BatchItem, SlotResult } from '../core/score-batch.ts';
+import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/shared';
+import type { SlotResult } from '../core/score-batch.ts';
+import type { RunRemote } from '../score-service.ts';
 
 /** Forwards items to another reward service over NATS with the shared batch contract. */
-export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: number) {
-  return async function runRemote(subject: string, items: BatchItem[], signal: AbortSignal | undefined): Promise<SlotResult[]> {
+export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: number): RunRemote {
+  return async function runRemote(subject, items, signal) {
     if (nc === undefined) {
       throw new AppError(ErrorCode.SandboxUnavailable, `NATS is disabled, so ${subject} cannot be reached`, { status: 503 });
     }

@@ -1,12 +1,27 @@
-// Loaded inside each scoring worker thread by the shared BudgetPool.
-import { scoreItem } from '../core/score-item.ts';
-import { toItemError, type LocalTask, type SlotResult } from '../core/score-batch.ts';
+// Batch module loaded by every scoring worker thread (see shared BudgetPool).
+// The worker parses and validates the raw request itself, so the main thread
+// only moves bytes; the pool's watchdog enforces each item's budget.
+import type { BatchModule } from '@rl/shared';
+import { closeBatch, itemBudgetMs, openBatch, scoreBatchItem, skipBatchItem, type BatchState } from '../core/score-batch.ts';
 
-/** Scores one item; every failure becomes the item's own error slot, never a crashed worker. */
-export function handle(task: LocalTask): SlotResult {
-  try {
-    return scoreItem(task);
-  } catch (err) {
-    return toItemError(err);
-  }
+/** Configuration handed over by main.ts through the pool's `moduleData`. */
+export interface ScoreWorkerData {
+  defaultTimeoutMs: number;
 }
+
+let defaultTimeoutMs = 5000;
+const decoder = new TextDecoder();
+
+const scoreWorker: BatchModule<BatchState> = {
+  init(data) {
+    defaultTimeoutMs = (data as ScoreWorkerData).defaultTimeoutMs;
+  },
+  open: (payload) => openBatch(typeof payload === 'string' ? payload : decoder.decode(payload), defaultTimeoutMs),
+  count: (state) => state.items.length,
+  budgetMs: itemBudgetMs,
+  run: scoreBatchItem,
+  skip: skipBatchItem,
+  close: closeBatch,
+};
+
+export const { init, open, count, budgetMs, run, skip, close } = scoreWorker;

@@ -1,75 +1,82 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError } from '@rl/shared/errors';
 import { describe, expect, it } from 'vitest';
-import { scoreBatch, type BatchItem, type ScoreBatchDeps } from './score-batch.ts';
+import { closeBatch, itemBudgetMs, openBatch, scoreBatchItem, skipBatchItem, type BatchState } from './score-batch.ts';
 
-const item = (data_source: string, params?: Record<string, unknown>): BatchItem => ({ data_source, solution_str: 's', ground_truth: 'g', params });
+const gsm8k = (solution: string, params?: Record<string, unknown>) => ({ data_source: 'openai/gsm8k', solution_str: solution, ground_truth: '18', ...(params ? { params } : {}) });
 
-function deps(over: Partial<ScoreBatchDeps> = {}): ScoreBatchDeps & { localCalls: unknown[]; remoteCalls: unknown[] } {
-  const localCalls: unknown[] = [];
-  const remoteCalls: unknown[] = [];
-  return {
-    localCalls,
-    remoteCalls,
-    route: (ds) => {
-      if (ds === 'local') return { kind: 'local' };
-      if (ds === 'code') return { kind: 'remote', subject: 'reward.sandbox.score' };
-      throw new AppError(ErrorCode.UnknownDataSource, `unknown ${ds}`, { status: 400 });
-    },
-    runLocal: async (tasks) => {
-      localCalls.push(tasks);
-      return tasks.map((t, i) => (t.input.params.fail ? { status: 'timeout' as const } : { status: 'ok' as const, value: { score: i, extra: {} } }));
-    },
-    runRemote: async (subject, items) => {
-      remoteCalls.push({ subject, items });
-      return items.map(() => ({ score: 0.5, extra: { remote: true } }));
-    },
-    defaultTimeoutMs: 1234,
-    ...over,
-  };
+function scoreAll(items: unknown[], defaultTimeoutMs = 5000): BatchState {
+  const state = openBatch(JSON.stringify({ items }), defaultTimeoutMs);
+  for (let i = 0; i < state.items.length; i++) scoreBatchItem(state, i);
+  return state;
 }
 
-describe('scoreBatch', () => {
-  it('keeps request order across local, remote and unknown items', async () => {
-    const d = deps();
-    const out = await scoreBatch([item('local'), item('code'), item('nope'), item('local')], d);
-    expect(out).toEqual([
-      { score: 0, extra: {} },
-      { score: 0.5, extra: { remote: true } },
-      { error: { code: 'unknown_data_source', message: 'unknown nope' } },
-      { score: 1, extra: {} },
+describe('openBatch', () => {
+  it('rejects malformed JSON as bad_request', () => {
+    const err = (() => {
+      try {
+        openBatch('{"items": [', 1);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('bad_request');
+    expect((err as AppError).status).toBe(400);
+  });
+
+  it('rejects schema violations with a message naming each field', () => {
+    try {
+      openBatch(JSON.stringify({ items: [{ data_source: 'x', solution_str: 3 }] }), 1);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as AppError).code).toBe('validation_failed');
+      expect((e as AppError).message).toContain('items[0].solution_str');
+      expect((e as AppError).message).toContain('items[0].ground_truth');
+    }
+  });
+});
+
+describe('scoring a batch', () => {
+  it('keeps request order and puts unknown data sources in their own error slot', () => {
+    const state = scoreAll([gsm8k('#### 18'), { data_source: 'nope', solution_str: '', ground_truth: '' }, gsm8k('#### 17')]);
+    expect(state.results).toEqual([
+      { score: 1, extra: { acc: true, pred: '18' } },
+      { error: { code: 'unknown_data_source', message: expect.stringContaining('nope') } },
+      { score: 0, extra: { acc: false, pred: '17' } },
     ]);
   });
 
-  it('takes timeout_ms out of the verl params and uses it as the budget', async () => {
-    const d = deps();
-    await scoreBatch([item('local', { timeout_ms: 50, method: 'flexible' }), item('local')], d);
-    const tasks = d.localCalls[0] as Array<{ input: { params: unknown }; budgetMs: number }>;
-    expect(tasks.map((t) => t.budgetMs)).toEqual([50, 1234]);
-    expect(tasks[0]?.input.params).toEqual({ method: 'flexible' });
+  it('takes timeout_ms out of the verl params (the scorer rejects unknown keys) and uses it as the budget', () => {
+    const state = scoreAll([gsm8k('18', { timeout_ms: 50, method: 'flexible' }), gsm8k('#### 18')], 1234);
+    expect(state.results[0]).toMatchObject({ score: 1 });
+    expect([itemBudgetMs(state, 0), itemBudgetMs(state, 1)]).toEqual([50, 1234]);
   });
 
-  it('turns a budget overrun into the timeout error, never a zero score', async () => {
-    const out = await scoreBatch([item('local', { fail: true, timeout_ms: 7 })], deps());
-    expect(out[0]).toEqual({ error: { code: 'timeout', message: 'scoring exceeded its 7 ms budget' } });
+  it('reports bad params in the item slot naming the key', () => {
+    const state = scoreAll([gsm8k('#### 18', { method: 'fuzzy' })]);
+    expect(state.results[0]).toMatchObject({ error: { code: 'invalid_params', message: expect.stringContaining('params.method') } });
   });
 
-  it('reports sandbox_unavailable for code items when nobody serves the sandbox subject', async () => {
-    const d = deps({
-      runRemote: async () => {
-        throw new AppError(ErrorCode.NoResponders, 'none', { status: 503 });
-      },
-    });
-    const out = await scoreBatch([item('code'), item('local')], d);
-    expect(out[0]).toMatchObject({ error: { code: 'sandbox_unavailable' } });
-    expect(out[1]).toEqual({ score: 0, extra: {} });
+  it('sets code data sources aside for forwarding', () => {
+    const code = { data_source: 'apps', solution_str: '```python\nprint(1)\n```', ground_truth: '{}' };
+    const state = scoreAll([gsm8k('#### 18'), code]);
+    expect(state.remote).toEqual([{ index: 1, subject: 'reward.sandbox.score', item: code }]);
+    expect(closeBatch(state).errorCodes).toEqual({});
   });
 
-  it('keeps the code of any other forwarding failure', async () => {
-    const d = deps({
-      runRemote: async () => {
-        throw new AppError(ErrorCode.Timeout, 'slow', { status: 504 });
-      },
-    });
-    expect((await scoreBatch([item('code')], d))[0]).toEqual({ error: { code: 'timeout', message: 'slow' } });
+  it('turns an abandoned item into a timeout or crash error, never a zero score', () => {
+    const state = openBatch(JSON.stringify({ items: [gsm8k('x', { timeout_ms: 7 }), gsm8k('y')] }), 100);
+    skipBatchItem(state, 0, 'timeout');
+    skipBatchItem(state, 1, 'crashed');
+    expect(state.results).toEqual([
+      { error: { code: 'timeout', message: 'scoring exceeded its 7 ms budget' } },
+      { error: { code: 'scorer_failed', message: expect.stringContaining('crashed') } },
+    ]);
+    expect(closeBatch(state).errorCodes).toEqual({ timeout: 1, scorer_failed: 1 });
+  });
+
+  it('serialises results as the JSON array the edge splices into the response', () => {
+    const state = scoreAll([gsm8k('#### 18')]);
+    expect(JSON.parse(closeBatch(state).resultsJson)).toEqual(state.results);
   });
 });

@@ -1,119 +1,93 @@
 import { AppError, ErrorCode, type ErrorBody } from '@rl/shared/errors';
-
-/** One request item after edge validation (the shape of the shared `ScoreItem`). */
-export interface BatchItem {
-  data_source: string;
-  solution_str: string;
-  ground_truth: unknown;
-  extra_info?: Record<string, unknown> | null | undefined;
-  params?: Record<string, unknown> | undefined;
-}
-
-/** What a worker scores: the item without `timeout_ms`, which is ours, not verl's. */
-export interface LocalTask {
-  data_source: string;
-  solution_str: string;
-  ground_truth: unknown;
-  extra_info: Record<string, unknown> | undefined;
-  params: Record<string, unknown>;
-}
+import { ScoreRequest, type ScoreItem } from '@rl/shared/schemas';
+import { parseJsonText, validationError } from '@rl/shared/validation';
+import { resolveDataSource } from './registry.ts';
+import { scoreItem } from './score-item.ts';
 
 /** One slot of the response. */
 export type SlotResult = { score: number; extra: Record<string, unknown> } | { error: ErrorBody };
 
-/** Outcome of a budgeted local run (mirrors the worker pool's). */
-export type LocalOutcome = { status: 'ok'; value: SlotResult } | { status: 'timeout' } | { status: 'failed'; message: string };
+/** An item the batch could not score here, to be forwarded to `subject`. */
+export interface RemoteItem {
+  index: number;
+  subject: string;
+  item: ScoreItem;
+}
 
-/** Where a data source is scored. */
-export type Route = { kind: 'local' } | { kind: 'remote'; subject: string };
+/** What a scored batch hands back to the edge. */
+export interface BatchOutput {
+  /** JSON array of {@link SlotResult}, in request order; remote slots hold a placeholder until merged. */
+  resultsJson: string;
+  remote: RemoteItem[];
+  /** Count of per-item errors by code, for metrics. */
+  errorCodes: Record<string, number>;
+}
 
-/** The I/O a batch needs, injected so this logic is testable without threads or NATS. */
-export interface ScoreBatchDeps {
-  /** Resolves a data source; throws an {@link AppError} (e.g. `unknown_data_source`) for unknown ones. */
-  route(dataSource: string): Route;
-  /** Scores local tasks on budgeted workers. */
-  runLocal(tasks: Array<{ input: LocalTask; budgetMs: number }>, signal: AbortSignal | undefined): Promise<LocalOutcome[]>;
-  /** Scores items on another service; throws an {@link AppError} when it cannot be reached. */
-  runRemote(subject: string, items: BatchItem[], signal: AbortSignal | undefined): Promise<SlotResult[]>;
-  /** Budget of an item whose `params.timeout_ms` is absent. */
+/** A batch being scored: validated items and their results so far. */
+export interface BatchState {
+  items: ScoreItem[];
+  results: SlotResult[];
+  remote: RemoteItem[];
   defaultTimeoutMs: number;
 }
 
+/** Parses and validates a request body; a bad body fails as a whole with a 400 naming the field. */
+export function openBatch(text: string, defaultTimeoutMs: number): BatchState {
+  const parsed = ScoreRequest.safeParse(parseJsonText(text));
+  if (!parsed.success) throw validationError(parsed.error);
+  const items = parsed.data.items;
+  return { items, results: new Array(items.length), remote: [], defaultTimeoutMs };
+}
+
+/** The time budget of item `i`: its `params.timeout_ms`, else the service default. */
+export function itemBudgetMs(state: BatchState, i: number): number {
+  const t = state.items[i]?.params?.timeout_ms;
+  return typeof t === 'number' ? t : state.defaultTimeoutMs;
+}
+
 /**
- * Scores a batch: routes each item by `data_source`, runs local ones on the
- * worker pool with their time budgets and forwards remote ones, then puts every
- * result back in request order. An item never fails the batch: problems become
- * `{error: {code, message}}` in its own slot.
+ * Scores item `i` in place. Routing follows verl's `default_compute_score`;
+ * remote data sources are set aside for forwarding; every failure becomes the
+ * item's own `{error: {code, message}}` slot, never an exception.
  */
-export async function scoreBatch(items: ReadonlyArray<BatchItem>, deps: ScoreBatchDeps, signal?: AbortSignal): Promise<SlotResult[]> {
-  const results: SlotResult[] = new Array(items.length);
-  const local: Array<{ index: number; input: LocalTask; budgetMs: number }> = [];
-  const remote = new Map<string, number[]>();
-
-  items.forEach((item, index) => {
-    let route: Route;
-    try {
-      route = deps.route(item.data_source);
-    } catch (err) {
-      results[index] = toItemError(err);
-      return;
-    }
+export function scoreBatchItem(state: BatchState, i: number): void {
+  const item = state.items[i] as ScoreItem;
+  try {
+    const route = resolveDataSource(item.data_source);
     if (route.kind === 'remote') {
-      const list = remote.get(route.subject) ?? [];
-      list.push(index);
-      remote.set(route.subject, list);
+      state.remote.push({ index: i, subject: route.subject, item });
+      state.results[i] = { error: { code: ErrorCode.SandboxUnavailable, message: 'not forwarded yet' } };
       return;
     }
-    const { timeout_ms: timeoutMs, ...params } = item.params ?? {};
-    local.push({
-      index,
-      budgetMs: typeof timeoutMs === 'number' ? timeoutMs : deps.defaultTimeoutMs,
-      input: { data_source: item.data_source, solution_str: item.solution_str, ground_truth: item.ground_truth, extra_info: item.extra_info ?? undefined, params },
+    const { timeout_ms: _budget, ...params } = item.params ?? {};
+    state.results[i] = scoreItem({
+      data_source: item.data_source,
+      solution_str: item.solution_str,
+      ground_truth: item.ground_truth,
+      extra_info: item.extra_info ?? undefined,
+      params,
     });
+  } catch (err) {
+    state.results[i] = toItemError(err);
+  }
+}
+
+/** Records an item the worker pool abandoned: over its budget, or it killed its worker. */
+export function skipBatchItem(state: BatchState, i: number, reason: 'timeout' | 'crashed'): void {
+  state.results[i] =
+    reason === 'timeout'
+      ? { error: { code: ErrorCode.Timeout, message: `scoring exceeded its ${itemBudgetMs(state, i)} ms budget` } }
+      : { error: { code: ErrorCode.ScorerFailed, message: 'scoring this item crashed its worker (e.g. out of memory)' } };
+}
+
+/** Serialises the batch for the edge. */
+export function closeBatch(state: BatchState): BatchOutput {
+  const errorCodes: Record<string, number> = {};
+  const remote = new Set(state.remote.map((r) => r.index));
+  state.results.forEach((r, i) => {
+    if ('error' in r && !remote.has(i)) errorCodes[r.error.code] = (errorCodes[r.error.code] ?? 0) + 1;
   });
-
-  const jobs: Array<Promise<void>> = [];
-  if (local.length > 0) {
-    jobs.push(
-      deps.runLocal(local, signal).then((outcomes) => {
-        outcomes.forEach((o, k) => {
-          const index = local[k]?.index;
-          if (index !== undefined) results[index] = fromLocal(o, local[k]?.budgetMs ?? 0);
-        });
-      }),
-    );
-  }
-  for (const [subject, indexes] of remote) {
-    jobs.push(forward(subject, indexes));
-  }
-  await Promise.all(jobs);
-  return results;
-
-  async function forward(subject: string, indexes: number[]): Promise<void> {
-    try {
-      const out = await deps.runRemote(subject, indexes.map((i) => items[i] as BatchItem), signal);
-      indexes.forEach((i, k) => {
-        results[i] = out[k] ?? { error: { code: ErrorCode.Internal, message: 'remote service returned too few results' } };
-      });
-    } catch (err) {
-      const body = remoteFailure(err, subject);
-      for (const i of indexes) results[i] = { error: body };
-    }
-  }
-}
-
-function fromLocal(o: LocalOutcome, budgetMs: number): SlotResult {
-  if (o.status === 'ok') return o.value;
-  if (o.status === 'timeout') return { error: { code: ErrorCode.Timeout, message: `scoring exceeded its ${budgetMs} ms budget` } };
-  return { error: { code: ErrorCode.ScorerFailed, message: o.message } };
-}
-
-/** A forwarding failure: nobody listening is `sandbox_unavailable`, anything else keeps its code. */
-function remoteFailure(err: unknown, subject: string): ErrorBody {
-  if (err instanceof AppError && err.code === ErrorCode.NoResponders) {
-    return { code: ErrorCode.SandboxUnavailable, message: `no service is serving ${subject}; start reward-sandbox to score code data sources` };
-  }
-  return toItemError(err).error;
+  return { resultsJson: JSON.stringify(state.results), remote: state.remote, errorCodes };
 }
 
 /**

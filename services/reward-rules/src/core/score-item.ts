@@ -50,7 +50,7 @@ export function scoreItem(item: ScoreItem): ScoreOutcome {
     });
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(ErrorCode.ScorerFailed, `scorer ${scorer.name} failed`, { cause: err });
+    throw new AppError(ErrorCode.ScorerFailed, `scorer ${scorer.name} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (!Number.isFinite(outcome.score)) {
     throw new AppError(ErrorCode.ScorerFailed, `scorer ${scorer.name} returned a non-finite score`);
