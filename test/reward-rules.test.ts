@@ -1,7 +1,9 @@
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AppError, ScoreResponse, requestJson } from '@rl/shared';
+import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../openapi/types/reward-rules.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
@@ -47,6 +49,22 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
     expect(http.results[5]).toMatchObject({ error: { code: 'unknown_data_source' } });
     // Code data sources are forwarded to reward.sandbox.score; nobody serves it in this test.
     expect(http.results[6]).toMatchObject({ error: { code: 'sandbox_unavailable' } });
+  });
+
+  it('works through a client generated from the checked-in OpenAPI document', async () => {
+    const client = createClient<paths>({ baseUrl: b.baseUrl });
+    const { data, error, response } = await client.POST('/v1/score', { body: { items: [MIXED.items[0]!, MIXED.items[4]!] } });
+    expect(response.status).toBe(200);
+    expect(error).toBeUndefined();
+    expect(data?.results).toEqual([
+      { score: 1, extra: { acc: true, pred: '18' } },
+      { score: 1, extra: { acc: true, pred: 'The Eiffel Tower' } },
+    ]);
+    const bad = await client.POST('/v1/score', { body: { items: [] } });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error?.error.code).toBe('validation_failed');
+    const sources = await client.GET('/v1/data-sources');
+    expect(sources.data?.data_sources.map((d) => d.data_source)).toContain('openai/gsm8k');
   });
 
   it('spreads requests over both instances of the queue group', async () => {

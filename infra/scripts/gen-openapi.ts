@@ -1,16 +1,24 @@
-// `make openapi`: writes openapi/<service>.yaml for every service that exports
-// openApiDocument() from src/openapi.ts. The drift test compares the same output.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+// `make openapi`: for every service that exports openApiDocument() from
+// src/openapi.ts, writes openapi/<service>.yaml and the TypeScript types a
+// client generates from it (openapi-typescript) to openapi/types/<service>.ts.
+// The drift tests compare the checked-in files with the same output.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { toYaml } from '@rl/shared';
+import { renderOpenApiArtifacts } from './openapi-artifacts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+mkdirSync(join(ROOT, 'openapi/types'), { recursive: true });
 for (const name of readdirSync(join(ROOT, 'services'))) {
   const file = join(ROOT, 'services', name, 'src/openapi.ts');
   if (!existsSync(file)) continue;
   const mod = (await import(pathToFileURL(file).href)) as { openApiDocument(): object };
-  const out = join(ROOT, 'openapi', `${name}.yaml`);
-  writeFileSync(out, toYaml(mod.openApiDocument()));
-  console.log(`wrote ${out}`);
+  const { yaml, types } = await renderOpenApiArtifacts(mod.openApiDocument());
+  for (const [out, text] of [
+    [join(ROOT, 'openapi', `${name}.yaml`), yaml],
+    [join(ROOT, 'openapi/types', `${name}.ts`), types],
+  ] as const) {
+    writeFileSync(out, text);
+    console.log(`wrote ${out}`);
+  }
 }

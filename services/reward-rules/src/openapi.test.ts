@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { toYaml } from '@rl/shared';
 import { describe, expect, it } from 'vitest';
+import { renderOpenApiArtifacts } from '../../../infra/scripts/openapi-artifacts.ts';
 import { openApiDocument } from './openapi.ts';
 
-describe('openapi/reward-rules.yaml', () => {
-  it('matches what the zod route definitions generate (run `make openapi` after changing a schema)', () => {
-    const checkedIn = readFileSync(new URL('../../../openapi/reward-rules.yaml', import.meta.url), 'utf8');
-    expect(checkedIn).toBe(toYaml(openApiDocument()));
+describe('checked-in OpenAPI artifacts of reward-rules', () => {
+  it('match what the zod route definitions generate (run `make openapi` after changing a schema)', async () => {
+    const { yaml, types } = await renderOpenApiArtifacts(openApiDocument());
+    expect(readFileSync(new URL('../../../openapi/reward-rules.yaml', import.meta.url), 'utf8')).toBe(yaml);
+    expect(readFileSync(new URL('../../../openapi/types/reward-rules.ts', import.meta.url), 'utf8')).toBe(types);
   });
 });
