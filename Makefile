@@ -14,6 +14,8 @@ NODE_DEP := $(TOOLS)/node/bin/node
 export PATH := $(TOOLS)/node/bin:$(PATH)
 export npm_config_nodedir := $(TOOLS)/node
 endif
+# Debian installs nats-server to /usr/sbin, which a non-login PATH may lack.
+export PATH := $(PATH):/usr/sbin:/sbin
 export ONNXRUNTIME_NODE_INSTALL := skip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)

@@ -97,17 +97,17 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
   });
 
   it('times out only the pathological item and scores the rest of the batch', async () => {
-    // Thousands of unclosed <answer> tags make verl's `<answer>(.*?)</answer>` scan quadratically.
-    const evil = '<answer>'.repeat(32_000);
-    const items = [
-      MIXED.items[0],
-      { data_source: 'searchR1_nq', solution_str: evil, ground_truth: { target: ['x'] }, params: { timeout_ms: 300 } },
-      MIXED.items[4],
-    ];
+    // verl's Minerva normalisation runs re.sub(r"(\\text\{)(.*?)(\})", ...) over the whole ground
+    // truth; with thousands of unclosed \text{ it backtracks quadratically (seconds here, minutes
+    // at a few MB), exactly the single call that froze verl users' training.
+    const evil = { data_source: 'math_dapo', solution_str: 'Answer: 1', ground_truth: '\\text{'.repeat(60_000), params: { timeout_ms: 300 } };
+    const items = [MIXED.items[0], evil, MIXED.items[4]];
     const bus = await natsScore({ items });
     expect(bus.results[0]).toMatchObject({ score: 1 });
-    expect(bus.results[1]).toEqual({ error: { code: 'timeout', message: expect.any(String) } });
+    expect(bus.results[1]).toEqual({ error: { code: 'timeout', message: 'scoring exceeded its 300 ms budget' } });
     expect(bus.results[2]).toMatchObject({ score: 1 });
+    // The replaced worker serves the next request normally.
+    expect((await natsScore({ items: [MIXED.items[0]] })).results[0]).toMatchObject({ score: 1 });
   });
 
   it('rejects bad input with a 4xx naming the problem and keeps serving', async () => {

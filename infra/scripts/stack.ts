@@ -65,14 +65,16 @@ function startDetached(name: string, cmd: string, args: string[], cwd: string, e
   return child.pid;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, logFile: string): Promise<void> {
+/** Polls `check` until it passes; fails at once, with the log's tail, if the process `pid` dies. */
+async function waitFor(what: string, check: () => Promise<boolean>, logFile: string, pid?: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
+  const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '');
   while (Date.now() < deadline) {
     if (await check()) return;
+    if (pid !== undefined && !existsSync(`/proc/${pid}`)) throw new Error(`${what} exited during start-up:\n${tail()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
-  throw new Error(`${what} not ready after ${READY_TIMEOUT_MS} ms\n${tail}`);
+  throw new Error(`${what} not ready after ${READY_TIMEOUT_MS} ms\n${tail()}`);
 }
 
 async function httpOk(url: string): Promise<boolean> {
@@ -90,18 +92,18 @@ async function up(): Promise<void> {
   if (await portOpen(NATS_PORT)) {
     console.log(`nats-server      already listening on :${NATS_PORT} (left alone)`);
   } else {
-    startDetached('nats', 'nats-server', ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')], ROOT, process.env);
-    await waitFor('nats-server', () => httpOk(`http://127.0.0.1:${NATS_MONITOR_PORT}/healthz`), join(LOGS, 'nats.log'));
+    const pid = startDetached('nats', 'nats-server', ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')], ROOT, process.env);
+    await waitFor('nats-server', () => httpOk(`http://127.0.0.1:${NATS_MONITOR_PORT}/healthz`), join(LOGS, 'nats.log'), pid);
     console.log(`nats-server      nats://127.0.0.1:${NATS_PORT}  monitor http://127.0.0.1:${NATS_MONITOR_PORT}`);
   }
   const natsUrl = `nats://127.0.0.1:${NATS_PORT}`;
   await Promise.all(
     services().map(async (s) => {
-      const pid = readPid(s.name);
+      let pid = readPid(s.name);
       if (pid === undefined || !alive(pid, 'src/main.ts')) {
-        startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, PORT: String(s.port), NATS_URL: natsUrl });
+        pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, PORT: String(s.port), NATS_URL: natsUrl });
       }
-      await waitFor(s.name, () => httpOk(`http://127.0.0.1:${s.port}/readyz`), join(LOGS, `${s.name}.log`));
+      await waitFor(s.name, () => httpOk(`http://127.0.0.1:${s.port}/readyz`), join(LOGS, `${s.name}.log`), pid);
     }),
   );
   for (const s of services()) {

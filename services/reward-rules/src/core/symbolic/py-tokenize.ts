@@ -31,55 +31,51 @@ const OPERATORS = [
   ':', ';', '<', '=', '>', '@', '[', ']', '^', '{', '|', '}', '~',
 ];
 
+/** The token starting exactly at `pos`, or null where tokenize would yield an ERRORTOKEN. */
+function tokenAt(s: string, pos: number): Tok | null {
+  const c = s[pos] as string;
+  if (c === '\n' || (c === '\r' && s[pos + 1] === '\n')) return { t: 'NL', v: c === '\r' ? '\r\n' : '\n' };
+  // Strings, comments and line continuations never end in an equal answer.
+  if (c === '#' || c === "'" || c === '"' || (c === '\\' && (s[pos + 1] === '\n' || s[pos + 1] === '\r'))) {
+    throw new SympyParseError(`unsupported character ${c}`);
+  }
+  const num = NUMBER.exec(s.slice(pos));
+  if (num !== null) return { t: 'NUMBER', v: num[0] };
+  const op = OPERATORS.find((o) => s.startsWith(o, pos));
+  if (op !== undefined) return { t: 'OP', v: op };
+  const name = NAME.exec(s.slice(pos));
+  // A \w+ run whose first character cannot start an identifier is yielded as OP.
+  if (name !== null) return { t: ID_START.test(name[0]) ? 'NAME' : 'OP', v: name[0] };
+  return null;
+}
+
 /** Python tokenize of `s` (already stripped), ending with NEWLINE '' and ENDMARKER ''. */
 export function pyTokenize(s: string): Tok[] {
   const out: Tok[] = [];
   let level = 0;
   let pos = 0;
   while (pos < s.length) {
-    const c = s[pos] as string;
-    if (c === ' ' || c === '\t' || c === '\f') {
-      pos++;
+    let q = pos;
+    while (s[q] === ' ' || s[q] === '\t' || s[q] === '\f') q++;
+    if (q >= s.length) break;
+    const tok = tokenAt(s, q);
+    if (tok === null) {
+      // tokenize's pseudo-token regex failed at `pos`: the character there (maybe a blank) is an ERRORTOKEN.
+      const cp = String.fromCodePoint(s.codePointAt(pos) as number);
+      out.push({ t: 'ERRORTOKEN', v: cp });
+      pos += cp.length;
       continue;
     }
-    if (c === '\n' || (c === '\r' && s[pos + 1] === '\n')) {
-      // Inside brackets a newline is NL; outside it would start a second statement.
-      if (level <= 0) throw new SympyParseError('newline outside brackets');
-      const len = c === '\r' ? 2 : 1;
-      out.push({ t: 'NL', v: s.slice(pos, pos + len) });
-      pos += len;
-      continue;
-    }
-    if (c === '#' || c === "'" || c === '"' || c === '\\') {
-      throw new SympyParseError(`unsupported character ${c}`);
-    }
-    const num = NUMBER.exec(s.slice(pos));
-    if (num !== null) {
-      out.push({ t: 'NUMBER', v: num[0] });
-      pos += num[0].length;
-      continue;
-    }
-    const op = OPERATORS.find((o) => s.startsWith(o, pos));
-    if (op !== undefined) {
-      if ('([{'.includes(op)) level++;
-      else if (')]}'.includes(op)) level--;
-      out.push({ t: 'OP', v: op });
-      pos += op.length;
-      continue;
-    }
-    const name = NAME.exec(s.slice(pos));
-    if (name !== null) {
-      // A \w+ run whose first character cannot start an identifier is yielded as OP.
-      out.push({ t: ID_START.test(name[0]) ? 'NAME' : 'OP', v: name[0] });
-      pos += name[0].length;
-      continue;
-    }
-    const cp = String.fromCodePoint(s.codePointAt(pos) as number);
-    out.push({ t: 'ERRORTOKEN', v: cp });
-    pos += cp.length;
+    if (tok.t === 'NL' && level <= 0) throw new SympyParseError('newline outside brackets');
+    if (tok.t === 'OP' && '([{'.includes(tok.v)) level++;
+    else if (tok.t === 'OP' && ')]}'.includes(tok.v)) level--;
+    out.push(tok);
+    pos = q + tok.v.length;
   }
   // "EOF in multi-line statement"
   if (level !== 0) throw new SympyParseError('unbalanced brackets');
-  out.push({ t: 'NEWLINE', v: '' }, { t: 'ENDMARKER', v: '' });
+  // An empty input has no NEWLINE token.
+  if (s.length > 0) out.push({ t: 'NEWLINE', v: '' });
+  out.push({ t: 'ENDMARKER', v: '' });
   return out;
 }

@@ -8,6 +8,7 @@ import { parsePyExpr, type PyAst } from './py-parse.ts';
 import { pyTokenize } from './py-tokenize.ts';
 import { evaluate, hasSymbols } from './sympy-eval.ts';
 import { ExactArith, isExactZero } from './sympy-exact.ts';
+import { CONJUGATES } from './sympy-numbers.ts';
 import { implicitMultiplicationApplication } from './sympy-implicit.ts';
 import { SAMPLE_POINTS, SampleArith, sampleIsZero } from './sympy-sample.ts';
 import { autoNumber, autoSymbol, factorialNotation, repeatedDecimals } from './sympy-transform.ts';
@@ -60,7 +61,14 @@ function symbolNames(ast: PyAst, out: Set<string>): Set<string> {
 function isZero(ast: PyAst): boolean {
   if (!hasSymbols(ast)) {
     const arith = new ExactArith();
-    return isExactZero(evaluate(ast, arith), arith.maxMagnitude);
+    if (!isExactZero(evaluate(ast, arith), arith)) return false;
+    if (arith.floatPrecision === 0) return true;
+    // With Floats the tolerance is loose: the conjugate values must cancel too.
+    for (let variant = 1; variant <= CONJUGATES; variant++) {
+      const conjugate = new ExactArith(variant);
+      if (!isExactZero(evaluate(ast, conjugate), conjugate)) return false;
+    }
+    return true;
   }
   const names = [...symbolNames(ast, new Set())].sort();
   let finitePoints = 0;

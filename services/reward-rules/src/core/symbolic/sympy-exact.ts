@@ -1,69 +1,85 @@
 // Arith for expressions without symbols, mimicking sympy's number semantics
-// with mathjs: exact values (Integer, Rational, sqrt(2), pi, ...) are carried
-// as 64-digit BigNumbers; a sympy Float is a 53-bit double, and Float op
-// Rational/Float is done in double arithmetic as mpmath does at 15 digits,
-// while Float op irrational stays exact (sympy keeps such sums symbolic).
+// with mathjs 64-digit BigNumbers: exact values (Integer, Rational, sqrt(2),
+// pi, ...) are carried as they are; a sympy Float is a binary float of its
+// precision (53 bits, more for literals of 16+ digits). As in sympy, Float op
+// Rational/Float rounds both operands and the result to that precision. Float
+// op irrational is computed exactly, where sympy keeps a symbolic term whose
+// coefficients it rounds: see isExactZero for how the two are reconciled.
 import type { BigNumber } from 'mathjs';
-import { BIG, BIG_E, BIG_PI, bignum, DBL, isBig, isComplex, isFiniteNum, magnitude, type Num, type Ops } from './mathjs-ops.ts';
+import { BIG, bignum, isBig, isComplex, isFiniteNum, magnitude, type Num } from './mathjs-ops.ts';
 import type { Arith, BinOp } from './sympy-eval.ts';
+import { asRational, constantValue, floatPrecision, logScale, roundToBits, significantDigits, sqrtConjugateSign } from './sympy-numbers.ts';
 import { SympyParseError } from './py-tokenize.ts';
 
-/** `rat`: exact rational; `flt`: sympy Float (a double); `exp`: any other exact value. */
-export type ExactValue = { k: 'rat' | 'exp'; v: Num } | { k: 'flt'; v: number };
+/** `rat`: exact rational; `flt`: sympy Float of `prec` bits; `exp`: any other exact value. */
+export type ExactValue = { k: 'rat' | 'exp'; v: Num } | { k: 'flt'; v: BigNumber; prec: number };
 
 // sympy computes factorial(n) exactly; far past this it would run for a long time.
 const MAX_FACTORIAL = 100_000n;
 const MAX_RISING = 1_000n;
+const HALF = bignum('0.5');
 
-/** Significant digits sympy's Float(str) keeps: more than 15 raise its precision. */
-function significantDigits(literal: string): number {
-  const mantissa = literal.replace(/[eE].*$/, '').replace(/[-+.]/g, '');
-  return mantissa.replace(/^0+/, '').length;
-}
+const valueAt = (x: ExactValue, prec: number): Num => (x.k === 'exp' || !isBig(x.v) ? x.v : roundToBits(x.v, prec));
 
-/** The exact counterpart of a value: a double's binary value, to 64 digits. */
-function exactOf(x: ExactValue): Num {
-  if (x.k !== 'flt') return x.v;
-  return bignum(Number.isFinite(x.v) ? x.v.toPrecision(64) : x.v);
-}
-
-const doubleOf = (x: ExactValue): number => (x.k === 'flt' ? x.v : (x.v as BigNumber).toNumber());
-
-// A real double result is a sympy Float; a complex one is Float*I, no longer a Number.
-const asFloat = (v: Num): ExactValue => (typeof v === 'number' ? { k: 'flt', v } : { k: 'exp', v });
-
-function applyOp(m: Ops, op: BinOp, a: Num, b: Num): Num {
+function applyOp(op: BinOp, a: Num, b: Num): Num {
   switch (op) {
     case '+':
-      return m.add(a, b);
+      return BIG.add(a, b);
     case '-':
-      return m.subtract(a, b);
+      return BIG.subtract(a, b);
     case '*':
-      return m.multiply(a, b);
+      return BIG.multiply(a, b);
     case '/':
-      return m.divide(a, b);
+      return BIG.divide(a, b);
     case '**':
-      return m.pow(a, b);
+      return BIG.pow(a, b);
     case '//':
       if (isComplex(a) || isComplex(b)) throw new SympyParseError('floor of complex');
-      return m.floor(m.divide(a, b));
+      return BIG.floor(BIG.divide(a, b));
   }
 }
 
 // sympy frac: x - floor(x) on each of the real and imaginary parts.
-function fracPart(m: Ops, v: Num): Num {
-  if (isComplex(v)) return DBL.complex(v.re - Math.floor(v.re), v.im - Math.floor(v.im));
-  return m.subtract(v, m.floor(v));
+function fracPart(v: Num): Num {
+  if (isComplex(v)) return BIG.complex(v.re - Math.floor(v.re), v.im - Math.floor(v.im));
+  return BIG.subtract(v, BIG.floor(v));
 }
 
-/** Exact-mode arithmetic; `maxMagnitude` is the largest finite intermediate size seen. */
+const FUNCTIONS: Record<string, (v: Num) => Num> = { sqrt: BIG.sqrt, ln: BIG.log, csc: BIG.csc, re: BIG.re, im: BIG.im, frac: fracPart };
+
+/** Exact-mode arithmetic in variant 0 (true values) or a conjugate variant (see sympy-numbers.ts). */
 export class ExactArith implements Arith<ExactValue> {
+  /** Largest finite intermediate magnitude seen. */
   maxMagnitude: BigNumber = bignum(1);
+  /** Largest Float precision seen (0: no Float at all). */
+  floatPrecision = 0;
+  private readonly variant: number;
+
+  constructor(variant = 0) {
+    this.variant = variant;
+  }
 
   private note(x: ExactValue): ExactValue {
     const m = magnitude(x.v);
     if (m.isFinite() && m.gt(this.maxMagnitude)) this.maxMagnitude = m;
     return x;
+  }
+
+  // A real result at precision `prec` is a Float; a complex one is Float*I, no longer a Number.
+  private toFloat(v: Num, prec: number): ExactValue {
+    return this.note(isBig(v) ? { k: 'flt', v: roundToBits(v, prec), prec } : { k: 'exp', v });
+  }
+
+  private exact(v: Num): ExactValue {
+    const r = isBig(v) ? asRational(v) : null;
+    return this.note(r === null ? { k: 'exp', v } : { k: 'rat', v: r });
+  }
+
+  // A square root (or odd power of one) of a positive rational, conjugated in variant 1.
+  private radical(base: ExactValue, exponent: BigNumber, v: Num): Num {
+    const halfInteger = exponent.times(2).isInteger() && !exponent.isInteger();
+    if (this.variant === 0 || base.k !== 'rat' || !halfInteger || !isBig(base.v) || !base.v.isPositive()) return v;
+    return sqrtConjugateSign(base.v, this.variant) < 0 ? BIG.unaryMinus(v) : v;
   }
 
   integer(digits: string): ExactValue {
@@ -72,9 +88,9 @@ export class ExactArith implements Arith<ExactValue> {
 
   float(literal: string): ExactValue {
     const text = literal.replaceAll('_', '');
-    // A longer literal gets more precision in sympy; keeping it exact is the closer model.
-    if (significantDigits(text) > 15) return this.note({ k: 'rat', v: bignum(text) });
-    return this.note({ k: 'flt', v: Number(text) });
+    const prec = floatPrecision(significantDigits(text));
+    this.floatPrecision = Math.max(this.floatPrecision, prec);
+    return this.toFloat(bignum(text), prec);
   }
 
   symbol(): ExactValue {
@@ -82,9 +98,8 @@ export class ExactArith implements Arith<ExactValue> {
   }
 
   constant(name: string): ExactValue {
-    if (name === 'pi') return { k: 'exp', v: BIG_PI };
-    if (name === 'E') return { k: 'exp', v: BIG_E };
-    if (name === 'I') return { k: 'exp', v: BIG.complex(0, 1) };
+    if (name === 'pi' || name === 'E') return { k: 'exp', v: constantValue(name, this.variant) };
+    if (name === 'I') return { k: 'exp', v: BIG.complex(0, this.variant === 0 ? 1 : -1) };
     if (name === 'oo' || name === 'zoo') return { k: 'exp', v: bignum(Infinity) };
     if (name === 'nan') return { k: 'exp', v: bignum(NaN) };
     throw new SympyParseError(`${name} is not a number`);
@@ -96,16 +111,19 @@ export class ExactArith implements Arith<ExactValue> {
   }
 
   neg(a: ExactValue): ExactValue {
-    return a.k === 'flt' ? { k: 'flt', v: -a.v } : { k: a.k, v: BIG.unaryMinus(a.v) };
+    return a.k === 'flt' ? { k: 'flt', v: a.v.neg(), prec: a.prec } : { k: a.k, v: BIG.unaryMinus(a.v) };
   }
 
   binary(op: BinOp, a: ExactValue, b: ExactValue): ExactValue {
-    const numbers = a.k !== 'exp' && b.k !== 'exp';
-    if (numbers && (a.k === 'flt' || b.k === 'flt')) return this.note(asFloat(applyOp(DBL, op, doubleOf(a), doubleOf(b))));
-    const v = applyOp(BIG, op, exactOf(a), exactOf(b));
-    // Rational op Rational stays Rational, except under a non-integer power.
-    const rational = a.k === 'rat' && b.k === 'rat' && isBig(v) && (op !== '**' || (b.v as BigNumber).isInteger());
-    return this.note({ k: rational ? 'rat' : 'exp', v });
+    // Float op Number: operands and result at the larger Float precision.
+    if (a.k !== 'exp' && b.k !== 'exp' && (a.k === 'flt' || b.k === 'flt')) {
+      const prec = Math.max(a.k === 'flt' ? a.prec : 0, b.k === 'flt' ? b.prec : 0);
+      // Rational.__truediv__(Float) is self*(1/other): rounded twice.
+      if (op === '/' && a.k === 'rat') return this.binary('*', a, this.toFloat(BIG.divide(bignum(1), valueAt(b, prec)), prec));
+      return this.toFloat(applyOp(op, valueAt(a, prec), valueAt(b, prec)), prec);
+    }
+    const v = applyOp(op, a.v, b.v);
+    return this.exact(op === '**' && b.k === 'rat' && isBig(b.v) ? this.radical(a, b.v, v) : v);
   }
 
   call(name: string, args: ExactValue[]): ExactValue {
@@ -114,20 +132,15 @@ export class ExactArith implements Arith<ExactValue> {
     if (x === undefined || args.length !== (binary ? 2 : 1)) throw new SympyParseError(`${name} arity`);
     if (name === 'factorial' || name === 'factorial2') return this.factorial(name, x);
     if (binary) return this.rising(name, x, k as ExactValue);
-    // sympy evaluates a function of a Float numerically, to a Float.
-    const m = x.k === 'flt' ? DBL : BIG;
-    const fns: Record<string, (v: Num) => Num> = {
-      sqrt: m.sqrt,
-      ln: m.log,
-      csc: m.csc,
-      re: m.re,
-      im: m.im,
-      frac: (v) => fracPart(m, v),
-    };
-    const fn = fns[name];
+    const fn = FUNCTIONS[name];
     if (fn === undefined) throw new SympyParseError(`unsupported function ${name}`);
-    const r = fn(x.v);
-    return this.note(x.k === 'flt' ? asFloat(r) : { k: 'exp', v: r });
+    // sympy evaluates a function of a Float numerically, at the Float's precision.
+    if (x.k === 'flt') return this.toFloat(fn(x.v), x.prec);
+    let v = fn(x.v);
+    if (name === 'sqrt') v = this.radical(x, HALF, v);
+    const positiveRational = x.k === 'rat' && isBig(x.v) && x.v.isPositive();
+    if (name === 'ln' && this.variant !== 0 && positiveRational && isBig(v)) v = v.times(logScale(this.variant));
+    return this.exact(v);
   }
 
   private factorial(name: string, x: ExactValue): ExactValue {
@@ -150,12 +163,18 @@ export class ExactArith implements Arith<ExactValue> {
   }
 }
 
-/** Whether an exact-mode difference is zero as sympy's `simplify(diff) == 0` finds. */
-export function isExactZero(d: ExactValue, maxMagnitude: BigNumber): boolean {
+/**
+ * Whether an exact-mode difference is zero as sympy's `simplify(diff) == 0` finds.
+ * A Float Number result is zero only if its rounded arithmetic cancelled exactly.
+ * Other results are exact, up to 64-digit error; once Floats took part they may
+ * differ from sympy's by the rounding of Float coefficients, so they are compared
+ * at Float precision (the caller also checks the conjugate variant).
+ */
+export function isExactZero(d: ExactValue, arith: ExactArith): boolean {
   if (!isFiniteNum(d.v)) return false;
-  // A Float difference is zero only when its double arithmetic cancelled exactly.
-  if (d.k === 'flt') return d.v === 0;
+  if (d.k === 'flt') return d.v.isZero();
+  const bits = arith.floatPrecision === 0 ? 0 : arith.floatPrecision - 4;
   // mathjs keeps complex values as doubles: compare at double precision.
-  if (isComplex(d.v)) return magnitude(d.v).lte(maxMagnitude.times('1e-12'));
-  return magnitude(d.v).lte(maxMagnitude.times('1e-40'));
+  const tol = isComplex(d.v) ? bignum('1e-12') : bits > 0 ? bignum(2).pow(-bits) : bignum('1e-40');
+  return magnitude(d.v).lte(arith.maxMagnitude.times(tol));
 }

@@ -10,8 +10,12 @@ const BASE: ReadonlyArray<readonly [number, number]> = [
   [0.73, 0.41], [-1.37, 0.68], [0.52, -1.19], [-0.61, -0.93],
   [1.81, 0.27], [-0.29, 1.53], [1.12, -0.47], [-1.64, -0.35],
 ];
+// BASE indices of the first two symbols at each point. Arguments (degrees) of the
+// pairs: plain (29, 8), sum past -180 (-123, -168), sum past 180 (154, 101),
+// difference past 180 (154, -123) and (101, -168), plain (-23, -66).
+const PAIRS: ReadonlyArray<readonly [number, number]> = [[0, 4], [3, 7], [1, 5], [1, 3], [6, 2], [5, 7]];
 /** Number of sample points tried. */
-export const SAMPLE_POINTS = 5;
+export const SAMPLE_POINTS = PAIRS.length;
 const MAX_FACTORIAL_ORDER = 1_000;
 
 /** Complex-double arithmetic with symbols bound to the values of sample point `point`. */
@@ -41,9 +45,10 @@ export class SampleArith implements Arith<Num> {
 
   symbol(name: string): Num {
     const j = this.names.get(name) ?? 0;
-    const [re, im] = BASE[(this.point * 3 + j * 5) % BASE.length] as readonly [number, number];
-    // Several symbols get distinct, non-commensurate values.
-    const scale = 1 + j / 7;
+    const pair = PAIRS[this.point] as readonly [number, number];
+    const [re, im] = BASE[((pair[j % 2] as number) + 3 * Math.floor(j / 2)) % BASE.length] as readonly [number, number];
+    // Further symbols get distinct, non-commensurate values.
+    const scale = 1 + Math.floor(j / 2) / 7;
     return DBL.complex(re * scale, im * scale);
   }
 
