@@ -38,7 +38,7 @@ function launch(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.P
 }
 
 /** Resolves with the first output line matching `re`, or rejects if the process exits or `timeoutMs` passes. */
-function waitForLine(r: Running, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+export function waitForLine(r: Running, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((res, rej) => {
     const seen = r.output.map((l) => l.match(re)).find((m) => m !== null);
     if (seen) return res(seen);

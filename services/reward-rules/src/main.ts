@@ -34,7 +34,9 @@ const pool = new BudgetPool({
   moduleData: workerData,
   size: config.SCORE_WORKERS,
 });
-const svc = createScoreService({ pool, runRemote: createRemoteScorer(nats?.nc, config.FORWARD_TIMEOUT_MS), metrics });
+// Workers load the scorers (mathjs among them) before this process says it is ready.
+await pool.whenReady();
+const svc = createScoreService({ pool, runRemote: createRemoteScorer(nats?.nc, config.FORWARD_TIMEOUT_MS), metrics, logger });
 
 const app = createApp({
   ...DOC_INFO,
@@ -44,7 +46,8 @@ const app = createApp({
   authToken: config.AUTH_TOKEN,
   readiness: () => {
     const natsUp = nats === undefined ? true : nats.connected();
-    return { ready: natsUp, checks: { nats: natsUp, workers: pool.size > 0 } };
+    const workersUp = pool.readyWorkers > 0;
+    return { ready: natsUp && workersUp, checks: { nats: natsUp, workers: workersUp } };
   },
 });
 addRoutes(app, svc);
@@ -66,8 +69,13 @@ const http = await startHttpServer(app, config.HOST, config.PORT);
 logger.info({ port: http.port, nats: config.NATS_ENABLED ? config.NATS_URL : 'disabled', workers: pool.size }, 'listening');
 
 onShutdown(logger, [
-  { name: 'nats-service', run: async () => natsService?.stop(config.SHUTDOWN_GRACE_MS) },
-  { name: 'http', run: () => http.close(config.SHUTDOWN_GRACE_MS) },
+  // Both edges stop taking work at once, then wait for what they already accepted.
+  {
+    name: 'edges',
+    run: async () => {
+      await Promise.all([natsService?.stop(config.SHUTDOWN_GRACE_MS), http.close(config.SHUTDOWN_GRACE_MS)]);
+    },
+  },
   { name: 'nats-drain', run: async () => nats?.nc.drain() },
   { name: 'workers', run: () => pool.close() },
   { name: 'telemetry', run: () => telemetry.shutdown() },

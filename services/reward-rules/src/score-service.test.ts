@@ -1,4 +1,4 @@
-import { AppError, createMetrics } from '@rl/shared';
+import { AppError, createLogger, createMetrics } from '@rl/shared';
 import { describe, expect, it } from 'vitest';
 import type { BatchOutput, SlotResult } from './core/score-batch.ts';
 import { createScoreService, type RunRemote } from './score-service.ts';
@@ -7,7 +7,7 @@ const codeItem = { data_source: 'apps', solution_str: 's', ground_truth: 'g' };
 
 function service(output: BatchOutput, runRemote: RunRemote) {
   const metrics = createMetrics('test');
-  const svc = createScoreService({ pool: { run: async () => output }, runRemote, metrics });
+  const svc = createScoreService({ pool: { run: async () => output }, runRemote, metrics, logger: createLogger({ service: 'test', level: 'silent' }) });
   return { svc, metrics };
 }
 

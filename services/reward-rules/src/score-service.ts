@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type BudgetPool, type ErrorBody, type ScoreItem, type ServiceMetrics } from '@rl/shared';
+import { AppError, ErrorCode, type BudgetPool, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/shared';
 import { listDataSources } from './core/registry.ts';
 import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 
@@ -17,6 +17,7 @@ export interface ScoreServiceDeps {
   pool: Pick<BudgetPool, 'run'>;
   runRemote: RunRemote;
   metrics: ServiceMetrics;
+  logger: Logger;
 }
 
 /**
@@ -24,9 +25,10 @@ export interface ScoreServiceDeps {
  * for code data sources and to the metrics. The common case, no remote items,
  * splices the workers' JSON straight into the response without re-parsing it.
  */
-export function createScoreService({ pool, runRemote, metrics }: ScoreServiceDeps): ScoreService {
+export function createScoreService({ pool, runRemote, metrics, logger }: ScoreServiceDeps): ScoreService {
   return {
     async score(body, signal) {
+      logger.debug({ bytes: body.length }, 'batch received');
       const out = (await pool.run(body, signal)) as BatchOutput;
       for (const [code, n] of Object.entries(out.errorCodes)) metrics.itemErrors.inc({ code }, n);
       if (out.remote.length === 0) return `{"results":${out.resultsJson}}`;

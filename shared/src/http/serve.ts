@@ -27,10 +27,17 @@ function closeServer(server: ServerType, graceMs: number): Promise<void> {
       resolve();
     }, graceMs);
     force.unref();
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    // A keep-alive connection whose response finishes after close() would otherwise
+    // linger for the whole keep-alive timeout; close such connections as they go idle.
+    const reap = setInterval(() => {
+      if ('closeIdleConnections' in server) server.closeIdleConnections();
+    }, 50);
+    reap.unref();
     server.close(() => {
       clearTimeout(force);
+      clearInterval(reap);
       resolve();
     });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
 }

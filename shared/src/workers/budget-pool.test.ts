@@ -18,6 +18,19 @@ const run = async (p: BudgetPool, inputs: TestInput[], signal?: AbortSignal) => 
 const doubles = (n: number): TestInput[] => Array.from({ length: n }, (_, i) => ({ op: 'double', n: i }));
 
 describe('BudgetPool', () => {
+  it('reports ready once every worker has loaded its module', async () => {
+    const p = pool(2);
+    await p.whenReady();
+    expect(p.readyWorkers).toBe(2);
+  });
+
+  it('gives up with a clear error when the module cannot be loaded', async () => {
+    const broken = new BudgetPool({ moduleUrl: new URL('./fixtures/no-such-module.ts', import.meta.url).href, size: 1 });
+    pools.push(broken);
+    await expect(broken.whenReady()).rejects.toThrow(/worker pool broken/);
+    await expect(broken.run('[]')).rejects.toThrow();
+  });
+
   it('computes a batch in order and accepts bytes as well as strings', async () => {
     const p = pool();
     expect(await run(p, doubles(100))).toEqual(Array.from({ length: 100 }, (_, i) => i * 2));

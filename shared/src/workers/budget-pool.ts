@@ -8,6 +8,7 @@ import {
   type JobFailure,
   type JobMessage,
   type JobReport,
+  type ReadyMessage,
   type SkipReason,
   type WorkerBoot,
 } from './protocol.ts';
@@ -40,6 +41,7 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  ready: boolean;
   progress: Int32Array;
   job: Job | undefined;
   seenSeq: number;
@@ -61,6 +63,9 @@ export class BudgetPool {
   readonly #opts: Required<BudgetPoolOptions>;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  /** A pre-started worker that replaces a killed one at once (loading a module can take a second). */
+  #spare: Slot | undefined;
+  readonly #allReady = Promise.withResolvers<void>();
   #nextJobId = 1;
   #watchdog: NodeJS.Timeout | undefined;
   #closed = false;
@@ -69,6 +74,19 @@ export class BudgetPool {
   constructor(options: BudgetPoolOptions) {
     this.#opts = { watchdogIntervalMs: 25, workerHeapMb: 512, moduleData: undefined, ...options };
     for (let i = 0; i < this.#opts.size; i++) this.#slots.push(this.#spawn());
+    this.#spare = this.#spawn();
+    // Observed here so a broken pool is not an unhandled rejection when nobody awaits whenReady().
+    this.#allReady.promise.catch(() => {});
+  }
+
+  /** Resolves once every worker has loaded its module; services await it before reporting ready. */
+  whenReady(): Promise<void> {
+    return this.#allReady.promise;
+  }
+
+  /** Workers that have loaded their module. */
+  get readyWorkers(): number {
+    return this.#slots.filter((s) => s.ready).length;
   }
 
   /** Number of worker threads. */
@@ -111,7 +129,9 @@ export class BudgetPool {
     const err = new AppError(ErrorCode.Unavailable, 'worker pool closed', { status: 503, retryable: true });
     for (const job of this.#queue.splice(0)) this.#finish(job, err);
     for (const slot of this.#slots) if (slot.job !== undefined) this.#finish(slot.job, err);
-    await Promise.all(this.#slots.map((s) => s.worker.terminate()));
+    const all = this.#spare === undefined ? this.#slots : [...this.#slots, this.#spare];
+    this.#spare = undefined;
+    await Promise.all(all.map((s) => s.worker.terminate()));
   }
 
   #spawn(): Slot {
@@ -121,9 +141,12 @@ export class BudgetPool {
       workerData: boot,
       resourceLimits: { maxOldGenerationSizeMb: this.#opts.workerHeapMb },
     });
-    const slot: Slot = { worker, progress: new Int32Array(progress), job: undefined, seenSeq: 0, seenAt: 0 };
+    const slot: Slot = { worker, ready: false, progress: new Int32Array(progress), job: undefined, seenSeq: 0, seenAt: 0 };
     Atomics.store(slot.progress, PROGRESS_INDEX, -1);
-    worker.on('message', (report: JobReport) => this.#onReport(slot, report));
+    worker.on('message', (msg: JobReport | ReadyMessage) => {
+      if (msg.type === 'ready') this.#onReady(slot);
+      else this.#onReport(slot, msg);
+    });
     worker.on('error', (err) => this.#onCrash(slot, err));
     worker.unref();
     return slot;
@@ -146,6 +169,11 @@ export class BudgetPool {
       this.#watchdog = setInterval(() => this.#inspect(), this.#opts.watchdogIntervalMs);
       this.#watchdog.unref();
     }
+  }
+
+  #onReady(slot: Slot): void {
+    slot.ready = true;
+    if (this.#slots.every((s) => s.ready)) this.#allReady.resolve();
   }
 
   #onReport(slot: Slot, report: JobReport): void {
@@ -176,14 +204,16 @@ export class BudgetPool {
   }
 
   #onCrash(slot: Slot, err: Error): void {
+    if (slot === this.#spare) {
+      this.#spare = undefined;
+      void slot.worker.terminate();
+      if (++this.#crashStreak > MAX_CRASH_STREAK) this.#breakPool(err);
+      return;
+    }
     if (!this.#slots.includes(slot)) return;
     const index = Atomics.load(slot.progress, PROGRESS_INDEX);
     if (++this.#crashStreak > MAX_CRASH_STREAK) {
-      // Workers keep dying (e.g. the batch module fails to load): stop respawning.
-      const broken = new AppError(ErrorCode.Internal, `worker pool broken: ${err.message}`, { status: 500, cause: err });
-      this.#closed = true;
-      for (const job of this.#queue.splice(0)) this.#finish(job, broken);
-      for (const s of this.#slots) if (s.job !== undefined) this.#finish(s.job, broken);
+      this.#breakPool(err);
       return;
     }
     if (slot.job !== undefined && index < 0) {
@@ -212,7 +242,17 @@ export class BudgetPool {
   #replaceWorker(slot: Slot): void {
     slot.job = undefined;
     void slot.worker.terminate();
-    this.#slots[this.#slots.indexOf(slot)] = this.#spawn();
+    this.#slots[this.#slots.indexOf(slot)] = this.#spare ?? this.#spawn();
+    this.#spare = this.#closed ? undefined : this.#spawn();
+  }
+
+  /** Workers keep dying (e.g. the batch module fails to load): stop respawning and fail everything. */
+  #breakPool(err: Error): void {
+    const broken = new AppError(ErrorCode.Internal, `worker pool broken: ${err.message}`, { status: 500, cause: err });
+    this.#closed = true;
+    this.#allReady.reject(broken);
+    for (const job of this.#queue.splice(0)) this.#finish(job, broken);
+    for (const s of this.#slots) if (s.job !== undefined) this.#finish(s.job, broken);
   }
 
   #abort(job: Job, reason: unknown): void {

@@ -26,7 +26,12 @@ export interface JobFailure {
 }
 
 /** Worker -> main thread: the batch's output, or why the whole job failed. */
-export type JobReport = { jobId: number; ok: true; output: unknown } | { jobId: number; ok: false; failure: JobFailure };
+export type JobReport = { type: 'report'; jobId: number; ok: true; output: unknown } | { type: 'report'; jobId: number; ok: false; failure: JobFailure };
+
+/** Worker -> main thread: the module is loaded and initialised. */
+export interface ReadyMessage {
+  type: 'ready';
+}
 
 /** Data every worker is started with. */
 export interface WorkerBoot {

@@ -3,7 +3,7 @@
 // sequence number) through shared memory so the main thread can tell which item
 // overran its budget without exchanging a single message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PROGRESS_BUDGET, PROGRESS_INDEX, PROGRESS_SEQ, type BatchModule, type JobMessage, type JobReport, type WorkerBoot } from './protocol.ts';
+import { PROGRESS_BUDGET, PROGRESS_INDEX, PROGRESS_SEQ, type BatchModule, type JobMessage, type JobReport, type ReadyMessage, type WorkerBoot } from './protocol.ts';
 
 const boot = workerData as WorkerBoot;
 const progress = new Int32Array(boot.progress);
@@ -32,10 +32,11 @@ function runJob(job: JobMessage): JobReport {
     }
     Atomics.store(progress, PROGRESS_INDEX, -1);
     Atomics.add(progress, PROGRESS_SEQ, 1);
-    return { jobId: job.jobId, ok: true, output: batch.close(state) };
+    return { type: 'report', jobId: job.jobId, ok: true, output: batch.close(state) };
   } catch (err) {
     const e = err as { code?: unknown; status?: unknown; message?: unknown; details?: unknown };
     return {
+      type: 'report',
       jobId: job.jobId,
       ok: false,
       failure: {
@@ -49,3 +50,5 @@ function runJob(job: JobMessage): JobReport {
 }
 
 parentPort?.on('message', (job: JobMessage) => parentPort?.postMessage(runJob(job)));
+const ready: ReadyMessage = { type: 'ready' };
+parentPort?.postMessage(ready);

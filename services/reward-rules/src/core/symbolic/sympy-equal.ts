@@ -61,8 +61,9 @@ function symbolNames(ast: PyAst, out: Set<string>): Set<string> {
 function isZero(ast: PyAst): boolean {
   if (!hasSymbols(ast)) {
     const arith = new ExactArith();
-    if (!isExactZero(evaluate(ast, arith), arith)) return false;
-    if (arith.floatPrecision === 0) return true;
+    const d = evaluate(ast, arith);
+    if (!isExactZero(d, arith)) return false;
+    if (d.k === 'flt' || arith.floatPrecision === 0 || !arith.usesAtoms) return true;
     // With Floats the tolerance is loose: the conjugate values must cancel too.
     for (let variant = 1; variant <= CONJUGATES; variant++) {
       const conjugate = new ExactArith(variant);

@@ -53,6 +53,8 @@ export class ExactArith implements Arith<ExactValue> {
   maxMagnitude: BigNumber = bignum(1);
   /** Largest Float precision seen (0: no Float at all). */
   floatPrecision = 0;
+  /** Whether a value that conjugate variants change (pi, e, i, a radical, a log) was used. */
+  usesAtoms = false;
   private readonly variant: number;
 
   constructor(variant = 0) {
@@ -78,7 +80,8 @@ export class ExactArith implements Arith<ExactValue> {
   // A square root (or odd power of one) of a positive rational, conjugated in variant 1.
   private radical(base: ExactValue, exponent: BigNumber, v: Num): Num {
     const halfInteger = exponent.times(2).isInteger() && !exponent.isInteger();
-    if (this.variant === 0 || base.k !== 'rat' || !halfInteger || !isBig(base.v) || !base.v.isPositive()) return v;
+    if (base.k !== 'rat' || !halfInteger || !isBig(base.v) || !base.v.isPositive()) return v;
+    this.usesAtoms = true;
     return sqrtConjugateSign(base.v, this.variant) < 0 ? BIG.unaryMinus(v) : v;
   }
 
@@ -98,6 +101,7 @@ export class ExactArith implements Arith<ExactValue> {
   }
 
   constant(name: string): ExactValue {
+    if (name === 'pi' || name === 'E' || name === 'I') this.usesAtoms = true;
     if (name === 'pi' || name === 'E') return { k: 'exp', v: constantValue(name, this.variant) };
     if (name === 'I') return { k: 'exp', v: BIG.complex(0, this.variant === 0 ? 1 : -1) };
     if (name === 'oo' || name === 'zoo') return { k: 'exp', v: bignum(Infinity) };
@@ -139,7 +143,10 @@ export class ExactArith implements Arith<ExactValue> {
     let v = fn(x.v);
     if (name === 'sqrt') v = this.radical(x, HALF, v);
     const positiveRational = x.k === 'rat' && isBig(x.v) && x.v.isPositive();
-    if (name === 'ln' && this.variant !== 0 && positiveRational && isBig(v)) v = v.times(logScale(this.variant));
+    if (name === 'ln' && positiveRational && isBig(v)) {
+      this.usesAtoms = true;
+      if (this.variant !== 0) v = v.times(logScale(this.variant));
+    }
     return this.exact(v);
   }
 

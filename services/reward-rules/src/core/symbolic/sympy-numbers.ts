@@ -32,22 +32,29 @@ export function roundToBits(v: BigNumber, bits: number): BigNumber {
 
 // sympy turns exact results such as pi/pi or sqrt(9) into Rationals; an exact value
 // this close to a fraction with a small denominator is taken to be one.
-const MAX_DENOMINATOR = 1_000_000n;
+const MAX_DENOMINATOR = 1_000_000;
 
 /** The fraction p/q (q <= 10^6) within 1e-45 relative of v, or null. */
 export function asRational(v: BigNumber): BigNumber | null {
   if (!v.isFinite()) return null;
-  const tol = (v.abs().gt(1) ? v.abs() : bignum(1)).times('1e-45');
-  let x = v;
-  let [h0, h1, k0, k1] = [0n, 1n, 1n, 0n];
-  for (let i = 0; i < 60; i++) {
-    const a = BigInt(x.floor().toFixed());
+  if (v.isInteger()) return v;
+  const x = v.toNumber();
+  if (Math.abs(x) > 1e9) return null;
+  // Continued fraction in doubles to find the candidate, then one exact check.
+  let [h0, h1, k0, k1] = [0, 1, 1, 0];
+  let y = x;
+  for (let i = 0; i < 40; i++) {
+    const a = Math.floor(y);
     [h0, h1] = [h1, a * h1 + h0];
     [k0, k1] = [k1, a * k1 + k0];
     if (k1 > MAX_DENOMINATOR) return null;
-    const approx = bignum(h1.toString()).div(bignum(k1.toString()));
-    if (approx.minus(v).abs().lte(tol)) return approx;
-    x = bignum(1).div(x.minus(bignum(a.toString())));
+    if (Math.abs(x - h1 / k1) <= 1e-13 * Math.max(1, Math.abs(x))) {
+      const approx = bignum(h1).div(k1);
+      const tol = (v.abs().gt(1) ? v.abs() : bignum(1)).times('1e-45');
+      return approx.minus(v).abs().lte(tol) ? approx : null;
+    }
+    if (y === a) return null;
+    y = 1 / (y - a);
   }
   return null;
 }
