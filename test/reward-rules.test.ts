@@ -67,6 +67,34 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
     expect(sources.data?.data_sources.map((d) => d.data_source)).toContain('openai/gsm8k');
   });
 
+  it('forwards code data sources over NATS with the caller’s request id and trace context', async () => {
+    // A stand-in for reward-sandbox (not built yet) answering on its subject.
+    const seen: Array<{ requestId: string; traceparent: string; items: unknown[] }> = [];
+    const sub = nc.subscribe('reward.sandbox.score', {
+      callback: (_err, msg) => {
+        const body = JSON.parse(new TextDecoder().decode(msg.data)) as { items: unknown[] };
+        seen.push({ requestId: msg.headers?.get('X-Request-Id') ?? '', traceparent: msg.headers?.get('traceparent') ?? '', items: body.items });
+        msg.respond(JSON.stringify({ results: body.items.map(() => ({ score: 0.75, extra: { pass_rate: 0.75 } })) }));
+      },
+    });
+    await nc.flush();
+    try {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const res = await fetch(`${a.baseUrl}/v1/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent, 'x-request-id': 'req-42' },
+        body: JSON.stringify({ items: [MIXED.items[0], MIXED.items[6]] }),
+      });
+      expect(((await res.json()) as ScoreResponse).results).toEqual([
+        { score: 1, extra: { acc: true, pred: '18' } },
+        { score: 0.75, extra: { pass_rate: 0.75 } },
+      ]);
+      expect(seen).toEqual([{ requestId: 'req-42', traceparent, items: [MIXED.items[6]] }]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
   it('spreads requests over both instances of the queue group', async () => {
     await Promise.all(Array.from({ length: 40 }, () => natsScore({ items: MIXED.items.slice(0, 1) })));
     const stats = [];

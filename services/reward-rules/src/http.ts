@@ -45,7 +45,8 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
   app.openAPIRegistry.registerPath(scoreRoute);
   app.post(scoreRoute.path, async (c) => {
     const body = new Uint8Array(await c.req.arrayBuffer());
-    return c.body(await svc.score(body, c.req.raw.signal), 200, { 'content-type': 'application/json' });
+    const ctx = { signal: c.req.raw.signal, requestId: c.get('requestId'), traceparent: c.req.header('traceparent') };
+    return c.body(await svc.score(body, ctx), 200, { 'content-type': 'application/json' });
   });
   app.openapi(dataSourcesRoute, (c) => c.json(svc.dataSources(), 200));
 }

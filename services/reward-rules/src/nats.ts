@@ -4,5 +4,5 @@ import { SCORE_SUBJECT } from './subjects.ts';
 
 /** NATS endpoints of the rule-reward service: the same core call as `POST /v1/score`, same body. */
 export function natsEndpoints(svc: ScoreService): EndpointSpec[] {
-  return [{ name: 'score', subject: SCORE_SUBJECT, handleRaw: (data, ctx) => svc.score(data, ctx.signal) }];
+  return [{ name: 'score', subject: SCORE_SUBJECT, handleRaw: (data, ctx) => svc.score(data, ctx) }];
 }

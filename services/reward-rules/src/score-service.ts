@@ -1,16 +1,21 @@
-import { AppError, ErrorCode, type BudgetPool, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/shared';
+import { AppError, ErrorCode, type BudgetPool, type Correlation, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/shared';
 import { listDataSources } from './core/registry.ts';
 import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 
 /** The one entry point both edges (HTTP and NATS) call. */
 export interface ScoreService {
   /** Scores a raw `ScoreRequest` body; resolves with the `ScoreResponse` JSON text. */
-  score(body: Uint8Array | string, signal?: AbortSignal): Promise<string>;
+  score(body: Uint8Array | string, ctx?: CallContext): Promise<string>;
   dataSources(): ReturnType<typeof listDataSources>;
 }
 
+/** Who is asking (request id, trace context) and when to give up. */
+export interface CallContext extends Correlation {
+  signal?: AbortSignal | undefined;
+}
+
 /** Forwards items to the service behind `subject`; throws an AppError when it cannot be reached. */
-export type RunRemote = (subject: string, items: ScoreItem[], signal: AbortSignal | undefined) => Promise<SlotResult[]>;
+export type RunRemote = (subject: string, items: ScoreItem[], ctx: CallContext) => Promise<SlotResult[]>;
 
 /** Dependencies of {@link createScoreService}, built in `main.ts`. */
 export interface ScoreServiceDeps {
@@ -27,26 +32,26 @@ export interface ScoreServiceDeps {
  */
 export function createScoreService({ pool, runRemote, metrics, logger }: ScoreServiceDeps): ScoreService {
   return {
-    async score(body, signal) {
-      logger.debug({ bytes: body.length }, 'batch received');
-      const out = (await pool.run(body, signal)) as BatchOutput;
+    async score(body, ctx = {}) {
+      logger.debug({ bytes: body.length, requestId: ctx.requestId }, 'batch received');
+      const out = (await pool.run(body, ctx.signal)) as BatchOutput;
       for (const [code, n] of Object.entries(out.errorCodes)) metrics.itemErrors.inc({ code }, n);
       if (out.remote.length === 0) return `{"results":${out.resultsJson}}`;
       const results = JSON.parse(out.resultsJson) as SlotResult[];
-      await mergeRemote(results, out.remote, runRemote, signal, metrics);
+      await mergeRemote(results, out.remote, runRemote, ctx, metrics);
       return JSON.stringify({ results });
     },
     dataSources: listDataSources,
   };
 }
 
-async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, signal: AbortSignal | undefined, metrics: ServiceMetrics): Promise<void> {
+async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, ctx: CallContext, metrics: ServiceMetrics): Promise<void> {
   const bySubject = Map.groupBy(remote, (r) => r.subject);
   await Promise.all(
     [...bySubject].map(async ([subject, group]) => {
       let slots: SlotResult[];
       try {
-        slots = await runRemote(subject, group.map((g) => g.item), signal);
+        slots = await runRemote(subject, group.map((g) => g.item), ctx);
       } catch (err) {
         const error = remoteFailure(err, subject);
         slots = group.map(() => ({ error }));

@@ -5,12 +5,13 @@ import type { RunRemote } from '../score-service.ts';
 
 /** Forwards items to another reward service over NATS with the shared batch contract. */
 export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: number): RunRemote {
-  return async function runRemote(subject, items, signal) {
+  return async function runRemote(subject, items, ctx) {
     if (nc === undefined) {
       throw new AppError(ErrorCode.SandboxUnavailable, `NATS is disabled, so ${subject} cannot be reached`, { status: 503 });
     }
-    signal?.throwIfAborted();
-    const reply = await requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse });
+    ctx.signal?.throwIfAborted();
+    // The caller's request id and trace context travel on to the next service.
+    const reply = await requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse, requestId: ctx.requestId, traceparent: ctx.traceparent });
     return reply.results as SlotResult[];
   };
 }

@@ -1,12 +1,22 @@
 // pylatexenc 2.10 LatexWalker.get_token (tolerant parsing), over code points.
 import { PY_WORD_CLASS_BODY } from '../py/regex.ts';
-import { PY_WS_CLASS_BODY } from '../py/whitespace.ts';
 import { SPECIALS_TEXT } from './latex-specs.ts';
 import { EndOfStream, isAlphaCp, isSpaceCp, type LToken } from './latex-nodes.ts';
 
-const ENV_NAME = new RegExp(`^[${PY_WS_CLASS_BODY}]*\\{([${PY_WORD_CLASS_BODY}* ._-]+)\\}`, 'u');
-const COMMENT_END = new RegExp(`(\\n|\\r|\\n\\r)([${PY_WS_CLASS_BODY}]*)`, 'u');
+// One code point of pylatexenc's environment-name class `[\w* ._-]`.
+const ENV_NAME_CHAR = new RegExp(`^[${PY_WORD_CLASS_BODY}* ._-]$`, 'u');
 const SPECIALS = [...SPECIALS_TEXT.keys()];
+
+/** `re.match(r'^\s*\{([\w* ._-]+)\}', s[pos:])` by scanning: [name, code points matched] or null. */
+function envName(cs: readonly string[], pos: number): [string, number] | null {
+  let i = pos;
+  while (isSpaceCp(cs[i])) i++;
+  if (cs[i] !== '{') return null;
+  const start = ++i;
+  while (i < cs.length && ENV_NAME_CHAR.test(cs[i] as string)) i++;
+  if (i === start || cs[i] !== '}') return null;
+  return [cs.slice(start, i).join(''), i + 1 - pos];
+}
 
 /** Parser state that influences tokenising: only `$$` inside `$...$` math. */
 export interface MathState {
@@ -28,11 +38,11 @@ function macroToken(cs: readonly string[], pos: number, space: string, environme
   if (macro === '[' || macro === ']') return tok('mathmode_display', `\\${macro}`, pos, i, space);
   if (macro === '(' || macro === ')') return tok('mathmode_inline', `\\${macro}`, pos, i, space);
   if (environments && (macro === 'begin' || macro === 'end')) {
-    const m = ENV_NAME.exec(cs.slice(pos + i).join(''));
+    const m = envName(cs, pos + i);
     // Tolerant mode: a bad \begin/\end becomes a placeholder char token.
     if (m === null) return tok('char', `\\${macro}`, pos, i, space);
     const kind = macro === 'begin' ? 'begin_environment' : 'end_environment';
-    return tok(kind, m[1] as string, pos, i + [...m[0]].length, space);
+    return tok(kind, m[0], pos, i + m[1], space);
   }
   let post = '';
   // LaTeX eats the blanks after an alphabetic macro name, but not a paragraph break.
@@ -49,26 +59,19 @@ function macroToken(cs: readonly string[], pos: number, space: string, environme
   return tok('macro', macro, pos, i, space, post);
 }
 
+// `(\n|\r|\n\r)(?P<extraspace>\s*)` searched from the "%": the comment runs to the
+// first line break; the break and the blanks after it are its post-space, unless
+// they hold a second line break (a paragraph), which is left in the input.
 function commentToken(cs: readonly string[], pos: number, space: string): LToken {
-  const rest = cs.slice(pos).join('');
-  const m = COMMENT_END.exec(rest);
-  let argLen: number;
-  let len: number;
-  let post = '';
-  if (m === null) {
-    argLen = len = cs.length - pos;
-  } else {
-    const start = [...rest.slice(0, m.index)].length;
-    argLen = start;
-    const extra = m[2] as string;
-    if (extra.startsWith('\n') || extra.startsWith('\r')) {
-      len = start;
-    } else {
-      len = start + [...m[0]].length;
-      post = m[0];
-    }
-  }
-  return tok('comment', cs.slice(pos + 1, pos + argLen).join(''), pos, len, space, post);
+  let nl = pos;
+  while (nl < cs.length && cs[nl] !== '\n' && cs[nl] !== '\r') nl++;
+  const comment = cs.slice(pos + 1, nl).join('');
+  if (nl >= cs.length) return tok('comment', comment, pos, cs.length - pos, space);
+  let end = nl + 1;
+  while (isSpaceCp(cs[end])) end++;
+  const extra = cs[nl + 1];
+  if (end > nl + 1 && (extra === '\n' || extra === '\r')) return tok('comment', comment, pos, nl - pos, space);
+  return tok('comment', comment, pos, end - pos, space, cs.slice(nl, end).join(''));
 }
 
 /** LatexWalker.get_token: the next token at `pos`; throws EndOfStream at the end. */

@@ -77,7 +77,7 @@ export class ExactArith implements Arith<ExactValue> {
     return this.note(r === null ? { k: 'exp', v } : { k: 'rat', v: r });
   }
 
-  // A square root (or odd power of one) of a positive rational, conjugated in variant 1.
+  // A square root (or odd power of one) of a positive rational: signed per conjugate variant.
   private radical(base: ExactValue, exponent: BigNumber, v: Num): Num {
     const halfInteger = exponent.times(2).isInteger() && !exponent.isInteger();
     if (base.k !== 'rat' || !halfInteger || !isBig(base.v) || !base.v.isPositive()) return v;

@@ -90,9 +90,10 @@ const MAX_FACTOR = 1e12;
 
 /** Sign of sigma_variant(r^(1/2)) / r^(1/2) for a positive rational r = a/b. */
 export function sqrtConjugateSign(r: BigNumber, variant: number): number {
+  if (variant === 0) return 1;
   const [a, b] = (BIG.abs(r) as BigNumber).toFraction(1e12).map(Number) as [number, number];
   let n = a * b;
-  if (variant === 0 || !Number.isSafeInteger(n) || n > MAX_FACTOR) return 1;
+  if (!Number.isSafeInteger(n) || n > MAX_FACTOR) return 1;
   let sign = 1;
   for (let p = 2; p * p <= n; p++) {
     let odd = false;
