@@ -112,8 +112,10 @@ function uebung(n: MacroNode, ctx: TextCtx): string {
   return s;
 }
 
-function metadata(n: MacroNode): string {
+function metadata(n: MacroNode, ctx: TextCtx): string {
   if (n.args === null) throw new Error('AttributeError in document metadata macro');
+  // The title text is computed (and may raise) even though nothing is printed.
+  ctx.nodelistToText(n.args.slice(0, 1));
   return '';
 }
 
@@ -127,7 +129,7 @@ export const MACRO_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Hand
   ['include', () => ''],
   // \title, \author, \date store document metadata and print nothing
   // (reading `nodeargd.argnlist` raises when their argument is missing).
-  ...['title', 'author', 'date'].map((name) => [name, (n: MacroNode) => metadata(n)] as [string, Handler]),
+  ...['title', 'author', 'date'].map((name) => [name, metadata] as [string, Handler]),
   ['%', () => '%'],
   ['texorpdfstring', (n, c) => c.nodelistToText((n.legacyArgs ?? []).slice(1, 2))],
   ['item', (n, c) => `\n  ${n.optArg !== null ? c.nodelistToText([n.optArg]) : '* '}`],

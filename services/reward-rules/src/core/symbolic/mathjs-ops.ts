@@ -62,12 +62,14 @@ export function bignum(x: string | number): BigNumber {
   return bigMath.bignumber(x);
 }
 
-/** pi and e at 64 digits. */
+/** pi at 64 digits. */
 export const BIG_PI = bigMath.pi as unknown as BigNumber;
+/** e at 64 digits. */
 export const BIG_E = bigMath.e as unknown as BigNumber;
 
-/** Type tests shared by both instances. */
+/** Whether x is a mathjs Complex. */
 export const isComplex = (x: unknown): x is Complex => bigMath.isComplex(x);
+/** Whether x is a mathjs BigNumber. */
 export const isBig = (x: unknown): x is BigNumber => bigMath.isBigNumber(x);
 
 /** |x| as a BigNumber (Complex moduli are doubles). */

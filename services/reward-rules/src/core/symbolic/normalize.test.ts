@@ -63,6 +63,12 @@ describe('normalizeExpr (mathruler grader._normalize)', () => {
   it('passes None through', () => {
     expect(normalizeExpr(null)).toBeNull();
   });
+
+  it('lowercases with Python’s Final_Sigma rule', () => {
+    // Python 3.11: 'AΣ'.lower() == 'aς', 'AΣB'.lower() == 'aσb'.
+    expect(normalizeExpr('AΣ')).toBe('aς');
+    expect(normalizeExpr('AΣB')).toBe('aσb');
+  });
 });
 
 describe('number helpers', () => {

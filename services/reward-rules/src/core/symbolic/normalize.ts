@@ -49,11 +49,10 @@ export function parseLatex(expr: string): string {
   return pyStrip(s);
 }
 
-// Python `str.lower()` maps each code point on its own (no final-sigma rule).
+// Python `str.lower()` uses full case mappings and the Final_Sigma rule ('AΣ' -> 'aς'),
+// exactly as String.prototype.toLowerCase does.
 function pyLower(s: string): string {
-  let out = '';
-  for (const ch of s) out += ch.toLowerCase();
-  return out;
+  return s.toLowerCase();
 }
 
 /** mathruler grader `_normalize` (null stands for Python None). */

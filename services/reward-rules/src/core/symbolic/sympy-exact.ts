@@ -15,7 +15,7 @@ import { SympyParseError } from './py-tokenize.ts';
 export type ExactValue = { k: 'rat' | 'exp'; v: Num } | { k: 'flt'; v: BigNumber; prec: number };
 
 // sympy computes factorial(n) exactly; far past this it would run for a long time.
-const MAX_FACTORIAL = 100_000n;
+const MAX_FACTORIAL = 10_000n;
 const MAX_RISING = 1_000n;
 const HALF = bignum('0.5');
 

@@ -86,7 +86,7 @@ export function logScale(variant: number): BigNumber {
   return bignum(1).plus(bignum(variant).times('0.1234567890123'));
 }
 
-const MAX_FACTOR = 1e12;
+const MAX_FACTOR = 1e10;
 
 /** Sign of sigma_variant(r^(1/2)) / r^(1/2) for a positive rational r = a/b. */
 export function sqrtConjugateSign(r: BigNumber, variant: number): number {

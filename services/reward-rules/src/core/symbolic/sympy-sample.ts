@@ -1,7 +1,8 @@
 // Arith for expressions with symbols: sympy symbols are complex, so the
 // difference is evaluated (mathjs, complex doubles) at fixed complex points
-// chosen off the real axis and on both sides of the branch cuts; it counts as
-// zero when it vanishes at every point where it is finite.
+// chosen off the real axis and across the branch cuts (sqrt(x*y) is not
+// sqrt(x)*sqrt(y) for sympy); it counts as zero when it vanishes, relative to
+// the largest intermediate value, at every point where it is finite.
 import { DBL, isComplex, isFiniteNum, type Num } from './mathjs-ops.ts';
 import type { Arith, BinOp } from './sympy-eval.ts';
 import { SympyParseError } from './py-tokenize.ts';
