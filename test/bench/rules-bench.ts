@@ -42,7 +42,11 @@ async function saturate(send: (batch: Uint8Array) => Promise<number>, items: Sco
   const started = performance.now();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
-      while (performance.now() < deadline) done += await send(batches[k++ % batches.length]!);
+      while (performance.now() < deadline) {
+        // Await first: `done += await x` would read `done` before the await and lose updates.
+        const scored = await send(batches[k++ % batches.length]!);
+        done += scored;
+      }
     }),
   );
   return done / ((performance.now() - started) / 1000);

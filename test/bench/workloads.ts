@@ -1,5 +1,7 @@
-// Deterministic, realistic batches for the rule-reward benchmark.
-import { createRng, type ScoreItem } from '@rl/shared';
+// Deterministic, realistic batches for the rule-reward benchmark, shaped like a
+// GRPO step: each prompt (one ground truth) has GROUP sampled responses, some
+// right, most with their own wrong answers.
+import { createRng, type Rng, type ScoreItem } from '@rl/shared';
 
 /** A named benchmark workload and verl's in-process Python throughput on it (items/s, one core). */
 export interface Workload {
@@ -9,42 +11,63 @@ export interface Workload {
   items: ScoreItem[];
 }
 
-const WORDS = ['the', 'total', 'cost', 'is', 'so', 'we', 'add', 'then', 'each', 'apples', 'she', 'has', 'left', 'after', 'giving', 'away'];
+/** Responses per prompt, as `actor_rollout_ref.rollout.n` in a GRPO job. */
+export const GROUP = 8;
 
-function prose(rng: ReturnType<typeof createRng>, words: number): string {
+const WORDS = ['the', 'total', 'cost', 'is', 'so', 'we', 'add', 'then', 'each', 'apples', 'she', 'has', 'left', 'after', 'giving', 'away'];
+const ENTITIES = ['Eiffel Tower', 'Paris', 'George Washington', 'the Pacific Ocean', 'Marie Curie', 'Mount Everest', 'Johann Sebastian Bach', 'the Nile'];
+
+function prose(rng: Rng, words: number): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(rng.next() < 0.2 ? String(rng.int(1, 999)) : rng.pick(WORDS));
   return out.join(' ');
 }
 
-/** Builds `n` items per workload from `seed`. */
+function latexAnswer(rng: Rng): string {
+  switch (rng.int(0, 4)) {
+    case 0:
+      return `\\frac{${rng.int(1, 30)}}{${rng.int(2, 40)}}`;
+    case 1:
+      return `${rng.int(1, 9)}\\sqrt{${rng.int(2, 50)}}`;
+    case 2:
+      return String(rng.int(-500, 5000));
+    case 3:
+      return `${rng.int(1, 12)}\\pi`;
+    default:
+      return `(${rng.int(-9, 9)}, ${rng.int(-9, 9)})`;
+  }
+}
+
+/** Builds `n` items per workload (n / GROUP prompts) from `seed`. */
 export function workloads(n: number, seed = 20261122): Workload[] {
   const rng = createRng(seed);
   const gsm8k: ScoreItem[] = [];
   const math: ScoreItem[] = [];
   const qa: ScoreItem[] = [];
-  const FRACS = ['\\frac{1}{2}', '\\frac{3}{4}', '\\sqrt{2}', '10', '0.5', '\\dfrac{2}{3}', '3\\pi', '\\text{(A)}'];
-  const ANSWERS = ['Eiffel Tower', 'Paris', 'George Washington', 'the Pacific Ocean', '1969', 'Marie Curie'];
-  for (let i = 0; i < n; i++) {
-    const ans = rng.int(1, 5000);
-    gsm8k.push({
-      data_source: 'openai/gsm8k',
-      solution_str: `${prose(rng, 30)}. ${rng.int(1, 99)} + ${rng.int(1, 99)} = ${ans}. #### ${rng.next() < 0.8 ? ans : ans + 1}`,
-      ground_truth: String(ans),
-      params: { method: 'flexible' },
-    });
-    const frac = rng.pick(FRACS);
-    math.push({
-      data_source: 'lighteval/MATH',
-      solution_str: `${prose(rng, 25)} so the answer is $\\boxed{${rng.next() < 0.7 ? frac : rng.pick(FRACS)}}$.`,
-      ground_truth: frac,
-    });
-    const target = rng.pick(ANSWERS);
-    qa.push({
-      data_source: 'searchR1_nq',
-      solution_str: `<think>${prose(rng, 20)}</think>\n<answer> ${rng.next() < 0.6 ? target : rng.pick(ANSWERS)} </answer>`,
-      ground_truth: { target: [target, target.toLowerCase()] },
-    });
+  for (let p = 0; p < n / GROUP; p++) {
+    const num = rng.int(1, 5000);
+    const tex = latexAnswer(rng);
+    const entity = rng.pick(ENTITIES);
+    for (let g = 0; g < GROUP; g++) {
+      const right = rng.next() < 0.4;
+      const said = right ? num : rng.int(1, 5000);
+      gsm8k.push({
+        data_source: 'openai/gsm8k',
+        solution_str: `${prose(rng, 30)}. ${rng.int(1, 99)} + ${rng.int(1, 99)} = ${said}. #### ${said}`,
+        ground_truth: String(num),
+        params: { method: 'flexible' },
+      });
+      math.push({
+        data_source: 'lighteval/MATH',
+        solution_str: `${prose(rng, 25)} so the answer is $\\boxed{${right ? tex : latexAnswer(rng)}}$.`,
+        ground_truth: tex,
+      });
+      qa.push({
+        data_source: 'searchR1_nq',
+        solution_str: `<think>${prose(rng, 20)}</think>\n<answer> ${right ? entity : rng.pick(ENTITIES)} </answer>`,
+        ground_truth: { target: [entity, entity.toLowerCase()] },
+      });
+    }
   }
   return [
     { name: 'gsm8k (flexible)', verlItemsPerSec: 136_000, items: gsm8k },

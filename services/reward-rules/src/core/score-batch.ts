@@ -59,7 +59,12 @@ export function scoreBatchItem(state: BatchState, i: number): void {
       state.results[i] = { error: { code: ErrorCode.SandboxUnavailable, message: 'not forwarded yet' } };
       return;
     }
-    const { timeout_ms: _budget, ...params } = item.params ?? {};
+    let params = item.params;
+    if (params !== undefined && 'timeout_ms' in params) {
+      // Our budget, not a verl keyword: the scorer's strict schema would reject it.
+      const { timeout_ms: _budget, ...verlParams } = params;
+      params = verlParams;
+    }
     state.results[i] = scoreItem({
       data_source: item.data_source,
       solution_str: item.solution_str,

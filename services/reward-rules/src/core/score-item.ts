@@ -11,9 +11,15 @@ export interface ScoreItem {
   params?: Record<string, unknown>;
 }
 
+const defaultParams = new WeakMap<Scorer, unknown>();
+
 /** Parses `params` with the scorer's schema; a failure names the first failing key. */
 function parseParams(scorer: Scorer, raw: Record<string, unknown> | undefined): unknown {
+  // Most items carry no params: their parsed defaults are the same every time.
+  const empty = raw === undefined || isEmpty(raw);
+  if (empty && defaultParams.has(scorer)) return defaultParams.get(scorer);
   const parsed = scorer.params.safeParse(raw ?? {});
+  if (parsed.success && empty) defaultParams.set(scorer, parsed.data);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({
     path: ['params', ...issue.path.map(String)].join('.'),
@@ -25,6 +31,11 @@ function parseParams(scorer: Scorer, raw: Record<string, unknown> | undefined): 
     status: 400,
     details: { issues },
   });
+}
+
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** Scores one item locally, as verl `default_compute_score` would; throws AppError on bad input. */

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { pySliceFrom, pyTail } from '../py/code-points.ts';
 import { PY_WS_CLASS_BODY } from '../py/whitespace.ts';
 import type { Scorer } from '../scorer.ts';
+import { memoizeString } from '../memo.ts';
 import { normalizeFinalAnswer } from './math-dapo-normalize.ts';
+
+// Ground truths repeat (n responses per prompt); model answers mostly do not.
+const normalizeGroundTruth = memoizeString(normalizeFinalAnswer);
 
 // verl math_dapo.compute_score keeps only the last 300 code points.
 const SOLUTION_CLIP_CHARS = 300;
@@ -87,7 +91,7 @@ export const mathDapoScorer: Scorer<MathDapoParams> = {
           status: 400,
         });
       }
-      acc = pred === normalizeFinalAnswer(groundTruth);
+      acc = pred === normalizeGroundTruth(groundTruth);
     }
     return { score: acc ? 1.0 : -1.0, extra: { acc, pred } };
   },

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.ts';
 import { lastBoxedOnlyString, removeBoxed } from './math-reward-boxed.ts';
+import { memoizeString } from '../memo.ts';
 import { stripString } from './math-reward-strip.ts';
+
+// Ground truths repeat (n responses per prompt); model answers mostly do not.
+const stripGroundTruth = memoizeString(stripString);
 
 /** verl `math_reward.compute_score` takes no keyword options. */
 export const MathRewardParams = z.strictObject({});
@@ -15,7 +19,7 @@ export function isEquiv(answer: string, groundTruth: unknown): boolean {
   if (ss1 === null) return answer === groundTruth;
   // strip_string(non-str) raises AttributeError, and `str == non-str` is False (None included).
   if (typeof groundTruth !== 'string') return false;
-  const ss2 = stripString(groundTruth);
+  const ss2 = stripGroundTruth(groundTruth);
   if (ss2 === null) return answer === groundTruth;
   return ss1 === ss2;
 }

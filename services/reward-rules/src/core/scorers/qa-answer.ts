@@ -4,7 +4,10 @@ import { AppError, ErrorCode } from '@rl/shared/errors';
 import { z } from 'zod';
 import { pyCount } from '../py/str.ts';
 import { pyStrip } from '../py/whitespace.ts';
+import { memoizeString } from '../memo.ts';
 import { normalizeAnswer } from './qa-normalize.ts';
+
+const normalizeGold = memoizeString(normalizeAnswer);
 
 const OPEN = '<answer>';
 const CLOSE = '</answer>';
@@ -69,7 +72,7 @@ export function anyTargetMatches(target: unknown, test: (normalizedGold: string)
   if (!Array.isArray(golds)) throw invalid('ground_truth.target must be a string or a list of strings');
   for (const gold of golds as unknown[]) {
     if (typeof gold !== 'string') throw invalid('ground_truth.target must be a string or a list of strings');
-    if (test(normalizeAnswer(gold))) return true;
+    if (test(normalizeGold(gold))) return true;
   }
   return false;
 }
