@@ -13,7 +13,7 @@ function app(authToken?: string) {
       const items = (parseJsonText(text) as { items: Array<{ solution_str: string }> }).items;
       return JSON.stringify({ results: items.map((i) => ({ score: i.solution_str.length, extra: {} })) });
     },
-    dataSources: () => ({ data_sources: [], prefixes: [] }),
+    dataSources: async () => ({ data_sources: [], prefixes: [] }),
   };
   const a = createApp({
     service: 'reward-rules',

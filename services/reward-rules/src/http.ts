@@ -48,5 +48,5 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
     const ctx = { signal: c.req.raw.signal, requestId: c.get('requestId'), traceparent: c.req.header('traceparent') };
     return c.body(await svc.score(body, ctx), 200, { 'content-type': 'application/json' });
   });
-  app.openapi(dataSourcesRoute, (c) => c.json(svc.dataSources(), 200));
+  app.openapi(dataSourcesRoute, async (c) => c.json(await svc.dataSources(), 200));
 }

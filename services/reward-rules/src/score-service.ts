@@ -1,12 +1,13 @@
 import { AppError, ErrorCode, type BudgetPool, type Correlation, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/shared';
-import { listDataSources } from './core/registry.ts';
+import type { listDataSources } from './core/registry.ts';
 import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 
 /** The one entry point both edges (HTTP and NATS) call. */
 export interface ScoreService {
   /** Scores a raw `ScoreRequest` body; resolves with the `ScoreResponse` JSON text. */
   score(body: Uint8Array | string, ctx?: CallContext): Promise<string>;
-  dataSources(): ReturnType<typeof listDataSources>;
+  /** verl's dispatch table as this service applies it. */
+  dataSources(): Promise<ReturnType<typeof listDataSources>>;
 }
 
 /** Who is asking (request id, trace context) and when to give up. */
@@ -41,7 +42,8 @@ export function createScoreService({ pool, runRemote, metrics, logger }: ScoreSe
       await mergeRemote(results, out.remote, runRemote, ctx, metrics);
       return JSON.stringify({ results });
     },
-    dataSources: listDataSources,
+    // Loaded on first use: the scorers (mathjs among them) live in the workers, not on the event loop.
+    dataSources: async () => (await import('./core/registry.ts')).listDataSources(),
   };
 }
 
