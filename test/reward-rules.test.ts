@@ -159,6 +159,10 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
     expect(hugeString.status).toBe(400);
     expect(((await hugeString.json()) as { detail: string }).detail).toContain('items[0].solution_str');
 
+    const tenMegabytes = await postScore(a.baseUrl, { items: [{ data_source: 'openai/gsm8k', solution_str: 'x'.repeat(10 * 1024 * 1024), ground_truth: '1' }] });
+    expect(tenMegabytes.status).toBe(400);
+    expect(((await tenMegabytes.json()) as { detail: string }).detail).toContain('items[0].solution_str');
+
     const tooBig = await raw(`{"items":[{"data_source":"x","solution_str":"${'y'.repeat(17 * 1024 * 1024)}","ground_truth":"1"}]}`);
     expect(tooBig.status).toBe(413);
 
