@@ -68,9 +68,14 @@ node_modules/.installed: package.json package-lock.json $(WORKSPACE_MANIFESTS) |
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: nats-server
-nats-server:
-	@command -v nats-server >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nats-server; }
+# Debian packages the stack needs: nats-server; bubblewrap for the code sandbox;
+# python3-requests so verl's own sandbox_fusion client runs in the tests.
+APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests)
+
+.PHONY: nats-server system-deps
+nats-server: system-deps
+system-deps:
+	@if [ -n "$(strip $(APT_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_NEEDS); fi
 
 clean: down ## remove installed dependencies and run state
 	rm -rf node_modules .run

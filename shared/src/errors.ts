@@ -14,6 +14,7 @@ export const ErrorCode = {
   InvalidGroundTruth: 'invalid_ground_truth',
   ScorerFailed: 'scorer_failed',
   SandboxUnavailable: 'sandbox_unavailable',
+  UnsupportedLanguage: 'unsupported_language',
   NoResponders: 'no_responders',
   Timeout: 'timeout',
   Busy: 'busy',

@@ -1,0 +1,71 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { AppError, ErrorCode, ProblemSchema, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
+import type { Executor } from './core/executor.ts';
+import type { RunDefaults } from './core/fusion.ts';
+import { runCode } from './run-code.ts';
+import { LanguagesResponse, RunCodeRequest, RunCodeResponse } from './schemas.ts';
+import type { ScoreService } from './score-service.ts';
+
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
+
+const runCodeRoute = createRoute({
+  method: 'post',
+  path: '/run_code',
+  summary: 'Run one program (SandboxFusion-compatible)',
+  description:
+    'Request and response are exactly SandboxFusion’s RunCodeRequest / RunCodeResponse, so verl’s sandbox_fusion reward and tools work by pointing their URL here. When every slot and the queue are full the answer is HTTP 504, the one status verl’s client retries.',
+  request: { body: { required: true, content: { 'application/json': { schema: RunCodeRequest } } } },
+  responses: {
+    200: { description: 'The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError', content: { 'application/json': { schema: RunCodeResponse } } },
+    400: problem('Malformed request, unsupported language or unsafe file path; the message names the field'),
+    413: problem('Body larger than the configured limit'),
+    504: problem('Overloaded: retry later (Retry-After)'),
+  },
+});
+
+const scoreRoute = createRoute({
+  method: 'post',
+  path: '/v1/score',
+  summary: 'Score model code against test cases (prime / sandbox_fusion style)',
+  description:
+    'Batch contract shared by every reward service. `ground_truth` is an APPS/CodeContests test spec ({"inputs", "outputs", "fn_name"?}, object or JSON string); the last fenced code block of `solution_str` runs against every case.',
+  request: { body: { required: true, content: { 'application/json': { schema: ScoreRequest } } } },
+  responses: {
+    200: { description: 'One result per item, in order', content: { 'application/json': { schema: ScoreResponse } } },
+    400: problem('Malformed request; the message names the failing field'),
+    413: problem('Body larger than the configured limit'),
+  },
+});
+
+const languagesRoute = createRoute({
+  method: 'get',
+  path: '/v1/languages',
+  summary: 'Languages this instance can run, and the back-end for each',
+  responses: { 200: { description: 'Languages', content: { 'application/json': { schema: LanguagesResponse } } } },
+});
+
+/** Route definitions, also the input of the OpenAPI document. */
+export const routes = [runCodeRoute, scoreRoute, languagesRoute];
+
+/** Adds the sandbox routes to `app`. */
+export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults: RunDefaults, scorer: ScoreService): void {
+  app.openapi(runCodeRoute, async (c) => {
+    try {
+      return c.json(await runCode(executor, defaults, c.req.valid('json'), c.req.raw.signal), 200);
+    } catch (err) {
+      if (err instanceof AppError && err.code === ErrorCode.Busy) {
+        // verl's sandbox_fusion client retries HTTP 504 only; anything else becomes a silent zero reward.
+        const res = problemResponse(new AppError(ErrorCode.Busy, err.message, { status: 504, retryable: true }));
+        res.headers.set('retry-after', '1');
+        return res;
+      }
+      throw err;
+    }
+  });
+  app.openapi(scoreRoute, async (c) => {
+    const { items } = c.req.valid('json');
+    const ctx = { signal: c.req.raw.signal, requestId: c.get('requestId') };
+    return c.json({ results: await scorer.score(items, ctx) }, 200);
+  });
+  app.openapi(languagesRoute, (c) => c.json({ languages: executor.languages() }, 200));
+}
