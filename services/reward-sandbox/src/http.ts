@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
 import { AppError, ErrorCode, ProblemSchema, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
@@ -57,7 +58,7 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
         // verl's sandbox_fusion client retries HTTP 504 only; anything else becomes a silent zero reward.
         const res = problemResponse(new AppError(ErrorCode.Busy, err.message, { status: 504, retryable: true }));
         res.headers.set('retry-after', '1');
-        return res;
+        throw new HTTPException(504, { res });
       }
       throw err;
     }

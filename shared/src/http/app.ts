@@ -79,6 +79,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.onError(function toProblem(err, c) {
     if (err instanceof AppError) return problemResponse(err);
     if (err instanceof HTTPException) {
+      // An exception that carries its own response (e.g. a 504 with Retry-After) is sent as is.
+      if (err.res !== undefined) return err.getResponse();
       const code = err.status === 413 ? ErrorCode.PayloadTooLarge : err.status === 401 ? ErrorCode.Unauthorized : ErrorCode.BadRequest;
       return problemResponse(new AppError(code, err.message || 'bad request', { status: err.status }));
     }
