@@ -49,8 +49,9 @@ down: ## stop exactly what `make up` started
 status: ## show what is running
 	node infra/scripts/stack.ts status
 
-bench: deps nats-server ## throughput of rule scoring: in-process vs HTTP vs NATS
+bench: deps nats-server ## rule-scoring throughput (in-process, HTTP, NATS) and sandbox latency per isolation mode
 	node test/bench/rules-bench.ts
+	node test/bench/sandbox-bench.ts
 
 openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
 	node infra/scripts/gen-openapi.ts

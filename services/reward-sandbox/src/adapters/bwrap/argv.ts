@@ -1,0 +1,106 @@
+// The bubblewrap command line for one sandbox. Every run gets fresh namespaces
+// (user, pid, net, ipc, uts, cgroup) and a filesystem assembled from read-only
+// binds of the toolchains plus private, size-capped tmpfs mounts; the root and
+// /dev are remounted read-only at the end so nothing else is writable. Nothing
+// is bound writable from the host, so nothing the program writes can persist.
+
+import { lstatSync, readlinkSync } from 'node:fs';
+
+/** Work dir (cwd) inside the sandbox. */
+export const WORK_DIR = '/tmp/work';
+/** Where the node binary is bound inside the sandbox. */
+export const SANDBOX_NODE = '/opt/node/bin/node';
+/** Where the stdin file is placed (outside the program's writable dirs). */
+export const STDIN_PATH = '/run/sandbox/stdin';
+
+/** What the host offers to bind (detected once at start). */
+export interface HostLayout {
+  /** `/bin`, `/lib64`, ...: symlinks on merged-/usr systems, real dirs otherwise. */
+  rootEntries: Array<{ path: string; symlink?: string }>;
+  /** Files and dirs under /etc that the dynamic loader and toolchains need. */
+  etc: string[];
+  /** Real path of the node binary, bound at SANDBOX_NODE. */
+  nodeHostPath?: string;
+}
+
+/** One file copied into the sandbox from an inherited fd during setup. */
+export interface DataFile {
+  fd: number;
+  dest: string;
+  perms?: string;
+}
+
+/** Everything that varies per sandbox. */
+export interface SandboxPlan {
+  layout: HostLayout;
+  uid: number;
+  env: Record<string, string>;
+  /** Size cap of the /tmp tmpfs (work dir and temp files). */
+  tmpBytes: number;
+  /** Size cap of /dev/shm (POSIX shared memory, semaphores). */
+  shmBytes: number;
+  files: DataFile[];
+  /** The command the sandbox runs (the supervisor). */
+  command: string[];
+}
+
+const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+const ETC = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime'];
+
+/** Inspects the host's root layout (merged /usr or not) and the /etc pieces to bind. */
+export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
+  const rootEntries: HostLayout['rootEntries'] = [];
+  for (const path of ROOT_DIRS) {
+    try {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) rootEntries.push({ path, symlink: readlinkSync(path) });
+      else if (st.isDirectory()) rootEntries.push({ path });
+    } catch {
+      // absent on this host (e.g. /lib32): nothing to bind
+    }
+  }
+  const etc = ETC.filter((p) => {
+    try {
+      lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return nodeHostPath === undefined ? { rootEntries, etc } : { rootEntries, etc, nodeHostPath };
+}
+
+/** The bwrap arguments (without the bwrap path) for one sandbox. */
+export function bwrapArgs(plan: SandboxPlan): string[] {
+  const a: string[] = [
+    '--unshare-all',
+    '--unshare-user', // explicit: needed for --uid and --disable-userns even when bwrap runs as root
+    '--disable-userns', // no nested user namespaces, so no capabilities to reach more kernel surface
+    '--die-with-parent', // if bwrap's monitor dies (we kill it), the sandbox's pid 1 dies and takes the namespace down
+    '--new-session', // no controlling terminal (TIOCSTI)
+    '--uid', String(plan.uid),
+    '--gid', String(plan.uid),
+    '--hostname', 'sandbox',
+    '--clearenv',
+  ];
+  for (const [k, v] of Object.entries(plan.env)) a.push('--setenv', k, v);
+  a.push('--ro-bind', '/usr', '/usr');
+  for (const e of plan.layout.rootEntries) {
+    if (e.symlink !== undefined) a.push('--symlink', e.symlink, e.path);
+    else a.push('--ro-bind', e.path, e.path);
+  }
+  for (const p of plan.layout.etc) a.push('--ro-bind', p, p);
+  if (plan.layout.nodeHostPath !== undefined) a.push('--ro-bind', plan.layout.nodeHostPath, SANDBOX_NODE);
+  a.push('--proc', '/proc', '--dev', '/dev');
+  a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');
+  a.push('--size', String(plan.tmpBytes), '--tmpfs', '/tmp');
+  a.push('--dir', WORK_DIR);
+  for (const f of plan.files) {
+    if (f.perms !== undefined) a.push('--perms', f.perms);
+    a.push('--file', String(f.fd), f.dest);
+  }
+  // The root tmpfs and /dev's tmpfs are writable by the sandbox uid and unbounded; freeze them.
+  a.push('--remount-ro', '/dev', '--remount-ro', '/');
+  a.push('--chdir', WORK_DIR, '--', ...plan.command);
+  return a;
+}

@@ -1,0 +1,90 @@
+// `make bench` (sandbox part): latency and throughput of code execution, per
+// isolation mode, next to the floor: spawning the same interpreter with no
+// isolation at all, measured in the same run.
+import { spawn } from 'node:child_process';
+import { startNatsServer, startService } from '../support/processes.ts';
+
+const HELLO_RUNS = Number(process.env.BENCH_HELLO_RUNS ?? 200);
+const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+}
+const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(10);
+
+async function timeIt(n: number, f: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await f(); // warm-up
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await f();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+function spawnOnce(cmd: string, args: string[]): Promise<void> {
+  return new Promise((res, rej) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    p.stdout.resume();
+    p.stderr.resume();
+    p.once('error', rej);
+    p.once('exit', () => res());
+  });
+}
+
+const nats = await startNatsServer();
+const svc = await startService('reward-sandbox', { NATS_URL: nats.url, LOG_LEVEL: 'info' });
+const post = async (path: string, body: unknown) => {
+  const r = await fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const j = (await r.json()) as { status?: string; results?: Array<{ score?: number }> };
+  if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(j)}`);
+  return j;
+};
+const hello = { language: 'python', code: 'print("hello")' };
+const apps = {
+  data_source: 'apps',
+  solution_str: '```python\nimport sys\nn = int(sys.stdin.readline())\nprint(sum(range(n + 1)))\n```',
+  ground_truth: { inputs: Array.from({ length: 10 }, (_, i) => `${i * 7}\n`), outputs: Array.from({ length: 10 }, (_, i) => `${((i * 7) * (i * 7 + 1)) / 2}\n`) },
+};
+
+try {
+  const floor = await timeIt(HELLO_RUNS, () => spawnOnce('/usr/bin/python3', ['-I', '-S', '-c', 'print("hello")']));
+  const floorNode = await timeIt(Math.min(HELLO_RUNS, 100), () => spawnOnce(process.execPath, ['-e', 'console.log("hello")']));
+  const py = await timeIt(HELLO_RUNS, () => post('/run_code', hello));
+  const js = await timeIt(HELLO_RUNS, () => post('/run_code', { language: 'nodejs', code: 'console.log("hello")' }));
+  const jsNative = await timeIt(Math.min(HELLO_RUNS, 50), () => post('/run_code', { language: 'nodejs', code: 'require("fs"); console.log("hello")' }));
+  const app = await timeIt(50, async () => {
+    const r = await post('/v1/score', { items: [apps] });
+    if (r.results?.[0]?.score !== 1) throw new Error(`APPS problem not solved: ${JSON.stringify(r)}`);
+  });
+
+  let done = 0;
+  const deadline = performance.now() + SATURATE_SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (performance.now() < deadline) {
+        await post('/run_code', hello);
+        done += 1;
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - started) / 1000);
+
+  console.log(`code execution latency (HTTP /run_code end to end, sequential, ${HELLO_RUNS} runs)\n`);
+  console.log(`${'case'.padEnd(52)} ${'p50'.padStart(10)} ${'p99'.padStart(10)}`);
+  const row = (name: string, xs: number[]) => console.log(`${name.padEnd(52)} ${ms(percentile(xs, 50))} ${ms(percentile(xs, 99))}`);
+  row('floor: bare /usr/bin/python3 -I -S spawn, no isolation', floor);
+  row('python hello, bubblewrap sandbox (via HTTP)', py);
+  row('floor: bare node spawn, no isolation', floorNode);
+  row('nodejs hello, isolated-vm fast path (via HTTP)', js);
+  row('nodejs hello needing require(), bubblewrap + node', jsNative);
+  row('10-case APPS problem, /v1/score (bubblewrap python)', app);
+  console.log(`\npython hello at saturation (16 in flight): ${Math.round(rate)} runs/s`);
+  console.log(`sandboxed python p50 / bare spawn p50 = ${(percentile(py, 50) / percentile(floor, 50)).toFixed(2)}x (target <= 1.3x)`);
+} finally {
+  await svc.stop();
+  await nats.stop();
+}
