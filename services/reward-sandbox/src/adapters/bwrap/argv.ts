@@ -40,9 +40,24 @@ export interface SandboxPlan {
   /** Size cap of /dev/shm (POSIX shared memory, semaphores). */
   shmBytes: number;
   files: DataFile[];
+  /** Fd bwrap writes its JSON info (child-pid) to. */
+  infoFd: number;
   /** The command the sandbox runs (the supervisor). */
   command: string[];
 }
+
+/** The program's whole environment (bwrap --clearenv drops everything else). */
+export const SANDBOX_ENV: Readonly<Record<string, string>> = {
+  PATH: '/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
+  HOME: '/tmp',
+  TMPDIR: '/tmp',
+  LANG: 'C.UTF-8',
+  // BLAS/OpenMP would start a thread per host core, which runs into RLIMIT_NPROC
+  // and RLIMIT_AS (each thread reserves stack and malloc arenas) on big hosts.
+  OMP_NUM_THREADS: '1',
+  OPENBLAS_NUM_THREADS: '1',
+  MKL_NUM_THREADS: '1',
+};
 
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 const ETC = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime'];
@@ -78,6 +93,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--disable-userns', // no nested user namespaces, so no capabilities to reach more kernel surface
     '--die-with-parent', // if bwrap's monitor dies (we kill it), the sandbox's pid 1 dies and takes the namespace down
     '--new-session', // no controlling terminal (TIOCSTI)
+    '--info-fd', String(plan.infoFd), // reports the host pid of the sandbox's pid 1, which the killer needs
     '--uid', String(plan.uid),
     '--gid', String(plan.uid),
     '--hostname', 'sandbox',

@@ -45,12 +45,15 @@ export interface LanguageSpec {
 const ENOMEM = /Cannot allocate memory/;
 
 // V8 reserves ~1.3 GiB of address space before running anything (code range,
-// cage, thread stacks), so node gets the heap cap from --max-old-space-size and
-// a generous RLIMIT_AS that only stops runaway native allocations.
-const NODE_AS_HEADROOM_MB = 4096;
-// The Go runtime reserves arenas and per-thread stacks up front; GOMEMLIMIT is the
-// real (soft) heap cap and RLIMIT_AS stops runaway growth.
-const GO_AS_HEADROOM_MB = 2048;
+// thread stacks, malloc arenas), so node gets its heap cap from
+// --max-old-space-size and RLIMIT_AS = limit + 2 GiB, which only stops runaway
+// off-heap allocations (Buffers); the cgroup, when present, is the tight cap.
+const NODE_AS_HEADROOM_MB = 2048;
+// A Go binary maps ~700 MiB of address space before main (arena index, heap
+// reservations), so RLIMIT_AS = limit + 768 MiB lets the heap reach about the
+// limit before "fatal error: out of memory"; GOMEMLIMIT makes the GC work harder
+// as it gets close.
+const GO_AS_HEADROOM_MB = 768;
 
 function node(c: LanguageContext, extra: string[]): CommandSpec {
   return { argv: [c.tools.node ?? 'node', `--max-old-space-size=${c.memoryLimitMb}`, ...extra, c.source] };
@@ -99,7 +102,7 @@ export const LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     }),
     run: (c) => ({ argv: ['./out'], env: { GOMEMLIMIT: `${c.memoryLimitMb}MiB` } }),
     addressSpaceMb: (m) => m + GO_AS_HEADROOM_MB,
-    memoryMarkers: [/runtime: out of memory/, /runtime: cannot allocate memory/, ENOMEM],
+    memoryMarkers: [/fatal error: out of memory/, /runtime: out of memory/, /runtime: cannot allocate memory/, ENOMEM],
   },
   nodejs: {
     extension: 'js',

@@ -36,8 +36,9 @@ export function ulimitScript(l: Limits): string {
   const kib = (mb: number) => Math.max(1, Math.floor(mb * 1024));
   return [
     `ulimit -c 0`,
-    `ulimit -H -t ${l.cpuSeconds + 1}`,
+    // Soft first: lowering the hard limit below the current (unlimited) soft one fails.
     `ulimit -S -t ${l.cpuSeconds}`,
+    `ulimit -H -t ${l.cpuSeconds + 1}`,
     `ulimit -v ${kib(l.addressSpaceMb)}`,
     `ulimit -s ${kib(l.stackMb)}`,
     `ulimit -f ${Math.max(1, Math.floor(l.fileBytes / 1024))}`,

@@ -59,8 +59,10 @@ export class LineSplitter {
 
   /** Feeds a chunk; complete lines (without the newline) go to `onLine`. */
   push(chunk: Buffer): void {
+    const room = this.cap - this.#total;
     this.#total += chunk.length;
-    if (this.#total > this.cap) return;
+    if (room <= 0) return;
+    if (chunk.length > room) chunk = chunk.subarray(0, room);
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       this.#pending.push(chunk.subarray(start, nl));

@@ -1,0 +1,172 @@
+// Runner for native languages (python, bash, cpp, go, nodejs, typescript) in a
+// fresh bubblewrap sandbox per run. Layout: argv.ts (namespaces and mounts),
+// supervisor.ts (what runs inside), limits.ts (rlimits), execute.ts (process
+// lifecycle and deadlines), outcome.ts (SandboxFusion result shape), memory.ts
+// (memory verdict), cgroup.ts (optional whole-sandbox caps), probe.ts (start-up).
+// Runs share no state: each gets its own namespaces, tmpfs and cgroup.
+
+import { randomBytes } from 'node:crypto';
+import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
+import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
+import { CgroupFactory, type CgroupRun } from './bwrap/cgroup.ts';
+import { execute } from './bwrap/execute.ts';
+import { LANGUAGES, type LanguageSpec } from './bwrap/languages.ts';
+import { BASE_LIMITS, cpuSecondsFor, ulimitScript } from './bwrap/limits.ts';
+import { buildOutcome } from './bwrap/outcome.ts';
+import { safeRelativePath } from './bwrap/paths.ts';
+import { probeHost, type HostProbe } from './bwrap/probe.ts';
+import { FD, supervisorScript } from './bwrap/supervisor.ts';
+
+/** Tunables; the defaults suit a reward sandbox. */
+export interface BwrapRunnerOptions {
+  /** Node binary for `nodejs`/`typescript` (bound read-only into the sandbox); omit to disable them. */
+  nodePath?: string;
+  /** Python interpreter (default /usr/bin/python3: system site-packages, fast start). */
+  pythonPath?: string;
+  bwrapPath?: string;
+  /** Size cap of the writable /tmp (work dir + temp files), MiB; grows to fit large inputs. Default 256. */
+  tmpMb?: number;
+  /** Size cap of /dev/shm, MiB. Default 64. */
+  shmMb?: number;
+  /** RLIMIT_AS floor for compilers, MiB (g++ needs more than small run limits). Default 2048. */
+  compileMemoryMb?: number;
+  /** RLIMIT_NPROC per sandbox. Default 64. */
+  processes?: number;
+  /** Cap on fetched files (base64 total), bytes. Default 64 MiB. */
+  maxFetchBytes?: number;
+  /** Use a per-run cgroup when the host allows it. Default true. */
+  cgroups?: boolean;
+  /** Sandbox uid/gid (and host uid when dropping root). Default 65534. */
+  sandboxUid?: number;
+  /** When root and unprivileged user namespaces are blocked, run bwrap as root anyway (weaker; see probe.ts). Default false. */
+  allowRootSandbox?: boolean;
+}
+
+const MiB = 1024 * 1024;
+// Names for `id`, getpwuid() and friends, without exposing the host's accounts.
+const passwd = (uid: number) => `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/bin/bash\n`;
+const group = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
+
+/** Runs native-language programs in per-run bubblewrap sandboxes. */
+export class BwrapRunner implements Runner {
+  readonly name = 'bwrap';
+  /** What the start-up probe found (launch mode, missing pieces), for logs. */
+  readonly host: HostProbe & { cgroups: boolean };
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox'>>;
+  #cgroups: CgroupFactory | null;
+  #languages: string[];
+
+  constructor(options: BwrapRunnerOptions = {}) {
+    this.#opts = {
+      pythonPath: options.pythonPath ?? '/usr/bin/python3',
+      tmpMb: options.tmpMb ?? 256,
+      shmMb: options.shmMb ?? 64,
+      compileMemoryMb: options.compileMemoryMb ?? 2048,
+      processes: options.processes ?? BASE_LIMITS.processes,
+      maxFetchBytes: options.maxFetchBytes ?? 64 * MiB,
+      cgroups: options.cgroups ?? true,
+      sandboxUid: options.sandboxUid ?? 65534,
+    };
+    const probe = probeHost({ ...options, pythonPath: this.#opts.pythonPath, sandboxUid: this.#opts.sandboxUid });
+    this.#cgroups = this.#opts.cgroups ? CgroupFactory.probe() : null;
+    this.host = { ...probe, cgroups: this.#cgroups !== null };
+    this.#languages = Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
+  }
+
+  languages(): ReadonlyArray<string> {
+    return this.#languages;
+  }
+
+  async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
+    signal.throwIfAborted();
+    const lang = LANGUAGES[spec.language];
+    if (lang === undefined || !this.#languages.includes(spec.language)) {
+      const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
+      throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
+    }
+    const inputs = checkedInputs(spec.files);
+    const fetch = spec.fetchFiles.map(safeRelativePath);
+    const source = `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}.${lang.extension}`;
+    const code = Buffer.from(spec.code, 'utf8');
+
+    // Data fds, in order: passwd, group, [stdin], inputs, code (last, so it wins a name clash).
+    const data: Uint8Array[] = [];
+    const files: DataFile[] = [];
+    const add = (dest: string, content: Uint8Array, perms: string) => {
+      files.push({ fd: FD.firstData + data.length, dest, perms });
+      data.push(content);
+    };
+    add('/etc/passwd', Buffer.from(passwd(this.#opts.sandboxUid)), '0644');
+    add('/etc/group', Buffer.from(group(this.#opts.sandboxUid)), '0644');
+    if (spec.stdin !== null) add(STDIN_PATH, Buffer.from(spec.stdin, 'utf8'), '0444');
+    for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
+    add(`${WORK_DIR}/${source}`, code, '0644');
+
+    const inputBytes = data.reduce((n, d) => n + d.length, 0);
+    const tmpMb = this.#opts.tmpMb + Math.ceil(inputBytes / MiB); // inputs do not eat the scratch budget
+    const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools };
+    const base = { ...BASE_LIMITS, processes: this.#opts.processes };
+    const runCpuSeconds = cpuSecondsFor(spec.runTimeoutMs);
+    const compile = lang.compile?.(ctx);
+    const run = lang.run(ctx);
+    const script = supervisorScript({
+      ...(compile && {
+        compile: {
+          ...compile,
+          limits: ulimitScript({ ...base, addressSpaceMb: Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), cpuSeconds: cpuSecondsFor(spec.compileTimeoutMs) }),
+        },
+      }),
+      run: { ...run, limits: ulimitScript({ ...base, addressSpaceMb: lang.addressSpaceMb(spec.memoryLimitMb), cpuSeconds: runCpuSeconds }) },
+      stdinPath: spec.stdin === null ? null : STDIN_PATH,
+      fetch,
+    });
+    const args = bwrapArgs({
+      layout: this.host.layout, uid: this.#opts.sandboxUid, env: { ...SANDBOX_ENV },
+      tmpBytes: tmpMb * MiB, shmBytes: this.#opts.shmMb * MiB, files, infoFd: FD.info,
+      command: ['/bin/bash', '--norc', '--noprofile', '-c', script],
+    });
+    const cgroup = this.#createCgroup(lang, spec, tmpMb);
+    try {
+      const x = await execute({
+        cgroupProcs: cgroup?.procs ?? [], dropPrivileges: this.host.prefix, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
+        ...(cgroup && { onRunAfterCompile: () => cgroup.resetPeak() }),
+        setupTimeoutMs: 20_000, compileTimeoutMs: spec.compileTimeoutMs, runTimeoutMs: spec.runTimeoutMs, graceMs: 1_000,
+        maxOutputBytes: spec.maxOutputBytes, maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024, fetchCount: fetch.length,
+      }, signal);
+      if (!x.started) {
+        const why = x.timedOut === 'setup' ? 'timed out during setup' : `exited with status ${x.exitStatus}`;
+        throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
+      }
+      return buildOutcome(x, {
+        hasCompile: compile !== undefined, memoryLimitMb: spec.memoryLimitMb, compileMemoryMb: this.#opts.compileMemoryMb,
+        runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: spec.fetchFiles, cgroup: cgroup?.stats() ?? null,
+      });
+    } finally {
+      void cgroup?.dispose(); // in the background: the last tasks may take a moment to leave
+    }
+  }
+
+  /** A cgroup bounding the whole sandbox: the larger of the compile/run memory, plus tmpfs and runtime slack. */
+  #createCgroup(lang: LanguageSpec, spec: RunSpec, tmpMb: number): CgroupRun | null {
+    if (this.#cgroups === null) return null;
+    const mem = Math.max(spec.memoryLimitMb, lang.compile ? this.#opts.compileMemoryMb : 0) + tmpMb + this.#opts.shmMb + 128;
+    try {
+      return this.#cgroups.create(mem * MiB, this.#opts.processes + 16);
+    } catch {
+      return null; // rlimits still apply
+    }
+  }
+}
+
+/** Validated input files; throws on unsafe paths or a file that is also used as a directory. */
+function checkedInputs(files: RunSpec['files']): Array<[string, Uint8Array]> {
+  const out = new Map<string, Uint8Array>();
+  for (const [path, content] of Object.entries(files)) out.set(safeRelativePath(path), content ?? new Uint8Array());
+  for (const path of out.keys()) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (out.has(parts.slice(0, i).join('/'))) throw new Error(`invalid files: ${JSON.stringify(path)} is inside another file`);
+    }
+  }
+  return [...out];
+}

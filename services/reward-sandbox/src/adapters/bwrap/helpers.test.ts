@@ -1,0 +1,71 @@
+// Pure helpers of the bubblewrap runner: path hygiene, output capping, the
+// report-channel parser and the memory verdict.
+
+import { describe, expect, it } from 'vitest';
+import { decodeReturnCode, memoryLimitExceeded, type MemoryEvidence } from './memory.ts';
+import { CappedBuffer } from './output.ts';
+import { safeRelativePath, shellQuote } from './paths.ts';
+import { ReportParser } from './report.ts';
+
+describe('safeRelativePath', () => {
+  it('normalises harmless paths', () => {
+    expect(safeRelativePath('a//b/./c.txt')).toBe('a/b/c.txt');
+  });
+  it.each(['/etc/passwd', '../x', 'a/../../x', 'a/..', '', '.', 'a\0b'])('rejects %j', (p) => {
+    expect(() => safeRelativePath(p)).toThrow(/invalid path/);
+  });
+  it('quotes shell words, embedded quotes included', () => {
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+});
+
+describe('CappedBuffer', () => {
+  it('keeps the first cap bytes, counts the rest and decodes lossily', () => {
+    const b = new CappedBuffer(4);
+    b.push(Buffer.from('ab'));
+    b.push(Buffer.from([0x63, 0xff, 0x64, 0x65]));
+    expect(b.text()).toBe('abc\ufffd');
+    expect(b.truncated).toBe(true);
+    expect(b.seen).toBe(6);
+  });
+});
+
+describe('ReportParser', () => {
+  it('parses markers, times and fetched files split across chunks', () => {
+    const events: string[] = [];
+    const p = new ReportParser(1 << 20, 2, {
+      onStart: () => events.push('S'),
+      onCompiled: (rc) => events.push(`C${rc}`),
+      onRunEnd: (rc) => events.push(`R${rc}`),
+    });
+    for (const chunk of ['S\nC 0\nT\n0m0.01s 0m0.00s\n0m1', '.500s 0m0.250s\nR 3\nF 1\naGk=', '\nF 7\nAAAA\nF 0\nnot base64!\n']) p.push(Buffer.from(chunk));
+    expect(events).toEqual(['S', 'C0', 'R3']);
+    expect(p.cpu).toEqual([1.75]);
+    expect([...p.files]).toEqual([[1, 'aGk=']]); // index 7 is out of range, index 0 is not base64
+  });
+  it('ignores markers before the start and stops at the cap', () => {
+    const events: string[] = [];
+    // 'R 0\nS\nR 1\n' is exactly the 10-byte cap; 'R 2' is past it.
+    const p = new ReportParser(10, 1, { onStart: () => events.push('S'), onCompiled: () => events.push('C'), onRunEnd: () => events.push('R') });
+    p.push(Buffer.from('R 0\nS\nR 1\nR 2\n'));
+    expect(events).toEqual(['S', 'R']);
+    expect(p.overflowed).toBe(true);
+  });
+});
+
+describe('memory verdict', () => {
+  const base: MemoryEvidence = { returnCode: 1, stderr: '', markers: [/MemoryError/], killedByUs: false, cpuLimitReached: false, memoryLimitMb: 100, cgroup: null };
+  it('maps 128+N exit statuses to -N', () => {
+    expect([decodeReturnCode(137), decodeReturnCode(139), decodeReturnCode(1), decodeReturnCode(255)]).toEqual([-9, -11, 1, 255]);
+  });
+  it('applies the documented rules', () => {
+    expect(memoryLimitExceeded({ ...base, stderr: 'MemoryError' })).toBe(true);
+    expect(memoryLimitExceeded({ ...base, returnCode: 0, stderr: 'MemoryError' })).toBe(false);
+    expect(memoryLimitExceeded({ ...base, returnCode: -9 })).toBe(true);
+    expect(memoryLimitExceeded({ ...base, returnCode: -9, killedByUs: true })).toBe(false);
+    expect(memoryLimitExceeded({ ...base, returnCode: -9, cpuLimitReached: true })).toBe(false);
+    expect(memoryLimitExceeded({ ...base, returnCode: -11 })).toBe(false);
+    expect(memoryLimitExceeded({ ...base, returnCode: -11, cgroup: { oomKills: 0, peakBytes: 95 * 1024 * 1024 } })).toBe(true);
+    expect(memoryLimitExceeded({ ...base, returnCode: 1, cgroup: { oomKills: 1, peakBytes: null } })).toBe(true);
+  });
+});

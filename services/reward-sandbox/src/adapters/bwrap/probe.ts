@@ -1,0 +1,121 @@
+// Start-up probing: how to launch bwrap on this host, and which toolchains work
+// inside the sandbox. Done once, synchronously, at construction (~10-50 ms).
+//
+// Launch mode. RLIMIT_NPROC is only enforced for a non-root *host* uid: the
+// kernel exempts tasks whose real uid is host root even inside a user namespace,
+// and bwrap started by root maps the sandbox uid onto host root. So when the
+// service is root we drop to an unprivileged uid with setpriv before exec'ing
+// bwrap, which then builds its namespaces the unprivileged way. If unprivileged
+// user namespaces are blocked on this host (e.g. an AppArmor policy), bwrap as
+// root is used only if `allowRootSandbox` is set: the program is then uid 65534
+// without capabilities in its namespace but host root underneath, and the task
+// cap only comes from the pids cgroup. Otherwise the runner offers no languages.
+
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { SANDBOX_ENV, SANDBOX_NODE, bwrapArgs, detectHostLayout, type HostLayout } from './argv.ts';
+import type { Toolchain } from './languages.ts';
+
+/** Result of probing the host. */
+export interface HostProbe {
+  bwrap: string;
+  /** Prefix before bwrap (setpriv when dropping root). */
+  prefix: string[];
+  /** True when the sandbox runs under a non-root host uid (RLIMIT_NPROC effective). */
+  unprivileged: boolean;
+  layout: HostLayout;
+  tools: Toolchain;
+  /** Why something is unavailable (for logs). */
+  problems: string[];
+}
+
+/** Probe options. */
+export interface ProbeOptions {
+  bwrapPath?: string;
+  nodePath?: string;
+  pythonPath: string;
+  sandboxUid: number;
+  allowRootSandbox?: boolean;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function firstExecutable(paths: string[]): string | undefined {
+  return paths.find(executable);
+}
+
+const TOOL_SCRIPT = (python: string) => `
+p() { printf '%s=%s\\n' "$1" "$2"; }
+if [ -x '${python}' ]; then p python '${python}'
+  '${python}' -c 'import importlib.util as u, sys; sys.exit(u.find_spec("pytest") is None)' 2>/dev/null && p pytest 1; fi
+[ -x /bin/bash ] && p bash /bin/bash
+if g=$(command -v g++); then p gxx "$g"
+  for l in crypto ssl pthread; do for e in so a; do case "$(g++ -print-file-name=lib$l.$e)" in /*) p lib "-l$l"; break;; esac; done; done; fi
+[ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null && p node ${SANDBOX_NODE}
+g=$(command -v go) && p go "$g"
+exit 0`;
+
+/** Probes launch mode, layout and toolchains. Never throws; `problems` says what is missing. */
+export function probeHost(opts: ProbeOptions): HostProbe {
+  const problems: string[] = [];
+  const bwrap = opts.bwrapPath ?? firstExecutable(['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap']) ?? 'bwrap';
+  let nodeHostPath: string | undefined;
+  if (opts.nodePath !== undefined) {
+    try {
+      nodeHostPath = realpathSync(opts.nodePath);
+    } catch {
+      problems.push(`node binary ${opts.nodePath} not found`);
+    }
+  }
+  const layout = detectHostLayout(nodeHostPath);
+  const root = process.getuid?.() === 0;
+  const setpriv = firstExecutable(['/usr/bin/setpriv', '/bin/setpriv']);
+  const u = String(opts.sandboxUid);
+  const candidates: Array<{ prefix: string[]; unprivileged: boolean }> = [];
+  if (root && setpriv !== undefined) candidates.push({ prefix: [setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], unprivileged: true });
+  if (!root || opts.allowRootSandbox === true) candidates.push({ prefix: [], unprivileged: !root });
+  const args = (script: string) =>
+    bwrapArgs({ layout, uid: opts.sandboxUid, env: { ...SANDBOX_ENV }, tmpBytes: 16 << 20, shmBytes: 1 << 20, files: [], infoFd: 3, command: ['/bin/bash', '-c', script] });
+  for (const c of candidates) {
+    const r = spawnSync(c.prefix[0] ?? bwrap, [...c.prefix.slice(1), ...(c.prefix.length > 0 ? [bwrap] : []), ...args(TOOL_SCRIPT(opts.pythonPath))], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      timeout: 20_000,
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+    if (r.status !== 0) {
+      problems.push(`bwrap${c.prefix.length > 0 ? ' as uid ' + u : ''} failed: ${(r.stderr || String(r.error ?? r.status)).trim()}`);
+      continue;
+    }
+    if (root && !c.unprivileged) problems.push('sandbox runs as host root: RLIMIT_NPROC is not enforced (pids cgroup only)');
+    return { bwrap, prefix: c.prefix, unprivileged: c.unprivileged, layout, tools: parseTools(r.stdout), problems };
+  }
+  if (root && setpriv === undefined) problems.push('setpriv (util-linux) not found: cannot drop root before bwrap');
+  return { bwrap, prefix: [], unprivileged: false, layout, tools: {}, problems };
+}
+
+function parseTools(out: string): Toolchain {
+  const t: Toolchain = {};
+  const libs: string[] = [];
+  for (const line of out.split('\n')) {
+    const eq = line.indexOf('=');
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1);
+    if (key === 'python') t.python = value;
+    else if (key === 'pytest') t.pytest = true;
+    else if (key === 'bash') t.bash = value;
+    else if (key === 'gxx') t.gxx = value;
+    else if (key === 'lib') libs.push(value);
+    else if (key === 'node') t.node = value;
+    else if (key === 'go') t.go = value;
+  }
+  if (t.gxx !== undefined) t.cppFlags = libs;
+  return t;
+}

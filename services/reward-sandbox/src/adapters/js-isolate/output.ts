@@ -1,0 +1,58 @@
+// Host-side collector for what the isolate writes to stdout/stderr, with a per-stream
+// byte cap: beyond it output is discarded and the stream is marked truncated (the
+// isolate is told to stop sending by the `false` return value).
+
+/** Accumulates stdout (fd 1) and stderr (fd 2) up to `capBytes` each. */
+export class OutputSink {
+  readonly #cap: number;
+  readonly #chunks: [string[], string[]] = [[], []];
+  readonly #bytes = [0, 0];
+  readonly #truncated = [false, false];
+
+  constructor(capBytes: number) {
+    this.#cap = Math.max(0, Math.floor(capBytes));
+  }
+
+  /** Appends text to fd 1 or 2; returns false once the stream is full. */
+  write(fd: 1 | 2, text: string): boolean {
+    const i = fd - 1;
+    if (this.#truncated[i]) return false;
+    if (text.length === 0) return true;
+    const size = Buffer.byteLength(text);
+    const used = this.#bytes[i] as number;
+    if (used + size <= this.#cap) {
+      this.#chunks[i].push(text);
+      this.#bytes[i] = used + size;
+      return true;
+    }
+    const room = this.#cap - used;
+    if (room > 0) this.#chunks[i].push(cutUtf8(text, room));
+    this.#bytes[i] = this.#cap;
+    this.#truncated[i] = true;
+    return false;
+  }
+
+  /** Everything kept for fd 1 or 2, with lone surrogates replaced as Node's UTF-8 encoding would. */
+  text(fd: 1 | 2): string {
+    return this.#chunks[fd - 1].join('').toWellFormed();
+  }
+
+  /** Whether fd 1 or 2 hit the cap. */
+  truncated(fd: 1 | 2): boolean {
+    return this.#truncated[fd - 1] as boolean;
+  }
+
+  /** Human-readable notes for truncated streams. */
+  notes(): string[] {
+    const notes: string[] = [];
+    if (this.#truncated[0]) notes.push(`stdout truncated at ${this.#cap} bytes`);
+    if (this.#truncated[1]) notes.push(`stderr truncated at ${this.#cap} bytes`);
+    return notes;
+  }
+}
+
+// The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes` (no split characters).
+function cutUtf8(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8').subarray(0, maxBytes);
+  return new TextDecoder('utf-8').decode(bytes, { stream: true });
+}
