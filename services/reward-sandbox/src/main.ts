@@ -11,6 +11,7 @@ import {
   startTelemetry,
   type NatsHandle,
 } from '@rl/shared';
+import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner } from './adapters/fast-runner.ts';
 import { RewardSandboxConfig } from './config.ts';
@@ -30,6 +31,8 @@ const metrics = createMetrics(DOC_INFO.service);
 const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
 const queue = new ExecQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED });
+new Gauge({ name: 'sandbox_running', help: 'Programs executing now', registers: [metrics.registry], collect() { this.set(queue.running); } });
+new Gauge({ name: 'sandbox_queued', help: 'Programs waiting for a slot', registers: [metrics.registry], collect() { this.set(queue.queued); } });
 const executor = createExecutor(native, queue, config.SANDBOX_JS_ISOLATE ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB) : undefined);
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });

@@ -73,7 +73,11 @@ export class IsolatePool {
     if (this.#closed) throw new Error('isolate pool is closed');
     this.#busy++;
     try {
-      const ready = this.#want(memoryMb).pop();
+      const list = this.#want(memoryMb);
+      const ready = list.pop();
+      // A burst is draining the pool: refill alongside the running programs rather
+      // than waiting for an idle moment that may not come soon.
+      if (list.length === 0) this.#schedule(true);
       return ready ?? (await prepareIsolate(memoryMb));
     } catch (err) {
       this.#busy--;
@@ -118,23 +122,26 @@ export class IsolatePool {
     return list;
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#closed || this.#busy > 0) return;
+  #schedule(eager = false): void {
+    if (this.#scheduled || this.#closed || (this.#busy > 0 && !eager)) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      void this.#maintain();
+      void this.#maintain(eager);
     });
   }
 
-  // One housekeeping step per turn of the event loop, and only while nothing runs.
-  async #maintain(): Promise<void> {
-    if (this.#closed || this.#busy > 0 || this.#preparing) return;
-    const retired = this.#retired.shift();
-    if (retired !== undefined) {
-      disposeQuietly(retired);
-      this.#schedule();
-      return;
+  // One housekeeping step per turn of the event loop, normally only while nothing
+  // runs; an eager step (pool drained by a burst) prepares one isolate regardless.
+  async #maintain(eager = false): Promise<void> {
+    if (this.#closed || (this.#busy > 0 && !eager) || this.#preparing) return;
+    if (!eager) {
+      const retired = this.#retired.shift();
+      if (retired !== undefined) {
+        disposeQuietly(retired);
+        this.#schedule();
+        return;
+      }
     }
     if (this.#target === 0) return;
     let wanted: number | undefined;
@@ -142,7 +149,7 @@ export class IsolatePool {
     if (wanted === undefined) return;
     this.#preparing = true;
     try {
-      const vm = await prepareIsolate(wanted, true);
+      const vm = await prepareIsolate(wanted, !eager);
       const list = this.#idle.get(wanted);
       if (this.#closed || list === undefined) disposeQuietly(vm.isolate);
       else list.push(vm);
