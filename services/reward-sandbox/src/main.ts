@@ -31,8 +31,12 @@ const metrics = createMetrics(DOC_INFO.service);
 const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
 const queue = new ExecQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED });
-new Gauge({ name: 'sandbox_running', help: 'Programs executing now', registers: [metrics.registry], collect() { this.set(queue.running); } });
-new Gauge({ name: 'sandbox_queued', help: 'Programs waiting for a slot', registers: [metrics.registry], collect() { this.set(queue.queued); } });
+for (const [name, help, read] of [
+  ['sandbox_running', 'Programs executing now', () => queue.running],
+  ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],
+] as const) {
+  new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
+}
 const executor = createExecutor(native, queue, config.SANDBOX_JS_ISOLATE ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB) : undefined);
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });
@@ -79,5 +83,7 @@ onShutdown(logger, [
     },
   },
   { name: 'nats-drain', run: async () => nats?.nc.drain() },
+  // Removes the pooled per-run cgroups.
+  { name: 'sandbox', run: async () => native.close() },
   { name: 'telemetry', run: () => telemetry.shutdown() },
 ]);

@@ -1,11 +1,12 @@
 // Functional tests of the bubblewrap runner against real sandboxes (containment
 // properties are in bwrap/containment.test.ts). Skipped where bwrap cannot run.
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../core/runner.ts';
 import { BwrapRunner } from './bwrap-runner.ts';
 
 const runner = new BwrapRunner({ nodePath: process.execPath });
+afterAll(() => runner.close());
 const never = new AbortController().signal;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 

@@ -1,9 +1,10 @@
-// Runner for native languages (python, bash, cpp, go, nodejs, typescript) in a
-// fresh bubblewrap sandbox per run. Layout: argv.ts (namespaces and mounts),
-// supervisor.ts (what runs inside), limits.ts (rlimits), execute.ts (process
-// lifecycle and deadlines), outcome.ts (SandboxFusion result shape), memory.ts
-// (memory verdict), cgroup.ts (optional whole-sandbox caps), probe.ts (start-up).
-// Runs share no state: each gets its own namespaces, tmpfs and cgroup.
+// Runner for native languages (python, pytest, bash, cpp, go, nodejs,
+// typescript) in a fresh bubblewrap sandbox per run. Pieces in ./bwrap:
+// argv.ts (namespaces and mounts), supervisor.ts (what runs inside), limits.ts
+// (rlimits), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
+// outcome.ts (SandboxFusion result shape), memory.ts (memory verdict),
+// cgroup.ts (optional whole-sandbox caps), probe.ts (start-up probing).
+// Runs share no state: each gets its own namespaces, tmpfs and (pooled, idle) cgroup.
 
 import { randomBytes } from 'node:crypto';
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
@@ -77,6 +78,11 @@ export class BwrapRunner implements Runner {
     return this.#languages;
   }
 
+  /** Removes pooled cgroups (call at shutdown; runs still in flight clean up after themselves). */
+  close(): void {
+    this.#cgroups?.close();
+  }
+
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
     const lang = LANGUAGES[spec.language];
@@ -142,7 +148,7 @@ export class BwrapRunner implements Runner {
         runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: spec.fetchFiles, cgroup: cgroup?.stats() ?? null,
       });
     } finally {
-      void cgroup?.dispose(); // in the background: the last tasks may take a moment to leave
+      cgroup?.release();
     }
   }
 
@@ -151,7 +157,7 @@ export class BwrapRunner implements Runner {
     if (this.#cgroups === null) return null;
     const mem = Math.max(spec.memoryLimitMb, lang.compile ? this.#opts.compileMemoryMb : 0) + tmpMb + this.#opts.shmMb + 128;
     try {
-      return this.#cgroups.create(mem * MiB, this.#opts.processes + 16);
+      return this.#cgroups.acquire(mem * MiB, this.#opts.processes + 16);
     } catch {
       return null; // rlimits still apply
     }

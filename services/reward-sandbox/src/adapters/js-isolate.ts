@@ -33,6 +33,8 @@ const CJS_PREFIX = 'globalThis[Symbol.for("sandbox.main")](function (exports, re
 const CJS_SUFFIX = '\n})';
 // Code longer than this is compiled off the event loop thread.
 const SYNC_COMPILE_LIMIT = 64 * 1024;
+// Stdin plus code longer than this is copied into the isolate off the event loop thread.
+const LARGE_INPUT_CHARS = 1 << 20;
 // Printing a fatal error runs no program code; this only guards against a wedged isolate.
 const DIE_TIMEOUT_MS = 1000;
 // Extra time past the run timeout before the watchdog disposes the isolate outright.
@@ -81,9 +83,12 @@ export class IsolateRunner implements Runner {
     }
     // Node skips a leading hashbang line; inside the function wrapper it would not parse.
     if (js.startsWith('#!')) js = `//${js.slice(2)}`;
+    // Strip mode keeps every character position, so error excerpts can quote the
+    // TypeScript the user wrote; transform mode (enums...) moves code around.
+    const display = typescript && js.length === spec.code.length ? spec.code : js;
     const vm = await this.#pool.take(clampMemory(spec.memoryLimitMb));
     const release = (isolate: ivm.Isolate): void => this.#pool.release(isolate);
-    return new Execution(vm, spec, filename, js, started, signal, release).run();
+    return new Execution(vm, spec, filename, js, display, started, signal, release).run();
   }
 
   /** Disposes the prepared isolates (for shutdown and tests). */
@@ -104,6 +109,7 @@ class Execution {
   readonly #spec: RunSpec;
   readonly #filename: string;
   readonly #js: string;
+  readonly #display: string;
   readonly #started: number;
   readonly #deadline: number;
   readonly #signal: AbortSignal;
@@ -117,11 +123,13 @@ class Execution {
     spec: RunSpec,
     filename: string,
     js: string,
+    display: string,
     started: number,
     signal: AbortSignal,
     release: (isolate: ivm.Isolate) => void,
   ) {
     this.#release = release;
+    this.#display = display;
     this.#vm = vm;
     this.#spec = spec;
     this.#filename = filename;
@@ -170,9 +178,15 @@ class Execution {
       dirname: WORK_DIR,
       version: process.version,
       budgetMs: this.#spec.runTimeoutMs,
-      source: this.#js,
+      source: this.#display,
+      outputCap: Math.max(0, Math.floor(this.#spec.maxOutputBytes)),
+      // tsx compiles TypeScript to CommonJS, so `require` & co. also exist next to `import`.
+      cjsGlobals: this.#spec.language === 'typescript',
     });
-    ctl.applySync(undefined, ['start', this.#spec.stdin ?? '', write, exit, config]);
+    const startArgs = ['start', this.#spec.stdin ?? '', write, exit, config];
+    // 'start' runs no program code; only a large stdin copy is worth leaving the event loop for.
+    if ((this.#spec.stdin?.length ?? 0) + this.#js.length < LARGE_INPUT_CHARS) ctl.applySync(undefined, startArgs);
+    else await ctl.apply(undefined, startArgs);
 
     const entered = await this.#enter();
     if (entered !== null) return entered;
@@ -207,7 +221,7 @@ class Execution {
           return null;
         }
       }
-      return await this.#die(formatCompileError(err, this.#filename, this.#js, process.version));
+      return await this.#die(formatCompileError(err, this.#filename, this.#display, process.version));
     }
     await script.run(context, { timeout: this.#remaining(), release: true });
     return null;
@@ -285,7 +299,7 @@ class Execution {
     // The program's own failure (unhandled rejection, ES module error): print it like Node.
     let final: Final;
     try {
-      final = await this.#die(formatHostError(err, process.version));
+      final = await this.#die(formatHostError(err, this.#filename, this.#display, process.version));
     } catch (dieErr) {
       if (isolate.isDisposed && /memory limit/i.test(dieErr instanceof Error ? dieErr.message : '')) return this.#outOfMemory();
       throw dieErr;

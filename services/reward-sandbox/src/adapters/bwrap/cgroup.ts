@@ -3,18 +3,19 @@
 // rlimits stay the baseline; this is only used when the probe at start shows
 // that we can create a child of our own cgroup with the memory controller and
 // move a process into it (root on cgroup v1; on v2 only where the controller
-// is enabled for our cgroup's children). Runs are nested under the service's
-// own cgroup so every ancestor's limits still apply, and each run's cgroup is
-// removed afterwards, so nothing is left behind between runs.
+// is enabled for our cgroup's children). Cgroups are nested under the
+// service's own, so every ancestor's limits still apply.
+//
+// Cgroups are pooled rather than created per run: a removed memory cgroup lingers
+// in the kernel while pages it was charged for (the interpreter's page cache)
+// stay cached, and thousands of such dying cgroups slow the host down. Pooled
+// ones are removed by close() (and on a normal exit); ones left by a crashed
+// service are emptied (SIGKILL) and removed by the next probe in the same place.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-interface Place {
-  dir: string;
-  v2: boolean;
-}
+import { ownPlaces, type Place } from './cgroup-places.ts';
 
 /** Counters read after a run. */
 export interface CgroupStats {
@@ -29,121 +30,155 @@ export interface CgroupRun {
   stats(): CgroupStats;
   /** Forgets the peak so far (the compiler's), so the run's own peak is reported; v1 only, else the peak becomes unknown. */
   resetPeak(): void;
-  dispose(): Promise<void>;
+  /** Returns the cgroup to the pool once its last task has gone (in the background). */
+  release(): void;
 }
 
-function read(path: string): string | null {
+interface Slot {
+  dirs: string[];
+  memDir: string;
+}
+
+const read = (path: string): string | null => {
   try {
     return readFileSync(path, 'utf8');
   } catch {
     return null;
   }
-}
-
-/** Our own cgroup dirs for the memory and pids controllers. */
-function ownPlaces(): { memory: Place | null; pids: Place | null } {
-  const mounts = (read('/proc/self/mountinfo') ?? '').split('\n').map((l) => {
-    const [pre, post] = l.split(' - ');
-    const f = (pre ?? '').split(' ');
-    const g = (post ?? '').split(' ');
-    return { root: f[3] ?? '', point: f[4] ?? '', type: g[0] ?? '', opts: g[2] ?? '' };
-  });
-  const out: { memory: Place | null; pids: Place | null } = { memory: null, pids: null };
-  for (const line of (read('/proc/self/cgroup') ?? '').split('\n')) {
-    const [, ctrls, path] = line.split(':');
-    if (path === undefined || ctrls === undefined) continue;
-    const v2 = ctrls === '';
-    const m = mounts.find((mt) => (v2 ? mt.type === 'cgroup2' : mt.type === 'cgroup' && mt.opts.split(',').some((o) => ctrls.split(',').includes(o))));
-    if (m === undefined || !path.startsWith(m.root)) continue;
-    const dir = join(m.point, path.slice(m.root === '/' ? 0 : m.root.length));
-    const has = (c: string) => (v2 ? (read(join(dir, 'cgroup.subtree_control')) ?? '').split(/\s+/).includes(c) : ctrls.split(',').includes(c));
-    if (has('memory') && (out.memory === null || !v2)) out.memory = { dir, v2 };
-    if (has('pids') && (out.pids === null || !v2)) out.pids = { dir, v2 };
+};
+const tasks = (dir: string) => (read(join(dir, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
+const empty = (s: Slot) => s.dirs.every((d) => tasks(d).length === 0);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return out;
-}
+};
 
-/** Creates per-run cgroups; `probe()` returns null when cgroups are unusable here. */
+/** Hands out pooled cgroups; `probe()` returns null when cgroups are unusable here. */
 export class CgroupFactory {
   #memory: Place;
   #pids: Place | null;
+  #free: Slot[] = [];
+  #all = new Set<Slot>();
   #seq = 0;
+  #closed = false;
 
   private constructor(memory: Place, pids: Place | null) {
     this.#memory = memory;
     this.#pids = pids;
+    process.once('exit', () => this.close());
   }
 
-  /** Tries a real cgroup (create, limit, join, remove); null if any step fails. */
+  /** Removes the idle pooled cgroups; cgroups still in use are removed when released. */
+  close(): void {
+    this.#closed = true;
+    for (const s of this.#free.splice(0)) {
+      for (const d of s.dirs) rmdirQuiet(d);
+      this.#all.delete(s);
+    }
+  }
+
+  /** Cleans up after crashed services, then tries a real cgroup (create, limit, join); null if any step fails. */
   static probe(): CgroupFactory | null {
     try {
       const { memory, pids } = ownPlaces();
       if (memory === null) return null;
+      for (const place of [memory, pids]) if (place !== null) reapStale(place.dir);
       const factory = new CgroupFactory(memory, pids);
-      const run = factory.create(64 * 1024 * 1024, 16);
-      try {
-        const script = run.procs.map((p) => `echo $$ > '${p}'`).join(' && ') + ' && cat /proc/self/cgroup';
-        const r = spawnSync('/bin/sh', ['-c', script], { encoding: 'utf8', timeout: 5000 });
-        const name = run.procs[0]?.split('/').at(-2) ?? '\0';
-        if (r.status !== 0 || !r.stdout.includes(name)) return null;
-      } finally {
-        void run.dispose();
-      }
-      return factory;
+      const run = factory.acquire(64 * 1024 * 1024, 16);
+      const script = run.procs.map((p) => `echo $$ > '${p}'`).join(' && ') + ' && cat /proc/self/cgroup';
+      const r = spawnSync('/bin/sh', ['-c', script], { encoding: 'utf8', timeout: 5000 });
+      run.release();
+      const name = run.procs[0]?.split('/').at(-2) ?? '\0';
+      return r.status === 0 && r.stdout.includes(name) ? factory : null;
     } catch {
       return null;
     }
   }
 
-  /** A fresh cgroup capping memory (bytes, swap included) and tasks. */
-  create(memoryBytes: number, tasks: number): CgroupRun {
-    const name = `rs-${process.pid}-${++this.#seq}`;
-    const places = [this.#memory, ...(this.#pids !== null && this.#pids.dir !== this.#memory.dir ? [this.#pids] : [])];
-    const dirs = places.map((p) => join(p.dir, name));
-    const memDir = join(this.#memory.dir, name);
+  /** A cgroup (fresh or pooled) capping memory (bytes, swap included) and tasks. */
+  acquire(memoryBytes: number, maxTasks: number): CgroupRun {
+    const pooled = this.#free.pop();
+    const slot = pooled ?? this.#create();
     const v2 = this.#memory.v2;
-    try {
-      for (const d of dirs) mkdirSync(d);
-      writeFileSync(join(memDir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(memoryBytes));
-      const swap = join(memDir, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes');
-      if (existsSync(swap)) writeFileSync(swap, v2 ? '0' : String(memoryBytes));
-      if (this.#pids !== null) writeFileSync(join(this.#pids.dir, name, 'pids.max'), String(tasks));
-    } catch (err) {
-      for (const d of dirs) rmdirSafe(d);
-      throw err;
+    const mem = (f: string, v: string) => writeFileSync(join(slot.memDir, f), v);
+    if (v2) {
+      mem('memory.max', String(memoryBytes));
+      if (existsSync(join(slot.memDir, 'memory.swap.max'))) mem('memory.swap.max', '0');
+    } else {
+      // memsw must stay >= the memory limit at every step, whichever way the limits move.
+      const memsw = existsSync(join(slot.memDir, 'memory.memsw.limit_in_bytes'));
+      if (memsw) mem('memory.memsw.limit_in_bytes', '-1');
+      mem('memory.limit_in_bytes', String(memoryBytes));
+      if (memsw) mem('memory.memsw.limit_in_bytes', String(memoryBytes));
+      mem('memory.max_usage_in_bytes', '0');
     }
-    let peakKnown = true;
+    if (this.#pids !== null) writeFileSync(join(slot.dirs.at(-1)!, 'pids.max'), String(maxTasks));
+    const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(read(join(slot.memDir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
+    const oomBase = oomKills();
+    // v2's memory.peak cannot be reset for everyone, so a reused v2 cgroup has no usable peak.
+    let peakKnown = !v2 || pooled === undefined;
     return {
-      procs: dirs.map((d) => join(d, 'cgroup.procs')),
+      procs: slot.dirs.map((d) => join(d, 'cgroup.procs')),
       resetPeak: () => {
         try {
-          if (v2) throw new Error('memory.peak resets are per open file on v2');
-          writeFileSync(join(memDir, 'memory.max_usage_in_bytes'), '0');
+          if (v2) throw new Error('no global reset on v2');
+          mem('memory.max_usage_in_bytes', '0');
         } catch {
           peakKnown = false;
         }
       },
       stats: () => {
-        const events = read(join(memDir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '';
-        const oom = /^oom_kill (\d+)$/m.exec(events);
-        const peak = read(join(memDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
-        return { oomKills: oom ? Number(oom[1]) : 0, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()) };
+        const peak = read(join(slot.memDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
+        return { oomKills: oomKills() - oomBase, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()) };
       },
-      dispose: async () => {
-        // The last tasks can take a moment to leave after the namespace is torn down.
-        for (let i = 0, wait = 5; i < 30 && dirs.some(existsSync); i++, wait = Math.min(wait * 2, 1000)) {
-          for (const d of dirs) rmdirSafe(d);
-          if (dirs.some(existsSync)) await new Promise((r) => setTimeout(r, wait));
-        }
-      },
+      release: () => void this.#release(slot),
     };
+  }
+
+  #create(): Slot {
+    const name = `rs-${process.pid}-${++this.#seq}`;
+    const dirs = [join(this.#memory.dir, name)];
+    if (this.#pids !== null && this.#pids.dir !== this.#memory.dir) dirs.push(join(this.#pids.dir, name));
+    const slot = { dirs, memDir: dirs[0]! };
+    for (const d of dirs) mkdirSync(d);
+    this.#all.add(slot);
+    return slot;
+  }
+
+  async #release(slot: Slot): Promise<void> {
+    // The last tasks (relays, zombies awaiting their reaper) can take a moment to leave.
+    for (let wait = 5; wait < 10_000 && !empty(slot); wait *= 2) await new Promise((r) => setTimeout(r, wait));
+    if (empty(slot)) this.#free.push(slot);
+    else this.#all.delete(slot); // stuck: leave it for the next probe's reaping
+    if (this.#closed) this.close();
   }
 }
 
-function rmdirSafe(dir: string): void {
+/** Kills what is left in cgroups of services that no longer run, and removes them. */
+function reapStale(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const m = /^rs-(\d+)-\d+$/.exec(name);
+    if (m === null || alive(Number(m[1]))) continue;
+    const d = join(dir, name);
+    for (const pid of tasks(d)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    rmdirQuiet(d);
+  }
+}
+
+function rmdirQuiet(dir: string): void {
   try {
     rmdirSync(dir);
   } catch {
-    // busy or already gone; the caller retries
+    // busy or gone
   }
 }

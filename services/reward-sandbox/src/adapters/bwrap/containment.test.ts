@@ -3,11 +3,12 @@
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../../core/runner.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
 
 const runner = new BwrapRunner({ nodePath: process.execPath });
+afterAll(() => runner.close());
 const never = new AbortController().signal;
 const marker = () => `${900 + Math.floor(Math.random() * 99)}.${String(Math.random()).slice(2, 10)}`;
 
@@ -37,9 +38,10 @@ describe.skipIf(!runner.languages().includes('python'))('bwrap containment', () 
   });
 
   it('survives a classic bash fork bomb and leaves nothing behind', async () => {
-    const out = await runner.run(spec('bash', ':(){ :|:& };:', { runTimeoutMs: 1500 }), never);
+    const m = `bomb-${marker()}`; // $0 of every fork, so the host can look for survivors
+    const out = await runner.run(spec('bash', `exec bash -c ':(){ :|:& };:' ${m}`, { runTimeoutMs: 1500 }), never);
     expect(out.run_result).not.toBeNull();
-    expect(hostProcessesWith(':|:')).toEqual([]);
+    expect(hostProcessesWith(m)).toEqual([]);
   }, 15_000);
 
   it('flags a memory bomb beyond memoryLimitMb and stays up', async () => {

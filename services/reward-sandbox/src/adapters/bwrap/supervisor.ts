@@ -50,9 +50,9 @@ function subshell(step: Step): string {
 
 /** Builds the supervisor script (run with `bash --norc --noprofile -c`). */
 export function supervisorScript(spec: SupervisorSpec): string {
-  // The program's stderr is parked on fd 6 (free again: bwrap closed its info fd); the shell's own stderr goes to /dev/null,
-  // so bash's job notices ("Killed", "Segmentation fault") do not reach the
-  // program's stderr (SandboxFusion shows none).
+  // The program's stderr is parked on fd 6 (bwrap has closed its info fd there) and
+  // the shell's own stderr goes to /dev/null, so bash's job notices ("Killed",
+  // "Segmentation fault") do not reach the program's stderr (SandboxFusion shows none).
   const lines: string[] = [`exec 6>&2 2>/dev/null`, `printf 'S\\n' >&3`];
   if (spec.compile !== undefined) {
     // The compiler gets no stdin and its own output channels.

@@ -67,7 +67,7 @@ export function formatCompileError(err: unknown, filename: string, source: strin
 }
 
 /** Formats an uncaught error copied out of the isolate (unhandled rejection, ES module failure). */
-export function formatHostError(err: unknown, version: string): string {
+export function formatHostError(err: unknown, filename: string, source: string, version: string): string {
   const footer = `\n\nNode.js ${version}\n`;
   if (err instanceof ModuleLinkError) return `Error [${err.code}]: ${err.message}${footer}`;
   if (err instanceof Error) {
@@ -75,7 +75,7 @@ export function formatHostError(err: unknown, version: string): string {
     // Frames after the isolate boundary belong to this service, not to the program.
     const cut = stack.indexOf('\n    at (<isolated-vm boundary>)');
     if (cut !== -1) stack = stack.slice(0, cut);
-    return stack + footer;
+    return throwSiteHeader(stack, filename, source) + stack + footer;
   }
   const reason = typeof err === 'string' ? err : inspect(err);
   return (
@@ -85,4 +85,19 @@ export function formatHostError(err: unknown, version: string): string {
     "  code: 'ERR_UNHANDLED_REJECTION'\n}" +
     footer
   );
+}
+
+// Node prints "file:line", the source line and a caret above an uncaught error; the
+// first stack frame in the program's file stands in for the throw site.
+function throwSiteHeader(stack: string, filename: string, source: string): string {
+  for (const line of stack.split('\n')) {
+    if (!/^\s+at /.test(line) || !line.includes(`${filename}:`)) continue;
+    const m = /:(\d+):(\d+)\)?$/.exec(line);
+    if (m === null) continue;
+    const lineNo = Number(m[1]);
+    const text = source.split(/\r?\n/)[lineNo - 1];
+    if (text === undefined) return '';
+    return `${filename}:${lineNo}\n${text}\n${' '.repeat(Math.max(0, Number(m[2]) - 1))}^\n\n`;
+  }
+  return '';
 }

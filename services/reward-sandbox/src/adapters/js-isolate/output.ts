@@ -5,7 +5,7 @@
 /** Accumulates stdout (fd 1) and stderr (fd 2) up to `capBytes` each. */
 export class OutputSink {
   readonly #cap: number;
-  readonly #chunks: [string[], string[]] = [[], []];
+  readonly #chunks = [[] as string[], [] as string[]] as const;
   readonly #bytes = [0, 0];
   readonly #truncated = [false, false];
 
@@ -15,18 +15,19 @@ export class OutputSink {
 
   /** Appends text to fd 1 or 2; returns false once the stream is full. */
   write(fd: 1 | 2, text: string): boolean {
-    const i = fd - 1;
+    const i = (fd - 1) as 0 | 1;
+    const chunks = this.#chunks[i];
     if (this.#truncated[i]) return false;
     if (text.length === 0) return true;
     const size = Buffer.byteLength(text);
     const used = this.#bytes[i] as number;
     if (used + size <= this.#cap) {
-      this.#chunks[i].push(text);
+      chunks.push(text);
       this.#bytes[i] = used + size;
       return true;
     }
     const room = this.#cap - used;
-    if (room > 0) this.#chunks[i].push(cutUtf8(text, room));
+    if (room > 0) chunks.push(cutUtf8(text, room));
     this.#bytes[i] = this.#cap;
     this.#truncated[i] = true;
     return false;
@@ -34,7 +35,7 @@ export class OutputSink {
 
   /** Everything kept for fd 1 or 2, with lone surrogates replaced as Node's UTF-8 encoding would. */
   text(fd: 1 | 2): string {
-    return this.#chunks[fd - 1].join('').toWellFormed();
+    return this.#chunks[(fd - 1) as 0 | 1].join('').toWellFormed();
   }
 
   /** Whether fd 1 or 2 hit the cap. */

@@ -37,7 +37,8 @@ export async function prepareIsolate(memoryMb: number, warm = false): Promise<Pr
       filename: SHIM_FILENAME,
       ...(shimCache === undefined ? { produceCachedData: true } : { cachedData: shimCache }),
     });
-    if (shimCache === undefined && script.cachedData !== undefined) shimCache = script.cachedData;
+    const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
+    if (shimCache === undefined && produced !== undefined) shimCache = produced;
     const ctl = (await script.run(context, { reference: true, release: true, timeout: 5000 })) as PreparedIsolate['ctl'];
     if (warm) await ctl.apply(undefined, ['warm'], { timeout: 5000 });
     return { isolate, context, ctl };
@@ -49,17 +50,17 @@ export async function prepareIsolate(memoryMb: number, warm = false): Promise<Pr
 
 /**
  * Keeps a few prepared isolates per memory limit; each is handed out once.
- * Creating an isolate blocks the event loop for ~0.7 ms and disposing one for ~0.2 ms,
- * so that housekeeping only happens while no run is in flight; under sustained load
- * the pool simply drains and runs prepare their isolate inline.
+ * Creating an isolate blocks the event loop for ~0.7 ms, so refilling normally waits
+ * for a moment with no run in flight; when a burst drains the pool, one isolate is
+ * prepared alongside the running programs, and otherwise runs prepare inline.
  */
 export class IsolatePool {
   readonly #target: number;
   readonly #maxKeys: number;
   readonly #idle = new Map<number, PreparedIsolate[]>();
-  readonly #retired: ivm.Isolate[] = [];
   #busy = 0;
   #scheduled = false;
+  #eager = false;
   #preparing = false;
   #closed = false;
 
@@ -85,12 +86,12 @@ export class IsolatePool {
     }
   }
 
-  /** Ends a run started by {@link take}: its isolate is disposed when the service is idle. */
+  /** Ends a run started by {@link take}: its isolate is disposed right after the response is on its way. */
   release(isolate: ivm.Isolate): void {
     this.#busy--;
-    this.#retired.push(isolate);
-    // Under constant load there is no idle moment; do not let dead isolates pile up.
-    while (this.#retired.length > 4) disposeQuietly(this.#retired.shift() as ivm.Isolate);
+    // Not deferred to an idle moment: a finished program may still hold a heap of up
+    // to its memory limit, which must be returned promptly.
+    setImmediate(() => disposeQuietly(isolate));
     this.#schedule();
   }
 
@@ -105,7 +106,6 @@ export class IsolatePool {
     this.#closed = true;
     for (const list of this.#idle.values()) for (const vm of list) disposeQuietly(vm.isolate);
     this.#idle.clear();
-    for (const isolate of this.#retired.splice(0)) disposeQuietly(isolate);
   }
 
   // The idle list for a memory limit, most recently wanted last (evicting the oldest limit).
@@ -123,27 +123,22 @@ export class IsolatePool {
   }
 
   #schedule(eager = false): void {
-    if (this.#scheduled || this.#closed || (this.#busy > 0 && !eager)) return;
+    if (this.#closed || (this.#busy > 0 && !eager)) return;
+    this.#eager ||= eager;
+    if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(() => {
+      const wasEager = this.#eager;
       this.#scheduled = false;
-      void this.#maintain(eager);
+      this.#eager = false;
+      void this.#maintain(wasEager);
     });
   }
 
   // One housekeeping step per turn of the event loop, normally only while nothing
   // runs; an eager step (pool drained by a burst) prepares one isolate regardless.
   async #maintain(eager = false): Promise<void> {
-    if (this.#closed || (this.#busy > 0 && !eager) || this.#preparing) return;
-    if (!eager) {
-      const retired = this.#retired.shift();
-      if (retired !== undefined) {
-        disposeQuietly(retired);
-        this.#schedule();
-        return;
-      }
-    }
-    if (this.#target === 0) return;
+    if (this.#closed || (this.#busy > 0 && !eager) || this.#preparing || this.#target === 0) return;
     let wanted: number | undefined;
     for (const [mb, list] of this.#idle) if (list.length < this.#target) wanted = mb;
     if (wanted === undefined) return;

@@ -17,7 +17,7 @@ const FLUSH_MS = 50;
 
 let hostWrite = null;
 let hostExit = null;
-let cfg = { filename: '/sandbox/main.js', dirname: '/sandbox', version: 'v24.0.0', budgetMs: 10000, source: '' };
+let cfg = { filename: '/sandbox/main.js', dirname: '/sandbox', version: 'v24.0.0', budgetMs: 10000, source: '', outputCap: 1048576 };
 let sourceLines = null;
 let startReal = Date.now();
 let stdinText = '';
@@ -37,17 +37,27 @@ function flushOutput() {
     const s = pendingOut[i];
     if (s !== '') {
       pendingOut[i] = '';
-      if (!streamFull[i] && hostWrite !== null && hostWrite(i + 1, s) !== true) streamFull[i] = true;
+      if (hostWrite !== null && hostWrite(i + 1, s) !== true) streamFull[i] = true;
     }
   }
   pendingLen = 0;
   lastFlush = Date.now();
 }
 
+const sentChars = [0, 0];
 function rawWrite(fd, s) {
   if (dead) return;
   const i = fd === 2 ? 1 : 0;
   if (streamFull[i]) return;
+  // A UTF-8 byte per UTF-16 unit at least: past the cap in units means past it in
+  // bytes, so floods are cut here instead of being copied to the host (one unit
+  // more than fits is kept so that the host sees, and reports, the overflow).
+  const room = cfg.outputCap - sentChars[i];
+  if (s.length > room) {
+    s = s.slice(0, Math.max(0, room) + 1);
+    streamFull[i] = true;
+  }
+  sentChars[i] += s.length;
   pendingOut[i] += s;
   pendingLen += s.length;
   if (pendingLen >= FLUSH_BYTES) {
@@ -60,7 +70,7 @@ function rawWrite(fd, s) {
 }
 
 function finalTuple() {
-  const out = [exitCodeValue === undefined ? 0 : exitCodeValue, streamFull[0] ? '' : pendingOut[0], streamFull[1] ? '' : pendingOut[1]];
+  const out = [exitCodeValue === undefined ? 0 : exitCodeValue, pendingOut[0], pendingOut[1]];
   pendingOut[0] = '';
   pendingOut[1] = '';
   dead = true;
@@ -1211,7 +1221,7 @@ function runMain(fn) {
   invokeEntry(fn);
 }
 
-function invokeEntry(fn) {
+function makeModule() {
   const mod = {
     id: '.', path: cfg.dirname, exports: {}, filename: cfg.filename, loaded: false,
     children: [], paths: [cfg.dirname + '/node_modules', '/node_modules'],
@@ -1221,6 +1231,12 @@ function invokeEntry(fn) {
   req.cache = Object.create(null);
   req.resolve = function resolve(id) { requireBuiltin(id); return id; };
   mod.require = req;
+  return mod;
+}
+
+function invokeEntry(fn) {
+  const mod = makeModule();
+  const req = mod.require;
   try {
     fn.call(mod.exports, mod.exports, req, mod, cfg.filename, cfg.dirname);
     mod.loaded = true;
@@ -1243,6 +1259,15 @@ function ctl(op, a, b, c, d) {
     lastFlush = startReal;
     configureProcess();
     Object.defineProperty(G, MAIN_HOOK, { value: runMain, configurable: true, enumerable: false, writable: false });
+    if (cfg.cjsGlobals) {
+      // Only visible to ES module code; the CommonJS wrapper's parameters shadow them.
+      const entry = makeModule();
+      defineGlobal('require', entry.require);
+      defineGlobal('module', entry);
+      defineGlobal('exports', entry.exports);
+      defineGlobal('__filename', cfg.filename);
+      defineGlobal('__dirname', cfg.dirname);
+    }
     return;
   }
   if (op === 'step') {

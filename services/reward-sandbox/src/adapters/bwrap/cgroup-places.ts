@@ -1,0 +1,44 @@
+// Where this process sits in the cgroup hierarchies (v1 per controller, or v2),
+// read from /proc/self/cgroup and /proc/self/mountinfo.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A cgroup directory and whether it is on the v2 (unified) hierarchy. */
+export interface Place {
+  dir: string;
+  v2: boolean;
+}
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Our own cgroup dirs in which the memory and pids controllers can be used for children (v1 preferred). */
+export function ownPlaces(): { memory: Place | null; pids: Place | null } {
+  const mounts = read('/proc/self/mountinfo').split('\n').map((l) => {
+    const [pre, post] = l.split(' - ');
+    const f = (pre ?? '').split(' ');
+    const g = (post ?? '').split(' ');
+    return { root: f[3] ?? '', point: f[4] ?? '', type: g[0] ?? '', opts: (g[2] ?? '').split(',') };
+  });
+  const out: { memory: Place | null; pids: Place | null } = { memory: null, pids: null };
+  for (const line of read('/proc/self/cgroup').split('\n')) {
+    const [, ctrls, path] = line.split(':');
+    if (path === undefined || ctrls === undefined) continue;
+    const v2 = ctrls === '';
+    const names = ctrls.split(',');
+    const m = mounts.find((mt) => (v2 ? mt.type === 'cgroup2' : mt.type === 'cgroup' && mt.opts.some((o) => names.includes(o))));
+    if (m === undefined || !path.startsWith(m.root)) continue;
+    const dir = join(m.point, path.slice(m.root === '/' ? 0 : m.root.length));
+    // v2: usable only if our cgroup already delegates the controller to its children.
+    const has = (c: string) => (v2 ? read(join(dir, 'cgroup.subtree_control')).split(/\s+/).includes(c) : names.includes(c));
+    if (has('memory') && (out.memory === null || !v2)) out.memory = { dir, v2 };
+    if (has('pids') && (out.pids === null || !v2)) out.pids = { dir, v2 };
+  }
+  return out;
+}
