@@ -1,18 +1,24 @@
 // The JavaScript/TypeScript fast path: runs `nodejs` and `typescript` programs in a
 // fresh V8 isolate (isolated-vm) instead of a bubblewrap-sandboxed `node` process.
 //
-// Supported surface (see js-isolate/runtime-source.ts): CommonJS scripts and ES
-// modules; console (Node's util.format/inspect output), process (argv, env = {},
-// exit, exitCode, stdin/stdout/stderr, nextTick, hrtime, on('exit')...), timers with a
-// virtual clock, queueMicrotask, and the builtin modules listed in
-// js-isolate/modules.ts (fs stdin/stdout access and an in-memory scratch store,
-// readline, events, util, assert, os, timers). Nothing else from Node exists:
-// other `require`s throw "Cannot find module". canRunInIsolate() decides statically
-// which programs qualify; the service sends the rest to the native runner.
+// Supported surface (js-isolate/runtime-source.ts): CommonJS scripts, and ES modules
+// (detected from the syntax as Node 22+ does; top-level await works); console with
+// Node's util.format/inspect output; process (argv, env = {}, exit, exitCode,
+// stdin/stdout/stderr streams, nextTick, hrtime, on('exit'|'beforeExit'|
+// 'uncaughtException')); setTimeout/setInterval/setImmediate on a virtual clock
+// (never sleeps; a timer due after the time limit is a TimeLimitExceeded);
+// queueMicrotask; performance.now; and the builtins in js-isolate/modules.ts: fs
+// (stdin via readFileSync(0 | '/dev/stdin'), stdout/stderr writes, an in-memory
+// scratch store for other paths), readline(/promises), events, util, assert(/strict),
+// os, timers(/promises). Nothing else from Node exists: other `require`s throw
+// "Cannot find module", other imports ERR_MODULE_NOT_FOUND. canRunInIsolate()
+// decides statically which programs qualify; the service sends the rest (files,
+// fetchFiles, other builtins, Buffer/fetch/URL/TextEncoder...) to the native runner.
 //
-// Semantics follow SandboxFusion's `node file.js` / `tsx file.ts`: no compile
-// stage (compile_result is null), a crash is status Finished with return code 1
-// and Node's error text on stderr, a timeout is TimeLimitExceeded with no code.
+// Semantics follow SandboxFusion's `node file.js` / `tsx file.ts`: no compile stage
+// (compile_result is null), a crash is status Finished with return code 1 and Node's
+// error text on stderr, a timeout is TimeLimitExceeded with a null return code, and
+// output still buffered inside the isolate (under 64 KiB / 50 ms) is lost then.
 
 import ivm from 'isolated-vm';
 import { CommandStatus, type CommandResult, type RunOutcome, type RunSpec, type Runner } from '../core/runner.ts';
@@ -117,6 +123,8 @@ class Execution {
   readonly #release: (isolate: ivm.Isolate) => void;
   #exitCode: number | null = null;
   #stopped: 'timeout' | 'abort' | null = null;
+  // Set while an ES module body runs: what it throws is an uncaught exception, not a rejection.
+  #evaluating = false;
 
   constructor(
     vm: PreparedIsolate,
@@ -149,6 +157,7 @@ class Execution {
     const watchdog = setTimeout(() => stop('timeout'), this.#spec.runTimeoutMs + HARD_STOP_GRACE_MS);
     const onAbort = (): void => stop('abort');
     this.#signal.addEventListener('abort', onAbort, { once: true });
+    if (this.#signal.aborted) onAbort();
     try {
       const final = await this.#drive();
       return this.#finish(final);
@@ -214,26 +223,22 @@ class Execution {
     } catch (err) {
       if (isolate.isDisposed) throw err;
       const retry = esmRetryKind(err);
+      let reported = err;
       if (retry !== null) {
-        const module = await this.#compileModule(retry === 'maybe');
-        if (module !== null) {
+        try {
+          const module = await isolate.compileModule(this.#js, { filename: `file://${this.#filename}` });
           await this.#runModule(module);
           return null;
+        } catch (esmErr) {
+          if (isolate.isDisposed || !isCompileError(esmErr)) throw esmErr;
+          // Like Node: a definite ES module reports its own syntax error, a retry the original one.
+          if (retry === 'esm') reported = esmErr;
         }
       }
-      return await this.#die(formatCompileError(err, this.#filename, this.#display, process.version));
+      return await this.#die(formatCompileError(reported, this.#filename, this.#display, process.version));
     }
     await script.run(context, { timeout: this.#remaining(), release: true });
     return null;
-  }
-
-  async #compileModule(optional: boolean): Promise<ivm.Module | null> {
-    try {
-      return await this.#vm.isolate.compileModule(this.#js, { filename: `file://${this.#filename}` });
-    } catch (err) {
-      if (optional || this.#vm.isolate.isDisposed) return null;
-      throw err;
-    }
   }
 
   async #runModule(module: ivm.Module): Promise<void> {
@@ -262,7 +267,9 @@ class Execution {
       return synthetic;
     };
     await module.instantiate(context, resolve);
+    this.#evaluating = true;
     await module.evaluate({ timeout: this.#remaining() });
+    this.#evaluating = false;
   }
 
   #remaining(): number {
@@ -299,7 +306,7 @@ class Execution {
     // The program's own failure (unhandled rejection, ES module error): print it like Node.
     let final: Final;
     try {
-      final = await this.#die(formatHostError(err, this.#filename, this.#display, process.version));
+      final = await this.#die(formatHostError(err, this.#filename, this.#display, process.version, this.#evaluating));
     } catch (dieErr) {
       if (isolate.isDisposed && /memory limit/i.test(dieErr instanceof Error ? dieErr.message : '')) return this.#outOfMemory();
       throw dieErr;
@@ -331,6 +338,11 @@ class Execution {
     if (this.#sink.truncated(1) || this.#sink.truncated(2)) result.output_truncated = true;
     return result;
   }
+}
+
+// Compile errors come back from isolated-vm as host SyntaxErrors tagged "[file:line:col]".
+function isCompileError(err: unknown): boolean {
+  return err instanceof SyntaxError && / \[[^\]]*:\d+:\d+\]$/.test(err.message);
 }
 
 function finished(started: number, code: number, stdout: string, stderr: string): CommandResult {

@@ -66,8 +66,11 @@ export function formatCompileError(err: unknown, filename: string, source: strin
   return `${header}${name}: ${message}\n\nNode.js ${version}\n`;
 }
 
-/** Formats an uncaught error copied out of the isolate (unhandled rejection, ES module failure). */
-export function formatHostError(err: unknown, filename: string, source: string, version: string): string {
+/**
+ * Formats an error copied out of the isolate: an unhandled rejection, or (`thrown`)
+ * an exception thrown by an ES module body.
+ */
+export function formatHostError(err: unknown, filename: string, source: string, version: string, thrown = false): string {
   const footer = `\n\nNode.js ${version}\n`;
   if (err instanceof ModuleLinkError) return `Error [${err.code}]: ${err.message}${footer}`;
   if (err instanceof Error) {
@@ -76,6 +79,10 @@ export function formatHostError(err: unknown, filename: string, source: string, 
     const cut = stack.indexOf('\n    at (<isolated-vm boundary>)');
     if (cut !== -1) stack = stack.slice(0, cut);
     return throwSiteHeader(stack, filename, source) + stack + footer;
+  }
+  if (thrown) {
+    const shown = typeof err === 'string' ? err : inspect(err);
+    return `\n${shown}\n(Use \`node --trace-uncaught ...\` to show where the exception was thrown)${footer}`;
   }
   const reason = typeof err === 'string' ? err : inspect(err);
   return (

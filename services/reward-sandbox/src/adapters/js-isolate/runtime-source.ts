@@ -4,7 +4,7 @@
 // Everything here runs inside the isolate; the only host objects it ever sees are
 // two callbacks taking strings/numbers (write, exit). Function-body fragment that
 // uses the INSPECT_SOURCE and ASSERT_SOURCE names; it ends by returning `ctl`, the
-// single entry point the host drives (start / poll / tick / die).
+// single entry point the host drives (start / step / die).
 // Written without template literals so that it can live inside String.raw.
 
 /** Source fragment defining the runtime and returning the control function. */
@@ -310,8 +310,6 @@ EventEmitter.once = function once(emitter, name) {
     if (name !== 'error') emitter.once('error', onError);
   });
 };
-// EventEmitter internals are implementation details, keep them out of console.log output.
-for (const k of ['_list', '_add', '_onAdd']) Object.defineProperty(EventEmitter.prototype, k, { enumerable: false });
 
 // ---- timers and the virtual-time event loop -------------------------------------
 
@@ -416,7 +414,6 @@ class Immediate {
   hasRef() { return this.refed; }
   _run() { cancel(this); this._fn.apply(undefined, this._args); }
 }
-for (const C of [Timeout, Immediate]) Object.defineProperty(C.prototype, '_run', { enumerable: false });
 
 function checkCallback(fn) {
   if (typeof fn !== 'function') {
@@ -653,7 +650,6 @@ class ReadStream extends EventEmitter {
     };
   }
 }
-for (const k of ['_subscribe', '_chunk', '_pump', '_finish']) Object.defineProperty(ReadStream.prototype, k, { enumerable: false });
 
 class WriteStream extends EventEmitter {
   constructor(fd) { super(); this.fd = fd; this.writable = true; this._isStdio = true; }
@@ -860,7 +856,7 @@ function formatUncaught(err) {
   if (isError(err)) return uncaughtHeader(err) + inspect(err) + footer;
   const shown = typeof err === 'string' ? err : inspect(err);
   const hint = typeof err !== 'object' || err === null ? '\n(Use ' + BACKTICK + 'node --trace-uncaught ...' + BACKTICK + ' to show where the exception was thrown)' : '';
-  return '\nUncaught ' + shown + hint + footer;
+  return '\n' + shown + hint + footer;
 }
 function fatal(err) {
   if (dead) return;
@@ -1097,7 +1093,6 @@ class Interface extends EventEmitter {
     };
   }
 }
-for (const k of ['_onData', '_onEnd', '_onLine', '_write']) Object.defineProperty(Interface.prototype, k, { enumerable: false });
 
 function makeReadline(promises) {
   class PromisesInterface extends Interface {
