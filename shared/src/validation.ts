@@ -26,3 +26,14 @@ export function parseJsonText(text: string, where = 'body'): unknown {
     throw new AppError(ErrorCode.BadRequest, `${where} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, { status: 400 });
   }
 }
+
+/**
+ * A `params` failure of the batch contract: 400 `invalid_params` whose message
+ * names the first failing key as `params.<key>` (all of them in `details`).
+ */
+export function invalidParamsError(error: z.ZodError, suffix = ''): AppError {
+  const issues = error.issues.map((issue) => ({ path: ['params', ...issue.path.map(String)].join('.'), message: issue.message }));
+  const first = issues[0];
+  const message = first === undefined ? 'params: invalid' : `${first.path}: ${first.message}`;
+  return new AppError(ErrorCode.InvalidParams, `${message}${suffix}`, { status: 400, details: { issues } });
+}

@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '@rl/shared/errors';
+import { invalidParamsError } from '@rl/shared/validation';
 import { resolveDataSource } from './registry.ts';
 import type { ScoreOutcome, Scorer } from './scorer.ts';
 
@@ -21,16 +22,7 @@ function parseParams(scorer: Scorer, raw: Record<string, unknown> | undefined): 
   const parsed = scorer.params.safeParse(raw ?? {});
   if (parsed.success && empty) defaultParams.set(scorer, parsed.data);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => ({
-    path: ['params', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-  const first = issues[0];
-  const message = first === undefined ? 'params: invalid' : `${first.path}: ${first.message}`;
-  throw new AppError(ErrorCode.InvalidParams, `${message} (scorer ${scorer.name})`, {
-    status: 400,
-    details: { issues },
-  });
+  throw invalidParamsError(parsed.error, ` (scorer ${scorer.name})`);
 }
 
 function isEmpty(o: Record<string, unknown>): boolean {

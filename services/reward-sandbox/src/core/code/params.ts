@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { invalidParamsError } from '@rl/shared/validation';
 import { FUSION_LANGUAGES } from '../../schemas.ts';
 
 /** Longest per-case timeout a caller may ask for, in seconds (the /run_code cap). */
@@ -29,11 +29,5 @@ export type CodeParams = z.infer<typeof CodeParams>;
 export function parseCodeParams(raw: unknown): CodeParams {
   const parsed = CodeParams.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => ({
-    path: ['params', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-  const first = issues[0];
-  const message = first === undefined ? 'params: invalid' : `${first.path}: ${first.message}`;
-  throw new AppError(ErrorCode.InvalidParams, message, { status: 400, details: { issues } });
+  throw invalidParamsError(parsed.error);
 }
