@@ -18,3 +18,4 @@ export * from './workers/budget-pool.ts';
 export * from './http/openapi-doc.ts';
 export * from './random.ts';
 export type { BatchModule, SkipReason } from './workers/protocol.ts';
+export * from './service-host.ts';

@@ -1,16 +1,5 @@
 // Wiring only: config -> logger/telemetry -> runners + queue -> core -> HTTP + NATS edges -> graceful stop.
-import {
-  connectNats,
-  createApp,
-  createLogger,
-  createMetrics,
-  loadConfig,
-  onShutdown,
-  startHttpServer,
-  startNatsService,
-  startTelemetry,
-  type NatsHandle,
-} from '@rl/shared';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner } from './adapters/fast-runner.ts';
@@ -27,6 +16,7 @@ const config = loadConfig(RewardSandboxConfig, process.env);
 const logger = createLogger({ service: DOC_INFO.service, level: config.LOG_LEVEL });
 const telemetry = await startTelemetry(DOC_INFO.service, process.env);
 const metrics = createMetrics(DOC_INFO.service);
+const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
 const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
@@ -37,53 +27,23 @@ for (const [name, help, read] of [
 ] as const) {
   new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
 }
-const executor = createExecutor(native, queue, config.SANDBOX_JS_ISOLATE ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB) : undefined);
+const fast = config.SANDBOX_JS_ISOLATE ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB) : undefined;
+const executor = createExecutor(native, queue, fast);
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });
 
-const nats: NatsHandle | undefined = config.NATS_ENABLED
-  ? await connectNats({ servers: config.NATS_URL, name: DOC_INFO.service, user: config.NATS_USER, pass: config.NATS_PASS, token: config.NATS_TOKEN })
-  : undefined;
-
-const app = createApp({
-  ...DOC_INFO,
+await hostService({
+  info: DOC_INFO,
+  config,
   logger,
   metrics,
-  maxBodyBytes: config.MAX_BODY_BYTES,
-  authToken: config.AUTH_TOKEN,
-  readiness: () => {
-    const natsUp = nats === undefined ? true : nats.connected();
-    const runnable = native.languages().length > 0;
-    return { ready: natsUp && runnable, checks: { nats: natsUp, sandbox: runnable } };
-  },
+  nats,
+  checks: () => ({ sandbox: native.languages().length > 0 }),
+  routes: (app) => addRoutes(app, executor, defaults, scorer),
+  endpoints: natsEndpoints(executor, defaults, scorer),
+  stopSteps: [
+    // Removes the pooled per-run cgroups.
+    { name: 'sandbox', run: async () => native.close() },
+    { name: 'telemetry', run: () => telemetry.shutdown() },
+  ],
 });
-addRoutes(app, executor, defaults, scorer);
-
-const natsService =
-  nats === undefined
-    ? undefined
-    : await startNatsService({
-        nc: nats.nc,
-        ...DOC_INFO,
-        name: DOC_INFO.service,
-        endpoints: natsEndpoints(executor, defaults, scorer),
-        logger,
-        metrics,
-        maxBodyBytes: config.MAX_BODY_BYTES,
-        chunkTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
-      });
-const http = await startHttpServer(app, config.HOST, config.PORT);
-logger.info({ port: http.port, nats: config.NATS_ENABLED ? config.NATS_URL : 'disabled', concurrency: config.SANDBOX_CONCURRENCY }, 'listening');
-
-onShutdown(logger, [
-  {
-    name: 'edges',
-    run: async () => {
-      await Promise.all([natsService?.stop(config.SHUTDOWN_GRACE_MS), http.close(config.SHUTDOWN_GRACE_MS)]);
-    },
-  },
-  { name: 'nats-drain', run: async () => nats?.nc.drain() },
-  // Removes the pooled per-run cgroups.
-  { name: 'sandbox', run: async () => native.close() },
-  { name: 'telemetry', run: () => telemetry.shutdown() },
-]);
