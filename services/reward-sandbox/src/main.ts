@@ -18,7 +18,7 @@ const telemetry = await startTelemetry(DOC_INFO.service, process.env);
 const metrics = createMetrics(DOC_INFO.service);
 const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
-const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN });
+const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN, cgroups: config.SANDBOX_CGROUPS });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
 const queue = new ExecQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED });
 for (const [name, help, read] of [
