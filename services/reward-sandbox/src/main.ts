@@ -27,7 +27,9 @@ for (const [name, help, read] of [
 ] as const) {
   new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
 }
-const fast = config.SANDBOX_JS_ISOLATE ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB) : undefined;
+const fast = config.SANDBOX_JS_ISOLATE
+  ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB, (message, count) => logger.error({ message, count }, 'isolate catastrophic failure; JavaScript falls back to bubblewrap after 4, restart to restore the fast path'))
+  : undefined;
 const executor = createExecutor(native, queue, fast);
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });

@@ -152,6 +152,22 @@ describe('limits', () => {
     expect(r.stderr).toContain('heap out of memory');
   });
 
+  it('contains a fatal V8 out-of-memory (hash table growth) without crashing the service', async () => {
+    const notified: string[] = [];
+    const fragile = new IsolateRunner({ warmIsolates: 0, maxCatastrophes: 1, onCatastrophicError: (m) => notified.push(m) });
+    try {
+      const r = await fragile.run(spec('const m = new Map(); for (let i = 0; ; i++) m.set(i, { i });', { memoryLimitMb: 16 }), new AbortController().signal);
+      expect(r.run_result).toMatchObject({ status: 'Finished', memory_limit_exceeded: true });
+      expect(r.run_result?.return_code).not.toBe(0);
+      expect(fragile.catastrophes).toBe(1);
+      expect(notified).toEqual(['Catastrophic out-of-memory error']);
+      // The parked isolate is leaked, so the runner stops taking work until a restart.
+      await expect(fragile.run(spec('console.log(1)'), new AbortController().signal)).rejects.toThrow(/disabled/);
+    } finally {
+      fragile.close();
+    }
+  });
+
   it('caps an output flood and says so', async () => {
     const r = await run('for (let i = 0; i < 100000; i++) console.log("flood line " + i);', { maxOutputBytes: 1000 });
     expect(r.status).toBe('Finished');

@@ -1,7 +1,7 @@
 // The JavaScript/TypeScript fast path: runs `nodejs` and `typescript` programs in a
 // fresh V8 isolate (isolated-vm) instead of a bubblewrap-sandboxed `node` process.
 //
-// Supported surface (js-isolate/runtime-source.ts): CommonJS scripts, and ES modules
+// Supported surface (js-isolate/*-source.ts): CommonJS scripts, and ES modules
 // (detected from the syntax as Node 22+ does; top-level await works); console with
 // Node's util.format/inspect output; process (argv, env = {}, exit, exitCode,
 // stdin/stdout/stderr streams, nextTick, hrtime, on('exit'|'beforeExit'|
@@ -57,16 +57,35 @@ export interface IsolateRunnerOptions {
   warmIsolates?: number;
   /** Memory limits (MiB) to prepare isolates for at construction. */
   warmMemoryMb?: number[];
+  /**
+   * Called when isolated-vm reports a catastrophic error (a fatal V8 out-of-memory):
+   * that isolate's thread and heap stay allocated until the process exits, so the
+   * service should log it and plan a restart.
+   */
+  onCatastrophicError?: (message: string) => void;
+  /** After this many catastrophic errors run() refuses work (a sandbox failure). Default 4. */
+  maxCatastrophes?: number;
 }
 
 /** Runner for `nodejs` and `typescript` inside isolated-vm. */
 export class IsolateRunner implements Runner {
   readonly name = 'isolated-vm';
   readonly #pool: IsolatePool;
+  readonly #maxCatastrophes: number;
+  #catastrophes = 0;
 
   constructor(options: IsolateRunnerOptions = {}) {
-    this.#pool = new IsolatePool(options.warmIsolates ?? 2);
+    this.#maxCatastrophes = options.maxCatastrophes ?? 4;
+    this.#pool = new IsolatePool(options.warmIsolates ?? 2, 4, (message) => {
+      this.#catastrophes++;
+      options.onCatastrophicError?.(message);
+    });
     for (const mb of options.warmMemoryMb ?? []) this.#pool.warm(clampMemory(mb));
+  }
+
+  /** Number of catastrophic isolate errors so far (each leaks one parked isolate). */
+  get catastrophes(): number {
+    return this.#catastrophes;
   }
 
   languages(): ReadonlyArray<string> {
@@ -75,6 +94,9 @@ export class IsolateRunner implements Runner {
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
+    if (this.#catastrophes >= this.#maxCatastrophes) {
+      throw new Error(`isolated-vm runner disabled after ${this.#catastrophes} catastrophic isolate errors; restart the service`);
+    }
     const started = performance.now();
     const typescript = spec.language === 'typescript';
     const filename = `${WORK_DIR}/main.${typescript ? 'ts' : 'js'}`;
@@ -93,7 +115,7 @@ export class IsolateRunner implements Runner {
     // TypeScript the user wrote; transform mode (enums...) moves code around.
     const display = typescript && js.length === spec.code.length ? spec.code : js;
     const vm = await this.#pool.take(clampMemory(spec.memoryLimitMb));
-    const release = (isolate: ivm.Isolate): void => this.#pool.release(isolate);
+    const release = (isolate: ivm.Isolate | null): void => this.#pool.release(isolate);
     return new Execution(vm, spec, filename, js, display, started, signal, release).run();
   }
 
@@ -120,9 +142,13 @@ class Execution {
   readonly #deadline: number;
   readonly #signal: AbortSignal;
   readonly #sink: OutputSink;
-  readonly #release: (isolate: ivm.Isolate) => void;
+  readonly #release: (isolate: ivm.Isolate | null) => void;
   #exitCode: number | null = null;
-  #stopped: 'timeout' | 'abort' | null = null;
+  #stopped: 'timeout' | 'abort' | 'catastrophe' | null = null;
+  // Settles when the run is stopped from outside (watchdog, abort, catastrophe): a
+  // parked isolate never settles its own promises, so every wait races this one.
+  readonly #halted: Promise<never>;
+  #halt: () => void = () => {};
   // Set while an ES module body runs: what it throws is an uncaught exception, not a rejection.
   #evaluating = false;
 
@@ -134,26 +160,33 @@ class Execution {
     display: string,
     started: number,
     signal: AbortSignal,
-    release: (isolate: ivm.Isolate) => void,
+    release: (isolate: ivm.Isolate | null) => void,
   ) {
-    this.#release = release;
-    this.#display = display;
     this.#vm = vm;
     this.#spec = spec;
     this.#filename = filename;
     this.#js = js;
+    this.#display = display;
     this.#started = started;
     this.#deadline = started + spec.runTimeoutMs;
     this.#signal = signal;
     this.#sink = new OutputSink(spec.maxOutputBytes);
+    this.#release = release;
+    this.#halted = new Promise<never>((_, reject) => {
+      this.#halt = () => reject(new Error('run stopped'));
+    });
+    this.#halted.catch(() => {});
   }
 
   async run(): Promise<RunOutcome> {
     const { isolate } = this.#vm;
-    const stop = (reason: 'timeout' | 'abort'): void => {
+    const stop = (reason: 'timeout' | 'abort' | 'catastrophe'): void => {
       this.#stopped ??= reason;
-      disposeQuietly(isolate);
+      // A parked isolate cannot be disposed (isolated-vm would report a second catastrophe).
+      if (reason !== 'catastrophe') disposeQuietly(isolate);
+      this.#halt();
     };
+    this.#vm.onCatastrophe = () => stop('catastrophe');
     const watchdog = setTimeout(() => stop('timeout'), this.#spec.runTimeoutMs + HARD_STOP_GRACE_MS);
     const onAbort = (): void => stop('abort');
     this.#signal.addEventListener('abort', onAbort, { once: true });
@@ -166,7 +199,8 @@ class Execution {
     } finally {
       clearTimeout(watchdog);
       this.#signal.removeEventListener('abort', onAbort);
-      this.#release(isolate);
+      // A parked isolate is left alone (see pool.ts); the run still ends for the pool.
+      this.#release(this.#stopped === 'catastrophe' ? null : isolate);
     }
   }
 
@@ -195,14 +229,14 @@ class Execution {
     const startArgs = ['start', this.#spec.stdin ?? '', write, exit, config];
     // 'start' runs no program code; only a large stdin copy is worth leaving the event loop for.
     if ((this.#spec.stdin?.length ?? 0) + this.#js.length < LARGE_INPUT_CHARS) ctl.applySync(undefined, startArgs);
-    else await ctl.apply(undefined, startArgs);
+    else await this.#guard(ctl.apply(undefined, startArgs));
 
     const entered = await this.#enter();
     if (entered !== null) return entered;
     for (;;) {
       const remaining = this.#remaining();
       if (remaining <= 1 && performance.now() >= this.#deadline) return 'tle';
-      const step = await ctl.apply(undefined, ['step'], { result: { copy: true }, timeout: remaining });
+      const step = await this.#guard(ctl.apply(undefined, ['step'], { result: { copy: true }, timeout: remaining }));
       if (step === 'tle') return 'tle';
       if (Array.isArray(step)) return step as Final;
     }
@@ -219,14 +253,14 @@ class Execution {
       script =
         source.length <= SYNC_COMPILE_LIMIT
           ? isolate.compileScriptSync(source, origin)
-          : await isolate.compileScript(source, origin);
+          : await this.#guard(isolate.compileScript(source, origin));
     } catch (err) {
       if (isolate.isDisposed) throw err;
       const retry = esmRetryKind(err);
       let reported = err;
       if (retry !== null) {
         try {
-          const module = await isolate.compileModule(this.#js, { filename: `file://${this.#filename}` });
+          const module = await this.#guard(isolate.compileModule(this.#js, { filename: `file://${this.#filename}` }));
           await this.#runModule(module);
           return null;
         } catch (esmErr) {
@@ -237,7 +271,7 @@ class Execution {
       }
       return await this.#die(formatCompileError(reported, this.#filename, this.#display, process.version));
     }
-    await script.run(context, { timeout: this.#remaining(), release: true });
+    await this.#guard(script.run(context, { timeout: this.#remaining(), release: true }));
     return null;
   }
 
@@ -266,9 +300,9 @@ class Execution {
       }
       return synthetic;
     };
-    await module.instantiate(context, resolve);
+    await this.#guard(module.instantiate(context, resolve));
     this.#evaluating = true;
-    await module.evaluate({ timeout: this.#remaining() });
+    await this.#guard(module.evaluate({ timeout: this.#remaining() }));
     this.#evaluating = false;
   }
 
@@ -278,10 +312,13 @@ class Execution {
 
   // Prints a host-formatted fatal error through the runtime (keeping output order) and ends the run.
   async #die(text: string): Promise<Final> {
-    return (await this.#vm.ctl.apply(undefined, ['die', text, 1], {
-      result: { copy: true },
-      timeout: DIE_TIMEOUT_MS,
-    })) as Final;
+    return (await this.#guard(
+      this.#vm.ctl.apply(undefined, ['die', text, 1], { result: { copy: true }, timeout: DIE_TIMEOUT_MS }),
+    )) as Final;
+  }
+
+  #guard<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.#halted]);
   }
 
   #finish(final: Final | 'tle'): RunOutcome {
@@ -299,6 +336,7 @@ class Execution {
       return outcome(this.#result(CommandStatus.Finished, this.#exitCode), this.#sink.notes());
     }
     if (this.#stopped === 'timeout') return this.#timeLimit();
+    if (this.#stopped === 'catastrophe') return this.#outOfMemory();
     const message = err instanceof Error ? err.message : '';
     if (isolate.isDisposed && /memory limit/i.test(message)) return this.#outOfMemory();
     if (message === 'Script execution timed out.' && performance.now() >= this.#deadline - 5) return this.#timeLimit();

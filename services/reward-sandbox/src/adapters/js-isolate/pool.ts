@@ -5,11 +5,35 @@
 
 import ivm from 'isolated-vm';
 import { ASSERT_SOURCE } from './assert-source.ts';
+import { BUILTINS_SOURCE } from './builtins-source.ts';
+import { COMPARE_SOURCE } from './compare-source.ts';
+import { ENTRY_SOURCE } from './entry-source.ts';
+import { FORMAT_SOURCE } from './format-source.ts';
+import { INSPECT_PARTS_SOURCE } from './inspect-parts-source.ts';
 import { INSPECT_SOURCE } from './inspect-source.ts';
+import { INSPECT_TYPES_SOURCE } from './inspect-types-source.ts';
+import { IO_SOURCE } from './io-source.ts';
+import { LOOP_SOURCE } from './loop-source.ts';
 import { RUNTIME_SOURCE } from './runtime-source.ts';
 
+// Fragment order matters only for top-level statements (classes, consts, objects
+// built at load time): each fragment may use what earlier ones define.
+const FRAGMENTS = [
+  INSPECT_SOURCE,
+  INSPECT_TYPES_SOURCE,
+  INSPECT_PARTS_SOURCE,
+  FORMAT_SOURCE,
+  COMPARE_SOURCE,
+  ASSERT_SOURCE,
+  IO_SOURCE,
+  LOOP_SOURCE,
+  RUNTIME_SOURCE,
+  BUILTINS_SOURCE,
+  ENTRY_SOURCE,
+];
+
 /** Complete in-isolate runtime: an IIFE that installs the globals and evaluates to the control function. */
-export const SHIM_SOURCE = `(function () {\n'use strict';\n${INSPECT_SOURCE}\n${ASSERT_SOURCE}\n${RUNTIME_SOURCE}\n})()`;
+export const SHIM_SOURCE = `(function () {\n'use strict';\n${FRAGMENTS.join('\n')}\n})()`;
 
 /** Script name of the runtime in stack traces (looks like Node's internal frames). */
 export const SHIM_FILENAME = 'node:internal/sandbox';
@@ -20,7 +44,12 @@ export interface PreparedIsolate {
   readonly context: ivm.Context;
   /** The runtime's control function (`ctl(op, ...)`). */
   readonly ctl: ivm.Reference<(...args: unknown[]) => unknown>;
+  /** Receives isolated-vm's catastrophic errors for this isolate (see {@link prepareIsolate}). */
+  onCatastrophe: (message: string) => void;
 }
+
+/** Called for every catastrophic isolate error, whichever run it hits (service-wide accounting). */
+export type CatastropheListener = (message: string) => void;
 
 // V8 code cache of the shim, produced by the first isolate and reused by the rest.
 let shimCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
@@ -29,8 +58,19 @@ let shimCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
  * Creates an isolate with `memoryMb` heap limit, a context and the runtime shim evaluated.
  * `warm` also runs the shim's hot paths once, which only pays off ahead of demand.
  */
-export async function prepareIsolate(memoryMb: number, warm = false): Promise<PreparedIsolate> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+export async function prepareIsolate(memoryMb: number, warm = false, listener?: CatastropheListener): Promise<PreparedIsolate> {
+  // Some V8 out-of-memory paths (a hash table growing past the limit in one step) are
+  // fatal. Without a handler isolated-vm aborts the whole process; with one, only the
+  // isolate's thread is parked forever. The run reports memory exhaustion and the
+  // listener lets the service account for the leaked isolate.
+  let prepared: PreparedIsolate | undefined;
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: (message: string) => {
+      listener?.(message);
+      prepared?.onCatastrophe(message);
+    },
+  });
   try {
     const context = await isolate.createContext();
     const script = await isolate.compileScript(SHIM_SOURCE, {
@@ -41,7 +81,8 @@ export async function prepareIsolate(memoryMb: number, warm = false): Promise<Pr
     if (shimCache === undefined && produced !== undefined) shimCache = produced;
     const ctl = (await script.run(context, { reference: true, release: true, timeout: 5000 })) as PreparedIsolate['ctl'];
     if (warm) await ctl.apply(undefined, ['warm'], { timeout: 5000 });
-    return { isolate, context, ctl };
+    prepared = { isolate, context, ctl, onCatastrophe: () => {} };
+    return prepared;
   } catch (err) {
     isolate.dispose();
     throw err;
@@ -64,9 +105,12 @@ export class IsolatePool {
   #preparing = false;
   #closed = false;
 
-  constructor(target = 2, maxKeys = 4) {
+  readonly #listener: CatastropheListener | undefined;
+
+  constructor(target = 2, maxKeys = 4, listener?: CatastropheListener) {
     this.#target = Math.max(0, target);
     this.#maxKeys = Math.max(1, maxKeys);
+    this.#listener = listener;
   }
 
   /** A prepared isolate for `memoryMb`, from the pool when available; marks a run as in flight until {@link release}. */
@@ -79,19 +123,22 @@ export class IsolatePool {
       // A burst is draining the pool: refill alongside the running programs rather
       // than waiting for an idle moment that may not come soon.
       if (list.length === 0) this.#schedule(true);
-      return ready ?? (await prepareIsolate(memoryMb));
+      return ready ?? (await prepareIsolate(memoryMb, false, this.#listener));
     } catch (err) {
       this.#busy--;
       throw err;
     }
   }
 
-  /** Ends a run started by {@link take}: its isolate is disposed right after the response is on its way. */
-  release(isolate: ivm.Isolate): void {
+  /**
+   * Ends a run started by {@link take}: its isolate is disposed right after the
+   * response is on its way (null for an isolate parked by a catastrophic error).
+   */
+  release(isolate: ivm.Isolate | null): void {
     this.#busy--;
     // Not deferred to an idle moment: a finished program may still hold a heap of up
     // to its memory limit, which must be returned promptly.
-    setImmediate(() => disposeQuietly(isolate));
+    if (isolate !== null) setImmediate(() => disposeQuietly(isolate));
     this.#schedule();
   }
 
@@ -144,7 +191,7 @@ export class IsolatePool {
     if (wanted === undefined) return;
     this.#preparing = true;
     try {
-      const vm = await prepareIsolate(wanted, !eager);
+      const vm = await prepareIsolate(wanted, !eager, this.#listener);
       const list = this.#idle.get(wanted);
       if (this.#closed || list === undefined) disposeQuietly(vm.isolate);
       else list.push(vm);

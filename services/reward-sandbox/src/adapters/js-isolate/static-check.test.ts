@@ -34,6 +34,7 @@ describe('canRunInIsolate', () => {
       '// process.binding is mentioned only in a comment\nconst s = "require(\'child_process\')"; console.log(s);',
       "if (require.main === module) { console.log(module.exports); }",
       'const re = /process\\.binding/; console.log(`${1 + 1} fetch`, re.test("x"));',
+      '#!/usr/bin/env node\nconsole.log(require("os").EOL.length)',
     ];
     for (const code of accepted) expect(canRunInIsolate(spec(code)), code).toBe(true);
   });

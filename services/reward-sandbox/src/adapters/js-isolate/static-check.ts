@@ -54,7 +54,7 @@ export function canRunInIsolate(spec: RunSpec): boolean {
 export function usesOnlyIsolateApis(js: string): boolean {
   let masked: Masked;
   try {
-    masked = mask(js);
+    masked = mask(js.startsWith('#!') ? `//${js.slice(2)}` : js);
   } catch {
     return false;
   }

@@ -1,0 +1,304 @@
+// In-isolate runtime, part 4: the builtin modules (fs, readline, events, util,
+// assert, os, timers) and `require` for them; see modules.ts for the advertised list.
+// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// which fragments are concatenated into one IIFE); names are shared across fragments.
+// Written without template literals so that it can live inside String.raw.
+
+/** Runtime fragment: builtin modules and requireBuiltin. */
+export const BUILTINS_SOURCE = String.raw`
+// ---- builtin modules ----------------------------------------------------------------
+
+function enoent(syscall, path) {
+  const err = new Error('ENOENT: no such file or directory, ' + syscall + " '" + path + "'");
+  err.errno = -2;
+  err.code = 'ENOENT';
+  err.syscall = syscall;
+  err.path = path;
+  return err;
+}
+function isStdinPath(p) { return p === 0 || p === '/dev/stdin' || p === '/proc/self/fd/0' || p === '/dev/fd/0'; }
+function stdFd(p) {
+  if (p === 1 || p === '/dev/stdout' || p === '/proc/self/fd/1' || p === '/dev/fd/1') return 1;
+  if (p === 2 || p === '/dev/stderr' || p === '/proc/self/fd/2' || p === '/dev/fd/2') return 2;
+  return 0;
+}
+function encodingOf(options) {
+  if (typeof options === 'string') return options;
+  if (options && typeof options === 'object') return options.encoding;
+  return undefined;
+}
+function normPath(p) {
+  if (typeof p !== 'string') {
+    if (p instanceof SandboxBuffer) return p.toString();
+    throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "path" argument must be of type string or an instance of Buffer or URL. Received ' + describeReceived(p));
+  }
+  const abs = p.startsWith('/') ? p : cfg.dirname + '/' + p;
+  const parts = [];
+  for (const seg of abs.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop(); else parts.push(seg);
+  }
+  return '/' + parts.join('/');
+}
+
+function makeFs() {
+  // Files the program writes live only in memory for this run: the isolate has no filesystem.
+  const files = new Map();
+  function dataString(data, options) {
+    if (typeof data === 'string') return data;
+    if (ArrayBuffer.isView(data)) return chunkToString(data, encodingOf(options));
+    return String(data);
+  }
+  return {
+    readFileSync: function readFileSync(path, options) {
+      const enc = encodingOf(options);
+      if (isStdinPath(path)) {
+        const text = stdinConsumed ? '' : stdinText;
+        stdinConsumed = true;
+        return decodeAs(text, enc);
+      }
+      const key = typeof path === 'number' ? null : normPath(path);
+      if (key === null || !files.has(key)) {
+        if (typeof path === 'number') {
+          const err = new Error('EBADF: bad file descriptor, read');
+          err.errno = -9; err.code = 'EBADF'; err.syscall = 'read';
+          throw err;
+        }
+        throw enoent('open', path);
+      }
+      return decodeAs(files.get(key), enc);
+    },
+    writeFileSync: function writeFileSync(path, data, options) {
+      const fd = stdFd(path);
+      if (fd !== 0) { rawWrite(fd, dataString(data, options)); return; }
+      files.set(normPath(path), dataString(data, options));
+    },
+    appendFileSync: function appendFileSync(path, data, options) {
+      const fd = stdFd(path);
+      if (fd !== 0) { rawWrite(fd, dataString(data, options)); return; }
+      const key = normPath(path);
+      files.set(key, (files.get(key) || '') + dataString(data, options));
+    },
+    existsSync: function existsSync(path) {
+      if (isStdinPath(path) || stdFd(path) !== 0) return true;
+      try { return files.has(normPath(path)) || normPath(path) === cfg.filename; } catch { return false; }
+    },
+    writeSync: function writeSync(fd, data, a, b) {
+      const target = stdFd(fd);
+      if (target === 0) {
+        const err = new Error('EBADF: bad file descriptor, write');
+        err.errno = -9; err.code = 'EBADF'; err.syscall = 'write';
+        throw err;
+      }
+      let s;
+      if (typeof data === 'string') s = data;
+      else if (ArrayBuffer.isView(data)) {
+        const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        const off = typeof a === 'number' ? a : 0;
+        const len = typeof b === 'number' ? b : bytes.length - off;
+        s = utf8Decode(bytes, off, off + len);
+      } else s = String(data);
+      rawWrite(target, s);
+      return s.length;
+    },
+  };
+}
+
+class Interface extends EventEmitter {
+  constructor(input, output, completer, terminal, promises) {
+    super();
+    let opts = input;
+    if (!(input && typeof input === 'object' && 'input' in input)) opts = { input: input, output: output, terminal: terminal };
+    this.input = opts.input;
+    this.output = opts.output;
+    this.terminal = !!opts.terminal;
+    this.line = '';
+    this.cursor = 0;
+    this.closed = false;
+    this._prompt = opts.prompt === undefined ? '> ' : String(opts.prompt);
+    this._questions = [];
+    this._partial = '';
+    this._iterators = [];
+    this._promises = !!promises;
+    const self = this;
+    if (this.input === stdinStream) {
+      stdinHub.subscribe({
+        onData(text) { self._onData(text); },
+        onEnd() { self._onEnd(); },
+      });
+    } else if (this.input && typeof this.input.on === 'function') {
+      this.input.on('data', function (c) { self._onData(typeof c === 'string' ? c : String(c)); });
+      this.input.on('end', function () { self._onEnd(); });
+    }
+  }
+  _onData(text) {
+    if (this.closed) return;
+    const all = this._partial + text;
+    const parts = all.split(/\r\n|\n|\r/);
+    this._partial = parts.pop();
+    // A chunk ending in '\r' may be followed by '\n' in the next chunk; there is only one chunk here.
+    for (let i = 0; i < parts.length; i++) {
+      if (this.closed) return;
+      this._onLine(parts[i]);
+    }
+  }
+  _onEnd() {
+    if (this.closed) return;
+    if (this._partial.length > 0) { const l = this._partial; this._partial = ''; this._onLine(l); }
+    this.close();
+  }
+  _onLine(line) {
+    if (this._questions.length > 0) {
+      const cb = this._questions.shift();
+      cb(line);
+      return;
+    }
+    for (const it of this._iterators) it.push(line);
+    this.emit('line', line);
+  }
+  _write(s) { if (this.output && typeof this.output.write === 'function') this.output.write(s); }
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close');
+    for (const it of this._iterators) it.end();
+  }
+  pause() { this.emit('pause'); return this; }
+  resume() { this.emit('resume'); return this; }
+  setPrompt(p) { this._prompt = String(p); }
+  getPrompt() { return this._prompt; }
+  prompt() { this._write(this._prompt); }
+  write(data) { if (!this.closed && typeof data === 'string') this._onData(data); }
+  question(query, options, cb) {
+    if (typeof options === 'function') { cb = options; options = undefined; }
+    if (this.closed) throw makeNodeError(Error, 'ERR_USE_AFTER_CLOSE', 'readline was closed');
+    if (this._promises) {
+      const self = this;
+      return new Promise(function (resolve) { self._questions.push(resolve); self._write(String(query)); });
+    }
+    if (typeof cb !== 'function') return;
+    this._questions.push(cb);
+    this._write(String(query));
+  }
+  [Symbol.asyncIterator]() {
+    const queue = [];
+    let done = this.closed;
+    let waiting = null;
+    const sink = {
+      push(line) { if (waiting) { const w = waiting; waiting = null; w({ value: line, done: false }); } else queue.push(line); },
+      end() { done = true; if (waiting) { const w = waiting; waiting = null; w({ value: undefined, done: true }); } },
+    };
+    this._iterators.push(sink);
+    const self = this;
+    return {
+      next() {
+        if (queue.length > 0) return Promise.resolve({ value: queue.shift(), done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) { waiting = resolve; });
+      },
+      return() { self.close(); return Promise.resolve({ value: undefined, done: true }); },
+      [Symbol.asyncIterator]() { return this; },
+    };
+  }
+}
+
+function makeReadline(promises) {
+  class PromisesInterface extends Interface {
+    constructor(input, output, completer, terminal) { super(input, output, completer, terminal, true); }
+  }
+  const Ctor = promises ? PromisesInterface : Interface;
+  Object.defineProperty(Ctor, 'name', { value: 'Interface' });
+  return {
+    Interface: Ctor,
+    createInterface: function createInterface(input, output, completer, terminal) {
+      return new Ctor(input, output, completer, terminal);
+    },
+  };
+}
+
+function promisify(original) {
+  if (typeof original !== 'function') {
+    throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "original" argument must be of type function. Received ' + describeReceived(original));
+  }
+  const custom = original[promisify.custom];
+  if (typeof custom === 'function') return custom;
+  const fn = function () {
+    const args = argsOf(arguments);
+    const self = this;
+    return new Promise(function (resolve, reject) {
+      args.push(function (err, value) { if (err) reject(err); else resolve(value); });
+      original.apply(self, args);
+    });
+  };
+  Object.setPrototypeOf(fn, Object.getPrototypeOf(original));
+  return fn;
+}
+promisify.custom = Symbol.for('nodejs.util.promisify.custom');
+
+function makeUtil() {
+  return {
+    format: format,
+    formatWithOptions: function (opts) { return formatWithOptions(opts, restArgs(arguments, 1)); },
+    inspect: inspect,
+    isDeepStrictEqual: isDeepStrictEqual,
+    promisify: promisify,
+    inherits: function inherits(ctor, superCtor) {
+      Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+      Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+    },
+    deprecate: function deprecate(fn) { return fn; },
+  };
+}
+
+const builtinFactories = {
+  fs: makeFs,
+  readline: function () { return makeReadline(false); },
+  'readline/promises': function () { return makeReadline(true); },
+  events: function () { return EventEmitter; },
+  util: makeUtil,
+  assert: function () { const a = makeAssert(false); a.strict = requireBuiltin('assert/strict'); return a; },
+  'assert/strict': function () { const a = makeAssert(true); a.strict = a; return a; },
+  process: function () { return processObject; },
+  os: function () {
+    return {
+      EOL: '\n',
+      platform: function () { return 'linux'; },
+      arch: function () { return 'x64'; },
+      type: function () { return 'Linux'; },
+      endianness: function () { return 'LE'; },
+      tmpdir: function () { return '/tmp'; },
+    };
+  },
+  timers: function () {
+    return { setTimeout: setTimeoutImpl, setInterval: setIntervalImpl, setImmediate: setImmediateImpl,
+      clearTimeout: clearTimeout, clearInterval: clearTimeout, clearImmediate: clearImmediate };
+  },
+  'timers/promises': function () {
+    return {
+      setTimeout: function (ms, value) { return new Promise(function (r) { setTimeoutImpl(r, ms, value); }); },
+      setImmediate: function (value) { return new Promise(function (r) { setImmediateImpl(r, value); }); },
+    };
+  },
+};
+const builtinCache = new Map();
+
+function requireBuiltin(id) {
+  if (typeof id !== 'string') {
+    throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "id" argument must be of type string. Received ' + describeReceived(id));
+  }
+  if (id === '') throw makeNodeError(TypeError, 'ERR_INVALID_ARG_VALUE', "The argument 'id' must be a non-empty string. Received ''");
+  const name = id.startsWith('node:') ? id.slice(5) : id;
+  if (builtinCache.has(name)) return builtinCache.get(name);
+  const factory = Object.prototype.hasOwnProperty.call(builtinFactories, name) ? builtinFactories[name] : undefined;
+  if (factory === undefined) {
+    const err = new Error("Cannot find module '" + id + "'\nRequire stack:\n- " + cfg.filename);
+    err.code = 'MODULE_NOT_FOUND';
+    err.requireStack = [cfg.filename];
+    throw err;
+  }
+  const value = factory();
+  builtinCache.set(name, value);
+  return value;
+}
+
+`;

@@ -1,0 +1,305 @@
+// In-isolate deep equality for `assert.deepEqual` / `deepStrictEqual` and
+// `util.isDeepStrictEqual`: a port of Node 24's lib/internal/util/comparisons.js
+// (MIT, Node.js contributors) minus partial mode. MultiPL-E style benchmarks (the
+// bulk of JS/TS reward traffic) end with `assert.deepEqual(...)`, so the loose and
+// strict rules must match Node's exactly.
+// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// relies on the inspect fragments' type checks (isMap, boxedKind, ...).
+
+/** Comparison fragment: `isDeepEqual(a, b)` and `isDeepStrictEqual(a, b)`. */
+export const COMPARE_SOURCE = String.raw`
+const kLoose = 0, kStrict = 2;
+const kNoIterator = 0, kIsArray = 1, kIsSet = 2, kIsMap = 3;
+const wellKnownConstructors = new Set([
+  Array, ArrayBuffer, BigInt, BigInt64Array, BigUint64Array, Boolean, DataView, Date, Error,
+  EvalError, Float32Array, Float64Array, Function, Int16Array, Int32Array, Int8Array, Map, Number,
+  Object, Promise, RangeError, ReferenceError, RegExp, Set, String, Symbol, SyntaxError, TypeError,
+  URIError, Uint16Array, Uint32Array, Uint8Array, Uint8ClampedArray, WeakMap, WeakSet,
+]);
+function isArrayBufferView(v) { return ArrayBuffer.isView(v); }
+function hasEnumerable(o, k) { return propIsEnumerable.call(o, k); }
+function ownEnumerableSymbols(o) {
+  return Object.getOwnPropertySymbols(o).filter(function (k) { return propIsEnumerable.call(o, k); });
+}
+function nonIndexKeys(o, skipSymbols) {
+  const out = [];
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) if (!isIndexKey(keys[i])) out.push(keys[i]);
+  if (!skipSymbols) out.push.apply(out, ownEnumerableSymbols(o));
+  return out;
+}
+function bytesEqual(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
+
+function isEqualBoxedPrimitive(val1, val2) {
+  const k1 = boxedKind(val1);
+  if (k1 !== boxedKind(val2)) return false;
+  if (k1 === 'Number') return Object.is(Number.prototype.valueOf.call(val1), Number.prototype.valueOf.call(val2));
+  if (k1 === 'String') return String.prototype.valueOf.call(val1) === String.prototype.valueOf.call(val2);
+  if (k1 === 'Boolean') return Boolean.prototype.valueOf.call(val1) === Boolean.prototype.valueOf.call(val2);
+  if (k1 === 'BigInt') return BigInt.prototype.valueOf.call(val1) === BigInt.prototype.valueOf.call(val2);
+  return Symbol.prototype.valueOf.call(val1) === Symbol.prototype.valueOf.call(val2);
+}
+
+function isEnumerableOrIdentical(val1, val2, prop, mode, memos) {
+  return hasEnumerable(val2, prop) || innerDeepEqual(val1[prop], val2[prop], mode, memos);
+}
+
+function innerDeepEqual(val1, val2, mode, memos) {
+  if (val1 === val2) return val1 !== 0 || Object.is(val1, val2) || mode === kLoose;
+  if (mode !== kLoose) {
+    if (typeof val1 === 'number') return val1 !== val1 && val2 !== val2;
+    if (typeof val2 !== 'object' || typeof val1 !== 'object' || val1 === null || val2 === null) return false;
+  } else {
+    if (val1 === null || typeof val1 !== 'object') {
+      return (val2 === null || typeof val2 !== 'object') && (val1 == val2 || (val1 !== val1 && val2 !== val2));
+    }
+    if (val2 === null || typeof val2 !== 'object') return false;
+  }
+  return objectComparisonStart(val1, val2, mode, memos);
+}
+
+function hasUnequalTag(val1, val2) { return val1[Symbol.toStringTag] !== val2[Symbol.toStringTag]; }
+function slowHasUnequalTag(val1Tag, val1, val2) {
+  if (val1[Symbol.toStringTag] !== undefined && val2[Symbol.toStringTag] !== undefined) {
+    return val1[Symbol.toStringTag] !== val2[Symbol.toStringTag];
+  }
+  return val1Tag !== objToString.call(val2);
+}
+
+function objectComparisonStart(val1, val2, mode, memos) {
+  if (mode === kStrict) {
+    if (wellKnownConstructors.has(val1.constructor) || (val1.constructor !== undefined && !hasOwn.call(val1, 'constructor'))) {
+      if (val1.constructor !== val2.constructor) return false;
+    } else if (Object.getPrototypeOf(val1) !== Object.getPrototypeOf(val2)) {
+      return false;
+    }
+  }
+  if (Array.isArray(val1)) {
+    if (!Array.isArray(val2) || val1.length !== val2.length || hasUnequalTag(val1, val2)) return false;
+    const keys2 = nonIndexKeys(val2, mode === kLoose);
+    if (keys2.length !== nonIndexKeys(val1, mode === kLoose).length) return false;
+    return keyCheck(val1, val2, mode, memos, kIsArray, keys2);
+  }
+  let val1Tag;
+  if (val1[Symbol.toStringTag] === undefined && (val1Tag = objToString.call(val1)) === '[object Object]') {
+    if (slowHasUnequalTag(val1Tag, val1, val2)) return false;
+    return keyCheck(val1, val2, mode, memos, kNoIterator);
+  } else if (isSet(val1)) {
+    if (!isSet(val2) || val1.size !== val2.size || hasUnequalTag(val1, val2)) return false;
+    return keyCheck(val1, val2, mode, memos, kIsSet);
+  } else if (isMap(val1)) {
+    if (!isMap(val2) || val1.size !== val2.size || hasUnequalTag(val1, val2)) return false;
+    return keyCheck(val1, val2, mode, memos, kIsMap);
+  } else if (isArrayBufferView(val1)) {
+    if (!isArrayBufferView(val2)) return false;
+    if (typedArrayTagGetter.call(val1) !== typedArrayTagGetter.call(val2)) return false;
+    if (mode === kLoose && (val1 instanceof Float32Array || val1 instanceof Float64Array)) {
+      if (val1.length !== val2.length) return false;
+      for (let i = 0; i < val1.length; i++) if (val1[i] !== val2[i]) return false;
+    } else if (val1.byteLength !== val2.byteLength || !bytesEqual(viewBytes(val1), viewBytes(val2))) {
+      return false;
+    }
+    const keys2 = nonIndexKeys(val2, mode === kLoose);
+    if (keys2.length !== nonIndexKeys(val1, mode === kLoose).length) return false;
+    return keyCheck(val1, val2, mode, memos, kNoIterator, keys2);
+  } else if (isDate(val1)) {
+    if (!isDate(val2) || hasUnequalTag(val1, val2)) return false;
+    const t1 = Date.prototype.getTime.call(val1);
+    const t2 = Date.prototype.getTime.call(val2);
+    if (t1 !== t2 && (t1 === t1 || t2 === t2)) return false;
+  } else if (isRegExp(val1)) {
+    if (!isRegExp(val2) || val1.source !== val2.source || val1.flags !== val2.flags ||
+        val1.lastIndex !== val2.lastIndex || hasUnequalTag(val1, val2)) return false;
+  } else if (isArrayBuffer(val1) || isSharedArrayBuffer(val1)) {
+    if (!(isArrayBuffer(val2) || isSharedArrayBuffer(val2)) || hasUnequalTag(val1, val2)) return false;
+    if (!bytesEqual(new Uint8Array(val1), new Uint8Array(val2))) return false;
+  } else if (slowHasUnequalTag(val1Tag === undefined ? objToString.call(val1) : val1Tag, val1, val2) ||
+      Array.isArray(val2) || isArrayBufferView(val2) || isSet(val2) || isMap(val2) || isDate(val2) ||
+      isRegExp(val2) || isArrayBuffer(val2) || isSharedArrayBuffer(val2)) {
+    return false;
+  } else if (isError(val1)) {
+    if (!isError(val2) || !isEnumerableOrIdentical(val1, val2, 'message', mode, memos) ||
+        !isEnumerableOrIdentical(val1, val2, 'name', mode, memos) ||
+        !isEnumerableOrIdentical(val1, val2, 'cause', mode, memos) ||
+        !isEnumerableOrIdentical(val1, val2, 'errors', mode, memos)) return false;
+    if (hasOwn.call(val2, 'cause') !== hasOwn.call(val1, 'cause')) return false;
+  } else if (boxedKind(val1) !== null) {
+    if (!isEqualBoxedPrimitive(val1, val2)) return false;
+  } else if (boxedKind(val2) !== null || isError(val2) || isWeakMap(val1) || isWeakSet(val1) || isPromise(val1)) {
+    return false;
+  }
+  return keyCheck(val1, val2, mode, memos, kNoIterator);
+}
+
+function keyCheck(val1, val2, mode, memos, iterationType, keys2) {
+  const isArrayLikeObject = keys2 !== undefined;
+  if (keys2 === undefined) keys2 = Object.keys(val2);
+  let keys1;
+  if (!isArrayLikeObject) {
+    if (keys2.length !== (keys1 = Object.keys(val1)).length) return false;
+    if (mode === kStrict) {
+      keys1.push.apply(keys1, ownEnumerableSymbols(val1));
+      keys2.push.apply(keys2, ownEnumerableSymbols(val2));
+      if (keys1.length !== keys2.length) return false;
+    }
+  }
+  if (keys2.length === 0 && (iterationType === kNoIterator || (iterationType === kIsArray && val2.length === 0) || val2.size === 0)) {
+    return true;
+  }
+  return handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType);
+}
+
+function handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType) {
+  if (memos === undefined) {
+    memos = { set: undefined, a: val1, b: val2, c: undefined, d: undefined, deep: false };
+    return objEquiv(val1, val2, mode, keys1, keys2, memos, iterationType);
+  }
+  if (memos.set === undefined) {
+    if (memos.deep === false) {
+      if (memos.a === val1) return memos.b === val2;
+      if (memos.b === val2) return false;
+      memos.c = val1;
+      memos.d = val2;
+      memos.deep = true;
+      const result = objEquiv(val1, val2, mode, keys1, keys2, memos, iterationType);
+      memos.deep = false;
+      if (memos.set !== undefined) { memos.set.delete(memos.c); memos.set.delete(memos.d); }
+      return result;
+    }
+    memos.set = new Set([memos.a, memos.b, memos.c, memos.d]);
+  }
+  const set = memos.set;
+  const originalSize = set.size;
+  set.add(val1);
+  set.add(val2);
+  if (originalSize !== set.size - 2) return originalSize === set.size;
+  const areEq = objEquiv(val1, val2, mode, keys1, keys2, memos, iterationType);
+  set.delete(val1);
+  set.delete(val2);
+  return areEq;
+}
+
+function sparseArrayEquiv(a, b, mode, memos, i) {
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  for (; i < keysB.length; i++) {
+    const key = keysB[i];
+    if ((a[key] === undefined && !hasOwn.call(a, key)) || !innerDeepEqual(a[key], b[key], mode, memos)) return false;
+  }
+  return true;
+}
+
+function objEquiv(a, b, mode, keys1, keys2, memos, iterationType) {
+  if (keys2.length > 0) {
+    let i = 0;
+    if (keys1 !== undefined) {
+      for (; i < keys2.length; i++) {
+        const key = keys2[i];
+        if (keys1[i] !== key) break;
+        if (!innerDeepEqual(a[key], b[key], mode, memos)) return false;
+      }
+    }
+    for (; i < keys2.length; i++) {
+      const key = keys2[i];
+      const descriptor = Object.getOwnPropertyDescriptor(a, key);
+      if (descriptor === undefined || descriptor.enumerable !== true) return false;
+      const value = descriptor.writable !== undefined ? descriptor.value : a[key];
+      if (!innerDeepEqual(value, b[key], mode, memos)) return false;
+    }
+  }
+  if (iterationType === kIsArray) {
+    for (let i = 0; i < a.length; i++) {
+      if (b[i] === undefined) {
+        if (!hasOwn.call(b, i)) return sparseArrayEquiv(a, b, mode, memos, i);
+        if ((a[i] !== undefined || !hasOwn.call(a, i)) && (mode !== kLoose || a[i] !== null)) return false;
+      } else if ((a[i] === undefined || !innerDeepEqual(a[i], b[i], mode, memos)) && (mode !== kLoose || b[i] !== null)) {
+        return false;
+      }
+    }
+  } else if (iterationType === kIsSet) {
+    if (!setEquiv(a, b, mode, memos)) return false;
+  } else if (iterationType === kIsMap) {
+    if (!mapEquiv(a, b, mode, memos)) return false;
+  }
+  return true;
+}
+
+function looseAlternative(prim) {
+  switch (typeof prim) {
+    case 'undefined': return null;
+    case 'object': return undefined;
+    case 'symbol': return false;
+    case 'string': prim = +prim;
+    case 'number': if (prim !== prim) return false;
+  }
+  return true;
+}
+
+function setEquiv(a, b, mode, memo) {
+  const pending = [];
+  for (const val of b) {
+    if (!a.has(val)) {
+      if ((typeof val !== 'object' || val === null) && mode !== kLoose) return false;
+      if ((typeof val !== 'object' || val === null) && looseAlternative(val) === false) return false;
+      pending.push(val);
+    }
+  }
+  if (pending.length === 0) return true;
+  const candidates = [];
+  for (const val1 of a) {
+    if (!b.has(val1) || (mode === kLoose && typeof val1 !== 'object')) candidates.push(val1);
+  }
+  for (let i = 0; i < pending.length; i++) {
+    let found = -1;
+    for (let j = 0; j < candidates.length; j++) {
+      if (innerDeepEqual(candidates[j], pending[i], mode, memo)) { found = j; break; }
+    }
+    if (found === -1) return false;
+    candidates.splice(found, 1);
+  }
+  return true;
+}
+
+function mapEquiv(a, b, mode, memo) {
+  const pending = [];
+  for (const entry of b) {
+    const key2 = entry[0];
+    const item2 = entry[1];
+    if (typeof key2 === 'object' && key2 !== null) {
+      pending.push(entry);
+    } else {
+      const item1 = a.get(key2);
+      if ((item1 === undefined && !a.has(key2)) || !innerDeepEqual(item1, item2, mode, memo)) {
+        if (mode !== kLoose || looseAlternative(key2) === false) return false;
+        pending.push(entry);
+      }
+    }
+  }
+  if (pending.length === 0) return true;
+  const candidates = [];
+  for (const entry of a) {
+    const key1 = entry[0];
+    if (typeof key1 === 'object' && key1 !== null ? !b.has(key1) : mode === kLoose) candidates.push(entry);
+  }
+  for (let i = 0; i < pending.length; i++) {
+    let found = -1;
+    for (let j = 0; j < candidates.length; j++) {
+      if (innerDeepEqual(candidates[j][0], pending[i][0], mode, memo) &&
+          innerDeepEqual(candidates[j][1], pending[i][1], mode, memo)) { found = j; break; }
+    }
+    if (found === -1) return false;
+    candidates.splice(found, 1);
+  }
+  return true;
+}
+
+function isDeepEqual(a, b) { return innerDeepEqual(a, b, kLoose, undefined); }
+function isDeepStrictEqual(a, b) { return innerDeepEqual(a, b, kStrict, undefined); }
+
+`;

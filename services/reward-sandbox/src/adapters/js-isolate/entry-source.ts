@@ -1,0 +1,122 @@
+// In-isolate runtime, part 5: globals, the CommonJS entry hook and `ctl`, the
+// single control function the host drives (start / step / die); the fragment
+// ends by returning it from the enclosing IIFE.
+// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// which fragments are concatenated into one IIFE); names are shared across fragments.
+// Written without template literals so that it can live inside String.raw.
+
+/** Runtime fragment: globals, entry hook and the control function (returned). */
+export const ENTRY_SOURCE = String.raw`
+// ---- globals and entry ----------------------------------------------------------------
+
+function defineGlobal(name, value) {
+  Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
+}
+defineGlobal('global', G);
+defineGlobal('console', consoleObject);
+defineGlobal('process', processObject);
+defineGlobal('setTimeout', setTimeoutImpl);
+defineGlobal('setInterval', setIntervalImpl);
+defineGlobal('setImmediate', setImmediateImpl);
+defineGlobal('clearTimeout', clearTimeout);
+defineGlobal('clearInterval', clearTimeout);
+defineGlobal('clearImmediate', clearImmediate);
+defineGlobal('queueMicrotask', queueMicrotaskImpl);
+defineGlobal('performance', { now: function now() { return nowMs(); }, timeOrigin: startReal });
+Object.defineProperty(G, REQUIRE_HOOK, { value: requireBuiltin, configurable: false, enumerable: false, writable: false });
+
+function runMain(fn) {
+  delete G[MAIN_HOOK];
+  invokeEntry(fn);
+}
+
+function makeModule() {
+  const mod = {
+    id: '.', path: cfg.dirname, exports: {}, filename: cfg.filename, loaded: false,
+    children: [], paths: [cfg.dirname + '/node_modules', '/node_modules'],
+  };
+  const req = function require(id) { return requireBuiltin(id); };
+  req.main = mod;
+  req.cache = Object.create(null);
+  req.resolve = function resolve(id) { requireBuiltin(id); return id; };
+  mod.require = req;
+  return mod;
+}
+
+function invokeEntry(fn) {
+  const mod = makeModule();
+  const req = mod.require;
+  try {
+    fn.call(mod.exports, mod.exports, req, mod, cfg.filename, cfg.dirname);
+    mod.loaded = true;
+  } catch (err) {
+    fatal(err);
+  }
+  drainTicks();
+}
+
+// Only 'start' (before any program code exists) is called synchronously by the host;
+// every later op can reach code the program may have patched, so the host calls
+// them asynchronously with the run's remaining time as timeout.
+function ctl(op, a, b, c, d) {
+  if (op === 'start') {
+    stdinText = typeof a === 'string' ? a : '';
+    hostWrite = b;
+    hostExit = c;
+    cfg = JSON.parse(d);
+    startReal = Date.now();
+    lastFlush = startReal;
+    configureProcess();
+    Object.defineProperty(G, MAIN_HOOK, { value: runMain, configurable: true, enumerable: false, writable: false });
+    if (cfg.cjsGlobals) {
+      // Only visible to ES module code; the CommonJS wrapper's parameters shadow them.
+      const entry = makeModule();
+      defineGlobal('require', entry.require);
+      defineGlobal('module', entry);
+      defineGlobal('exports', entry.exports);
+      defineGlobal('__filename', cfg.filename);
+      defineGlobal('__dirname', cfg.dirname);
+    }
+    return;
+  }
+  if (op === 'step') {
+    // One macrotask; returns 1 (maybe more to do), 'tle', or the final [code, stdout, stderr].
+    if (dead) return finalTuple();
+    const r = loopAlive() ? runOneTask() : 'idle';
+    if (r === 'tle') return 'tle';
+    if (r === 'ran') return dead ? finalTuple() : 1;
+    const code = exitCodeValue === undefined ? 0 : exitCodeValue;
+    if (processObject.listenerCount('beforeExit') > 0) {
+      try { processObject.emit('beforeExit', code); } catch (err) { fatal(err); }
+      drainTicks();
+      if (dead) return finalTuple();
+      if (loopAlive()) return 1;
+    }
+    if (processObject.listenerCount('exit') > 0) {
+      try { processObject.emit('exit', code); } catch (err) { fatal(err); }
+    }
+    return finalTuple();
+  }
+  if (op === 'warm') {
+    // Run at preparation time, before any program: compiles the hot paths lazily
+    // parsed by V8 and computes the shim's line table (first stack trace), so the
+    // first real call does not pay for it. Leaves no state behind.
+    new Error('warm-up').stack;
+    invokeEntry(function () {});
+    consoleWrite(1, ['warm', 1, { a: [1, 'x'] }, null]);
+    pendingOut[0] = '';
+    pendingLen = 0;
+    writesSinceCheck = 0;
+    return loopAlive();
+  }
+  if (op === 'die') {
+    if (!dead) {
+      exitCodeValue = typeof b === 'number' ? b : 1;
+      if (typeof a === 'string') pendingOut[1] += a;
+    }
+    return finalTuple();
+  }
+  throw new Error('unknown op ' + op);
+}
+return ctl;
+`;

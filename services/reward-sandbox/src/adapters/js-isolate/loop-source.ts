@@ -1,0 +1,371 @@
+// In-isolate runtime, part 2: timers on a virtual clock, process.nextTick, the
+// libuv-shaped event loop the host drives one macrotask at a time, and stdin
+// delivery (process.stdin stream) plus stdout/stderr streams.
+// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// which fragments are concatenated into one IIFE); names are shared across fragments.
+// Written without template literals so that it can live inside String.raw.
+
+/** Runtime fragment: timers, event loop, stdin/stdout streams. */
+export const LOOP_SOURCE = String.raw`
+// ---- timers and the virtual-time event loop -------------------------------------
+
+// A libuv-shaped loop (timers phase, poll phase for stdin, check phase for
+// setImmediate) whose clock is virtual: timers never sleep, the loop jumps to the
+// next due time, and a jump past the run budget means the real program would have
+// been killed by the time limit. The host drives exactly one macrotask per call so
+// that V8 drains the microtask queue between callbacks, as Node does.
+const timerHeap = [];
+const pollQueue = [];
+let immediateQueue = [];
+let checkBatch = [];
+let phase = 0; // 0 timers, 1 poll, 2 check
+let loopStarted = false;
+let seqCounter = 0;
+let loopNow = 0; // cached loop time in ms since start, like uv_now()
+let refCount = 0;
+const timersById = new Map();
+const tickQueue = [];
+let tickDrainScheduled = false;
+
+function realElapsed() { return Date.now() - startReal; }
+function nowMs() {
+  const real = realElapsed();
+  return real > loopNow ? real : loopNow;
+}
+function less(a, b) { return a.time < b.time || (a.time === b.time && a.seq < b.seq); }
+function heapPush(t) {
+  timerHeap.push(t);
+  let i = timerHeap.length - 1;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!less(timerHeap[i], timerHeap[p])) break;
+    const tmp = timerHeap[i]; timerHeap[i] = timerHeap[p]; timerHeap[p] = tmp;
+    i = p;
+  }
+}
+function heapPop() {
+  const top = timerHeap[0];
+  const last = timerHeap.pop();
+  if (timerHeap.length > 0) {
+    timerHeap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < timerHeap.length && less(timerHeap[l], timerHeap[m])) m = l;
+      if (r < timerHeap.length && less(timerHeap[r], timerHeap[m])) m = r;
+      if (m === i) break;
+      const tmp = timerHeap[i]; timerHeap[i] = timerHeap[m]; timerHeap[m] = tmp;
+      i = m;
+    }
+  }
+  return top;
+}
+function activate(task) {
+  if (!task.active) {
+    task.active = true;
+    if (task.refed) refCount++;
+  }
+}
+function cancel(task) {
+  if (task && task.active) {
+    task.active = false;
+    if (task.refed) refCount--;
+  }
+}
+function scheduleTimer(task) {
+  task.time = loopNow + task._delay;
+  task.seq = ++seqCounter;
+  activate(task);
+  heapPush(task);
+}
+function setRef(task, on) {
+  if (task.refed !== on) {
+    task.refed = on;
+    if (task.active) refCount += on ? 1 : -1;
+  }
+}
+
+class Timeout {
+  constructor(fn, args, delay, repeat) {
+    this._fn = fn; this._args = args; this._delay = delay; this._repeat = repeat;
+    this._id = ++seqCounter; this.active = false; this.refed = true; this.time = 0; this.seq = 0;
+  }
+  ref() { setRef(this, true); return this; }
+  unref() { setRef(this, false); return this; }
+  hasRef() { return this.refed; }
+  refresh() { if (this.active) cancel(this); scheduleTimer(this); return this; }
+  close() { clearTimeout(this); return this; }
+  [Symbol.toPrimitive]() { return this._id; }
+  _run() {
+    if (this._repeat) { cancel(this); scheduleTimer(this); }
+    else { cancel(this); timersById.delete(this._id); }
+    this._fn.apply(undefined, this._args);
+  }
+}
+class Immediate {
+  constructor(fn, args) { this._fn = fn; this._args = args; this.active = false; this.refed = true; }
+  ref() { setRef(this, true); return this; }
+  unref() { setRef(this, false); return this; }
+  hasRef() { return this.refed; }
+  _run() { cancel(this); this._fn.apply(undefined, this._args); }
+}
+
+function checkCallback(fn) {
+  if (typeof fn !== 'function') {
+    throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "callback" argument must be of type function. Received ' + describeReceived(fn));
+  }
+}
+function normalizeDelay(delay) {
+  delay = delay * 1;
+  if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
+  return delay;
+}
+function restArgs(args, from) {
+  const out = [];
+  for (let i = from; i < args.length; i++) out.push(args[i]);
+  return out;
+}
+function setTimeoutImpl(fn, delay) {
+  checkCallback(fn);
+  const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), false);
+  timersById.set(t._id, t);
+  scheduleTimer(t);
+  return t;
+}
+function setIntervalImpl(fn, delay) {
+  checkCallback(fn);
+  const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), true);
+  timersById.set(t._id, t);
+  scheduleTimer(t);
+  return t;
+}
+function setImmediateImpl(fn) {
+  checkCallback(fn);
+  const t = new Immediate(fn, restArgs(arguments, 1));
+  activate(t);
+  immediateQueue.push(t);
+  return t;
+}
+function clearTimeout(t) {
+  if (t === null || t === undefined) return;
+  if (typeof t === 'number' || typeof t === 'string') t = timersById.get(Number(t));
+  if (t instanceof Timeout) { cancel(t); timersById.delete(t._id); }
+}
+function clearImmediate(t) { if (t instanceof Immediate) cancel(t); }
+setTimeoutImpl[Symbol.for('nodejs.util.promisify.custom')] = function (ms, value) {
+  return new Promise(function (resolve) { setTimeoutImpl(resolve, ms, value); });
+};
+setImmediateImpl[Symbol.for('nodejs.util.promisify.custom')] = function (value) {
+  return new Promise(function (resolve) { setImmediateImpl(resolve, value); });
+};
+Object.defineProperty(setTimeoutImpl, 'name', { value: 'setTimeout' });
+Object.defineProperty(setIntervalImpl, 'name', { value: 'setInterval' });
+Object.defineProperty(setImmediateImpl, 'name', { value: 'setImmediate' });
+
+// An I/O callback (stdin delivery), run in the poll phase.
+function queuePoll(fn) {
+  const task = { _fn: fn, active: false, refed: true, _run: function () { cancel(this); this._fn(); } };
+  activate(task);
+  pollQueue.push(task);
+}
+
+function queueMicrotaskImpl(fn) {
+  checkCallback(fn);
+  Promise.resolve().then(function () {
+    try { fn(); } catch (err) { fatal(err); }
+  });
+}
+
+// process.nextTick callbacks run before promise jobs: the queue is drained right
+// after the main script and after each macrotask, and from a promise job when a
+// tick is queued while microtasks are already running.
+function drainTicks() {
+  while (tickQueue.length > 0 && !dead) {
+    const entry = tickQueue.shift();
+    try { entry.fn.apply(undefined, entry.args); } catch (err) { fatal(err); }
+  }
+}
+function nextTick(fn) {
+  checkCallback(fn);
+  tickQueue.push({ fn: fn, args: restArgs(arguments, 1) });
+  if (!tickDrainScheduled) {
+    tickDrainScheduled = true;
+    Promise.resolve().then(function () { tickDrainScheduled = false; drainTicks(); });
+  }
+}
+
+function runTask(task) {
+  try { task._run(); } catch (err) { fatal(err); }
+  drainTicks();
+}
+
+// Runs exactly one macrotask in libuv phase order and returns 'ran'; returns 'idle'
+// when nothing keeps the loop alive and 'tle' when the next task is due after the budget.
+function runOneTask() {
+  if (!loopStarted) {
+    loopStarted = true;
+    // Node's loop clock was read before the main script ran, so 1 ms timers are
+    // normally already due on the first iteration.
+    loopNow = Math.max(loopNow, realElapsed(), 1);
+  }
+  for (;;) {
+    if (phase === 0) {
+      while (timerHeap.length > 0 && !timerHeap[0].active) heapPop();
+      if (timerHeap.length > 0 && timerHeap[0].time <= loopNow) { runTask(heapPop()); return 'ran'; }
+      phase = 1;
+    }
+    if (phase === 1) {
+      while (pollQueue.length > 0) {
+        const task = pollQueue.shift();
+        if (task.active) { runTask(task); return 'ran'; }
+      }
+      phase = 2;
+      checkBatch = immediateQueue;
+      immediateQueue = [];
+    }
+    while (checkBatch.length > 0) {
+      const task = checkBatch.shift();
+      if (task.active) { runTask(task); return 'ran'; }
+    }
+    phase = 0;
+    if (refCount <= 0) return 'idle';
+    const real = realElapsed();
+    if (real > loopNow) loopNow = real;
+    if (immediateQueue.length === 0 && pollQueue.length === 0) {
+      while (timerHeap.length > 0 && !timerHeap[0].active) heapPop();
+      if (timerHeap.length === 0) return 'idle';
+      const next = timerHeap[0].time;
+      if (next > loopNow) {
+        if (next > cfg.budgetMs) return 'tle';
+        loopNow = next;
+      }
+    }
+  }
+}
+
+function loopAlive() {
+  return refCount > 0;
+}
+
+// ---- stdin ----------------------------------------------------------------------
+
+let stdinConsumed = false;
+const stdinHub = {
+  consumers: [],
+  scheduled: false,
+  subscribe(consumer) {
+    this.consumers.push(consumer);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const hub = this;
+    // Node delivers piped stdin after the main script, data first and 'end' in a later turn.
+    queuePoll(function () {
+      const text = stdinConsumed ? '' : stdinText;
+      stdinConsumed = true;
+      if (text !== '') for (const c of hub.consumers.slice()) c.onData(text);
+      queuePoll(function () {
+        for (const c of hub.consumers.slice()) c.onEnd();
+      });
+    });
+  },
+};
+
+class ReadStream extends EventEmitter {
+  constructor() {
+    super();
+    this.fd = 0;
+    this.readable = true;
+    this.readableEnded = false;
+    this._encoding = null;
+    this._paused = true;
+    this._subscribed = false;
+    this._buffered = [];
+    this._ended = false;
+    this._readableMode = false;
+  }
+  _subscribe() {
+    if (this._subscribed) return;
+    this._subscribed = true;
+    const self = this;
+    stdinHub.subscribe({
+      onData(text) { self._buffered.push(text); self._pump(); },
+      onEnd() { self._ended = true; self._pump(); },
+    });
+  }
+  _chunk(text) { return this._encoding ? text : bufferFromText(text); }
+  _pump() {
+    if (this._readableMode) {
+      if (this._buffered.length > 0 || this._ended) this.emit('readable');
+      if (this._ended && this._buffered.length === 0 && !this.readableEnded) this._finish();
+      return;
+    }
+    if (this._paused) return;
+    while (this._buffered.length > 0 && !this._paused) this.emit('data', this._chunk(this._buffered.shift()));
+    if (this._ended && this._buffered.length === 0 && !this.readableEnded) this._finish();
+  }
+  _finish() {
+    this.readableEnded = true;
+    this.readable = false;
+    this.emit('end');
+    this.emit('close');
+  }
+  _onAdd(name) {
+    if (name === 'data' && !this._readableMode) this.resume();
+    else if (name === 'readable') { this._readableMode = true; this._subscribe(); }
+  }
+  setEncoding(enc) { this._encoding = enc === undefined ? 'utf8' : enc; return this; }
+  resume() { this._paused = false; this._subscribe(); return this; }
+  pause() { this._paused = true; return this; }
+  isPaused() { return this._paused; }
+  read() {
+    if (this._buffered.length === 0) return null;
+    const text = this._buffered.join('');
+    this._buffered.length = 0;
+    return this._chunk(text);
+  }
+  ref() { return this; }
+  unref() { return this; }
+  destroy() { this._buffered.length = 0; return this; }
+  [Symbol.asyncIterator]() {
+    const self = this;
+    const queue = [];
+    let done = false;
+    let waiting = null;
+    this._readableMode = false;
+    this.on('data', function (chunk) { if (waiting) { const w = waiting; waiting = null; w({ value: chunk, done: false }); } else queue.push(chunk); });
+    this.on('end', function () { done = true; if (waiting) { const w = waiting; waiting = null; w({ value: undefined, done: true }); } });
+    return {
+      next() {
+        if (queue.length > 0) return Promise.resolve({ value: queue.shift(), done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) { waiting = resolve; });
+      },
+      return() { done = true; self.pause(); return Promise.resolve({ value: undefined, done: true }); },
+      [Symbol.asyncIterator]() { return this; },
+    };
+  }
+}
+
+class WriteStream extends EventEmitter {
+  constructor(fd) { super(); this.fd = fd; this.writable = true; this._isStdio = true; }
+  write(chunk, encoding, cb) {
+    if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
+    rawWrite(this.fd, chunkToString(chunk, encoding));
+    if (typeof cb === 'function') nextTick(cb);
+    return true;
+  }
+  end(chunk, encoding, cb) {
+    if (typeof chunk === 'function') { cb = chunk; chunk = undefined; }
+    if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);
+    if (typeof cb === 'function') nextTick(cb);
+    return this;
+  }
+  cork() {}
+  uncork() {}
+  getWindowSize() { return [80, 24]; }
+  hasColors() { return false; }
+  getColorDepth() { return 1; }
+}
+
+`;
