@@ -35,7 +35,8 @@ function flushOutput() {
     const s = pendingOut[i];
     if (s !== '') {
       pendingOut[i] = '';
-      if (hostWrite !== null && hostWrite(i + 1, s) !== true) streamFull[i] = true;
+      // Only an explicit "full" stops the stream: the host sink enforces the cap either way.
+      if (hostWrite !== null && hostWrite(i + 1, s) === false) streamFull[i] = true;
     }
   }
   pendingLen = 0;
