@@ -13,19 +13,22 @@ function score(args: string[]): Array<Record<string, unknown>> {
   return out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+// Code rewards carry per-case timings in `extra`, which differ run to run: compare the verdicts.
+const verdict = (r: Record<string, unknown> | undefined) => JSON.stringify(r === undefined ? null : 'error' in r ? (r.error as { code: string }).code : r.score);
+
 const http = score(['--url', process.env.RL_REWARDS_URL ?? 'http://127.0.0.1:8101']);
 const nats = score(['--nats', process.env.NATS_URL ?? 'nats://127.0.0.1:4222']);
 const inputs = readFileSync(items, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { data_source: string; solution_str: string });
 
-console.log('\nRule rewards, scored by reward-rules over HTTP and over NATS:\n');
+console.log('\nRewards scored by reward-rules over HTTP and over NATS (code data sources forwarded to reward-sandbox):\n');
 console.log(`${'data_source'.padEnd(20)} ${'solution (start)'.padEnd(42)} ${'HTTP'.padEnd(28)} NATS agrees`);
 inputs.forEach((item, i) => {
   const r = http[i] ?? {};
   const shown = 'error' in r ? `error ${(r.error as { code: string }).code}` : `score ${String(r.score)}`;
-  const same = JSON.stringify(r) === JSON.stringify(nats[i]);
+  const same = verdict(r) === verdict(nats[i]);
   console.log(`${item.data_source.padEnd(20)} ${JSON.stringify(item.solution_str).slice(0, 40).padEnd(42)} ${shown.padEnd(28)} ${same ? 'yes' : 'NO'}`);
 });
-const agree = http.every((r, i) => JSON.stringify(r) === JSON.stringify(nats[i]));
+const agree = http.every((r, i) => verdict(r) === verdict(nats[i]));
 console.log(`\n${http.length} items; HTTP and NATS ${agree ? 'agree on every item' : 'DISAGREE'}.`);
 console.log('Try it yourself: npx rl-rewards score --data-source openai/gsm8k --solution "#### 18" --ground-truth 18');
 console.log('Docs: http://127.0.0.1:8101/docs   Stop the stack: make down');
