@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { itScoresLikeVerl, type ScorerCase } from './scorer-table.test-support.ts';
 import { Gsm8kParams, gsm8kScorer } from './gsm8k.ts';
 
-interface Case {
-  name: string;
-  solution: string;
-  groundTruth: unknown;
-  params?: Record<string, unknown>;
-  score: number;
-  acc: boolean;
-  pred: string | null;
-}
 
 // Expected values come from running verl's gsm8k.compute_score and extract_solution (verl b178a3c) on the same inputs.
-const CASES: Case[] = [
+const CASES: ScorerCase[] = [
   {
     name: 'strict: "#### 72" matches', solution: 'Natalia sold 48 + 24 = 72 clips.\n#### 72', groundTruth: '72',
     score: 1, acc: true, pred: '72',
@@ -208,10 +200,7 @@ const CASES: Case[] = [
 ];
 
 describe('gsm8kScorer (verl gsm8k.compute_score)', () => {
-  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
-    const out = gsm8kScorer.score({ solution, groundTruth, params: Gsm8kParams.parse(params ?? {}), extraInfo: undefined });
-    expect(out).toEqual({ score, extra: { acc, pred } });
-  });
+  itScoresLikeVerl(gsm8kScorer, CASES);
 });
 
 describe('Gsm8kParams', () => {

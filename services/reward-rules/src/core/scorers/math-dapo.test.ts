@@ -1,19 +1,10 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
 import { describe, expect, it } from 'vitest';
+import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './scorer-table.test-support.ts';
 import { MathDapoParams, mathDapoScorer } from './math-dapo.ts';
 
-interface Case {
-  name: string;
-  solution: string;
-  groundTruth: unknown;
-  params?: Record<string, unknown>;
-  score: number;
-  acc: boolean;
-  pred: string | null;
-}
 
 // Expected values come from running verl's math_dapo.compute_score (verl b178a3c) on the same inputs.
-const CASES: Case[] = [
+const CASES: ScorerCase[] = [
   {
     name: 'Answer: line matches', solution: 'Reasoning...\nAnswer: 5', groundTruth: '5',
     score: 1, acc: true, pred: '5',
@@ -213,22 +204,14 @@ const CASES: Case[] = [
 ];
 
 // Inputs on which verl itself raises; we answer with an AppError.
-const RAISES: Array<Omit<Case, 'score' | 'acc' | 'pred'>> = [
+const RAISES: RaisingCase[] = [
   { name: 'numeric ground truth raises in Minerva mode (verl raises AttributeError)', solution: 'Answer: 5', groundTruth: 5 },
   { name: 'null ground truth raises in Minerva mode (verl raises AttributeError)', solution: 'Answer: 5', groundTruth: null },
 ];
 
 describe('mathDapoScorer (verl math_dapo.compute_score)', () => {
-  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
-    const out = mathDapoScorer.score({ solution, groundTruth, params: MathDapoParams.parse(params ?? {}), extraInfo: undefined });
-    expect(out).toEqual({ score, extra: { acc, pred } });
-  });
+  itScoresLikeVerl(mathDapoScorer, CASES, RAISES);
 
-  it.each(RAISES)('$name', ({ solution, groundTruth, params }) => {
-    const run = () => mathDapoScorer.score({ solution, groundTruth, params: MathDapoParams.parse(params ?? {}), extraInfo: undefined });
-    expect(run).toThrow(AppError);
-    expect(run).toThrow(expect.objectContaining({ code: ErrorCode.InvalidGroundTruth, status: 400 }));
-  });
 });
 
 describe('MathDapoParams', () => {

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { itScoresLikeVerl, type ScorerCase } from './scorer-table.test-support.ts';
 import { MathRewardParams, mathRewardScorer } from './math-reward.ts';
 
-interface Case {
-  name: string;
-  solution: string;
-  groundTruth: unknown;
-  params?: Record<string, unknown>;
-  score: number;
-  acc: boolean;
-  pred: string | null;
-}
 
 // Expected values come from running verl's math_reward.compute_score (pred: remove_boxed(last_boxed_only_string(...))) (verl b178a3c) on the same inputs.
-const CASES: Case[] = [
+const CASES: ScorerCase[] = [
   {
     name: '\\boxed{} with a matching answer', solution: 'So the answer is $\\boxed{5}$.', groundTruth: '5',
     score: 1, acc: true, pred: '5',
@@ -276,10 +268,7 @@ const CASES: Case[] = [
 ];
 
 describe('mathRewardScorer (verl math_reward.compute_score)', () => {
-  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
-    const out = mathRewardScorer.score({ solution, groundTruth, params: MathRewardParams.parse(params ?? {}), extraInfo: undefined });
-    expect(out).toEqual({ score, extra: { acc, pred } });
-  });
+  itScoresLikeVerl(mathRewardScorer, CASES);
 });
 
 describe('MathRewardParams', () => {

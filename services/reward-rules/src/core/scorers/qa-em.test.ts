@@ -1,20 +1,12 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/shared/errors';
 import { describe, expect, it } from 'vitest';
+import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './scorer-table.test-support.ts';
 import { QaParams } from './qa-answer.ts';
 import { qaEmScorer } from './qa-em.ts';
 
-interface Case {
-  name: string;
-  solution: string;
-  groundTruth: unknown;
-  params?: Record<string, unknown>;
-  score: number;
-  acc: boolean;
-  pred: string | null;
-}
 
 // Expected values come from running verl's search_r1_like_qa_em.compute_score (verl b178a3c) on the same inputs.
-const CASES: Case[] = [
+const CASES: ScorerCase[] = [
   {
     name: 'exact answer', solution: '<answer>Paris</answer>', groundTruth: { target: ['Paris'] },
     score: 1, acc: true, pred: 'Paris',
@@ -154,23 +146,15 @@ const CASES: Case[] = [
 ];
 
 // Inputs on which verl itself raises; we answer with an AppError.
-const RAISES: Array<Omit<Case, 'score' | 'acc' | 'pred'>> = [
+const RAISES: RaisingCase[] = [
   { name: 'a non-string entry before a match raises (verl raises AttributeError)', solution: '<answer>Paris</answer>', groundTruth: { target: [5, 'Paris'] } },
   { name: 'numeric target raises (verl raises TypeError)', solution: '<answer>Paris</answer>', groundTruth: { target: 5 } },
   { name: 'missing target raises (verl raises KeyError)', solution: '<answer>Paris</answer>', groundTruth: { answer: 'Paris' } },
 ];
 
 describe('qaEmScorer (verl search_r1_like_qa_em.compute_score)', () => {
-  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
-    const out = qaEmScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
-    expect(out).toEqual({ score, extra: { acc, pred } });
-  });
+  itScoresLikeVerl(qaEmScorer, CASES, RAISES);
 
-  it.each(RAISES)('$name', ({ solution, groundTruth, params }) => {
-    const run = () => qaEmScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
-    expect(run).toThrow(AppError);
-    expect(run).toThrow(expect.objectContaining({ code: ErrorCode.InvalidGroundTruth, status: 400 }));
-  });
 });
 
 describe('qaEmScorer ground_truth handling', () => {

@@ -1,20 +1,12 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/shared/errors';
 import { describe, expect, it } from 'vitest';
+import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './scorer-table.test-support.ts';
 import { QaParams } from './qa-answer.ts';
 import { qaSubemScorer } from './qa-subem.ts';
 
-interface Case {
-  name: string;
-  solution: string;
-  groundTruth: unknown;
-  params?: Record<string, unknown>;
-  score: number;
-  acc: boolean;
-  pred: string | null;
-}
 
 // Expected values come from running verl's search_r1_like_qa_em.compute_score_subem (verl b178a3c) on the same inputs.
-const CASES: Case[] = [
+const CASES: ScorerCase[] = [
   {
     name: 'golden answer inside the prediction', solution: '<answer>The capital is Paris.</answer>', groundTruth: { target: ['Paris'] },
     score: 1, acc: true, pred: 'The capital is Paris.',
@@ -62,21 +54,13 @@ const CASES: Case[] = [
 ];
 
 // Inputs on which verl itself raises; we answer with an AppError.
-const RAISES: Array<Omit<Case, 'score' | 'acc' | 'pred'>> = [
+const RAISES: RaisingCase[] = [
   { name: 'non-string entry before a match raises (verl raises AttributeError)', solution: '<answer>Paris</answer>', groundTruth: { target: [null, 'Paris'] } },
 ];
 
 describe('qaSubemScorer (verl search_r1_like_qa_em.compute_score_subem)', () => {
-  it.each(CASES)('$name', ({ solution, groundTruth, params, score, acc, pred }) => {
-    const out = qaSubemScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
-    expect(out).toEqual({ score, extra: { acc, pred } });
-  });
+  itScoresLikeVerl(qaSubemScorer, CASES, RAISES);
 
-  it.each(RAISES)('$name', ({ solution, groundTruth, params }) => {
-    const run = () => qaSubemScorer.score({ solution, groundTruth, params: QaParams.parse(params ?? {}), extraInfo: undefined });
-    expect(run).toThrow(AppError);
-    expect(run).toThrow(expect.objectContaining({ code: ErrorCode.InvalidGroundTruth, status: 400 }));
-  });
 });
 
 describe('qaSubemScorer ground_truth handling', () => {
