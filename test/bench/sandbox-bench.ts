@@ -34,6 +34,23 @@ function spawnOnce(cmd: string, args: string[]): Promise<void> {
   });
 }
 
+/** Runs the zygote probe inside bubblewrap as the sandbox uid; returns its [p50, p99] per-run ms. */
+function zygoteProbe(): Promise<[number, number]> {
+  const probe = new URL('./zygote_probe.py', import.meta.url).pathname;
+  const bw = ['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session', '--clearenv', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind', probe, '/z.py', '/usr/bin/python3', '/z.py'];
+  return new Promise((res, rej) => {
+    const p = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '/usr/bin/bwrap', ...bw], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.once('error', rej);
+    p.once('exit', (code) => {
+      const [a, b] = out.trim().split(' ').map(Number);
+      if (code !== 0 || a === undefined || b === undefined) rej(new Error(`zygote probe failed (${code}): ${out}`));
+      else res([a, b]);
+    });
+  });
+}
+
 const nats = await startNatsServer();
 const svc = await startService('reward-sandbox', { NATS_URL: nats.url, LOG_LEVEL: 'info' });
 const post = async (path: string, body: unknown) => {
@@ -85,6 +102,8 @@ try {
   row('nodejs hello, isolated-vm fast path (via HTTP)', js);
   row('nodejs hello needing require(), bubblewrap + node', jsNative);
   row('10-case APPS problem, /v1/score (bubblewrap python)', app);
+  const [zygoteP50, zygoteP99] = await zygoteProbe();
+  console.log(`${'probe: zygote fork into fresh namespaces (not served)'.padEnd(52)} ${ms(zygoteP50)} ${ms(zygoteP99)}`);
   console.log(`\npython hello at saturation (16 in flight): ${Math.round(rate)} runs/s`);
   console.log(`sandboxed python p50 / bare -I -S spawn p50 = ${(percentile(py, 50) / percentile(floor, 50)).toFixed(2)}x, / bare spawn with site = ${(percentile(py, 50) / percentile(floorSite, 50)).toFixed(2)}x (target <= 1.3x)`);
 } finally {
