@@ -5,6 +5,7 @@ import { PY_WS_CLASS_BODY } from '../py/whitespace.ts';
 import type { Scorer } from '../scorer.ts';
 import { memoizeString } from '../memo.ts';
 import { normalizeFinalAnswer } from './math-dapo-normalize.ts';
+import { balancedBoxAt } from './math-reward-boxed.ts';
 
 // Ground truths repeat (n responses per prompt); model answers mostly do not.
 const normalizeGroundTruth = memoizeString(normalizeFinalAnswer);
@@ -36,18 +37,7 @@ export type MathDapoParams = z.infer<typeof MathDapoParams>;
 /** verl `math_dapo.last_boxed_only_string`: the last `\boxed{...}` (braces balanced) or null. */
 export function lastBoxedOnlyStringDapo(s: string): string | null {
   const idx = s.lastIndexOf(BOXED_BRACE);
-  if (idx < 0) return null;
-  let open = 0;
-  for (let i = idx; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x7b) {
-      open++;
-    } else if (c === 0x7d) {
-      open--;
-      if (open === 0) return s.slice(idx, i + 1);
-    }
-  }
-  return null;
+  return idx < 0 ? null : balancedBoxAt(s, idx);
 }
 
 /** verl `math_dapo.is_correct_strict_box`: raw (unnormalised) comparison of the last boxed content. */

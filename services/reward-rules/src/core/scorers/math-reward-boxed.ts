@@ -46,9 +46,16 @@ export function lastBoxedOnlyString(s: string): string | null {
     return BOXED_SPACE + (dollar >= 0 ? after.slice(0, dollar) : after);
   }
   const idx = markers.boxed >= 0 ? markers.boxed : lastIndexOfForward(s, FBOX);
-  if (idx < 0) return null;
-  // Braces counted from idx; a "}" before any "{" drives the count negative,
-  // exactly as in verl, so only a return to zero after a "}" ends the box.
+  return idx < 0 ? null : balancedBoxAt(s, idx);
+}
+
+/**
+ * The box starting at `idx` up to the `}` where the brace count first returns to
+ * zero, or null. verl's `last_boxed_only_string` (math_reward and math_dapo) counts
+ * from idx, so a "}" before any "{" drives the count negative and only a return to
+ * zero after a "}" ends the box.
+ */
+export function balancedBoxAt(s: string, idx: number): string | null {
   let open = 0;
   for (let i = idx; i < s.length; i++) {
     const c = s.charCodeAt(i);
