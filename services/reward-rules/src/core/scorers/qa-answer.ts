@@ -2,6 +2,7 @@
 // ground_truth['target'], shared by the EM and SubEM scorers.
 import { AppError, ErrorCode } from '@rl/shared/errors';
 import { z } from 'zod';
+import type { Scorer } from '../scorer.ts';
 import { pyCount } from '../py/str.ts';
 import { pyStrip } from '../py/whitespace.ts';
 import { memoizeString } from '../memo.ts';
@@ -75,4 +76,32 @@ export function anyTargetMatches(target: unknown, test: (normalizedGold: string)
     if (test(normalizeGold(gold))) return true;
   }
   return false;
+}
+
+/** How an EM-family scorer differs: the match test and whether verl's tag-flood penalty applies. */
+export interface QaVariant {
+  name: string;
+  matches: (normalizedGold: string, normalizedPred: string) => boolean;
+  /** verl EM quarters the score when either answer tag appears more than 10 times; SubEM does not. */
+  tagFloodPenalty: boolean;
+}
+
+/** The shared body of verl's `compute_score` / `compute_score_subem`. */
+export function createQaScorer(v: QaVariant): Scorer<QaParams> {
+  return {
+    name: v.name,
+    params: QaParams,
+    score({ solution, groundTruth, params }) {
+      // verl reads ground_truth['target'] in a random debug print even without an
+      // answer; we check it on every call so a bad ground truth fails deterministically.
+      const target = readTarget(groundTruth);
+      const pred = extractQaAnswer(solution);
+      // No <answer> scores 0, not format_score.
+      if (pred === null) return { score: 0, extra: { acc: false, pred } };
+      const normalizedPred = normalizeAnswer(pred);
+      const acc = anyTargetMatches(target, (gold) => v.matches(gold, normalizedPred));
+      const score = acc ? (v.tagFloodPenalty && tooManyAnswerTags(solution) ? params.score / 4 : params.score) : params.format_score;
+      return { score, extra: { acc, pred } };
+    },
+  };
 }
