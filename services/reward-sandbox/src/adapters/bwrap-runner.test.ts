@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../core/runner.ts';
 import { BwrapRunner } from './bwrap-runner.ts';
+import { testRunSpec } from '../core/run-spec.test-support.ts';
 
 const runner = new BwrapRunner({ nodePath: process.execPath });
 afterAll(() => runner.close());
@@ -11,7 +12,7 @@ const never = new AbortController().signal;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 function spec(language: string, code: string, extra: Partial<RunSpec> = {}): RunSpec {
-  return { language, code, stdin: null, compileTimeoutMs: 20_000, runTimeoutMs: 10_000, memoryLimitMb: 512, files: {}, fetchFiles: [], maxOutputBytes: 1 << 20, ...extra };
+  return testRunSpec(language, code, { compileTimeoutMs: 20_000, runTimeoutMs: 10_000, memoryLimitMb: 512, ...extra });
 }
 
 const HELLO: Record<string, string> = {

@@ -2,24 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../core/runner.ts';
 import { IsolateRunner, clampMemory } from './js-isolate.ts';
 import { ISOLATE_MODULES } from './js-isolate/modules.ts';
+import { testRunSpec } from '../core/run-spec.test-support.ts';
 
 const runner = new IsolateRunner({ warmIsolates: 1 });
 afterAll(() => runner.close());
 
-function spec(code: string, extra: Partial<RunSpec> = {}): RunSpec {
-  return {
-    language: 'nodejs',
-    code,
-    stdin: null,
-    compileTimeoutMs: 10_000,
-    runTimeoutMs: 5_000,
-    memoryLimitMb: 128,
-    files: {},
-    fetchFiles: [],
-    maxOutputBytes: 1 << 20,
-    ...extra,
-  };
-}
+const spec = (code: string, extra: Partial<RunSpec> = {}): RunSpec => testRunSpec('nodejs', code, extra);
 
 async function run(code: string, extra: Partial<RunSpec> = {}) {
   const outcome = await runner.run(spec(code, extra), new AbortController().signal);

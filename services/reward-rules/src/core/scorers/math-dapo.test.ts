@@ -211,7 +211,6 @@ const RAISES: RaisingCase[] = [
 
 describe('mathDapoScorer (verl math_dapo.compute_score)', () => {
   itScoresLikeVerl(mathDapoScorer, CASES, RAISES);
-
 });
 
 describe('MathDapoParams', () => {

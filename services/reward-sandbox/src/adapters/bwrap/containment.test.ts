@@ -6,14 +6,17 @@ import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../../core/runner.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
+import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
 const runner = new BwrapRunner({ nodePath: process.execPath });
 afterAll(() => runner.close());
 const never = new AbortController().signal;
-const marker = () => `${900 + Math.floor(Math.random() * 99)}.${String(Math.random()).slice(2, 10)}`;
+// Unique per call and per test process: a sleep duration (900-998 s) whose decimals name this run.
+let markerSeq = 0;
+const marker = () => `${900 + (++markerSeq % 99)}.${process.pid}${String(markerSeq).padStart(4, '0')}`;
 
 function spec(language: string, code: string, extra: Partial<RunSpec> = {}): RunSpec {
-  return { language, code, stdin: null, compileTimeoutMs: 20_000, runTimeoutMs: 5_000, memoryLimitMb: 256, files: {}, fetchFiles: [], maxOutputBytes: 1 << 20, ...extra };
+  return testRunSpec(language, code, { compileTimeoutMs: 20_000, runTimeoutMs: 5_000, memoryLimitMb: 256, ...extra });
 }
 
 /** Host processes whose command line contains `needle`. */

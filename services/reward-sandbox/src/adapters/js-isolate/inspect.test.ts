@@ -1,6 +1,7 @@
 import { format, inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IsolateRunner } from '../js-isolate.ts';
+import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
 // The in-isolate util.inspect port must print exactly what Node prints, because
 // console.log output is what graders compare. Each expression is evaluated both in
@@ -44,17 +45,7 @@ describe('in-isolate inspect', () => {
       console.log('%s is %d, %i, %f, %j %o %O %%', 'Bob', 42.5, 42.5, '3.5', { a: 1 }, [1], { b: 2 });
       console.log('%c', 'css', 'rest', 5, { a: [1] });`;
     const outcome = await runner.run(
-      {
-        language: 'nodejs',
-        code,
-        stdin: null,
-        compileTimeoutMs: 10_000,
-        runTimeoutMs: 5_000,
-        memoryLimitMb: 128,
-        files: {},
-        fetchFiles: [],
-        maxOutputBytes: 1 << 20,
-      },
+      testRunSpec('nodejs', code),
       new AbortController().signal,
     );
     const values = new Function(`return [${EXPRESSIONS.join(',\n')}];`)() as unknown[];

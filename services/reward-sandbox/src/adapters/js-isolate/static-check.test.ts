@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSpec } from '../../core/runner.ts';
 import { canRunInIsolate, usesOnlyIsolateApis } from './static-check.ts';
+import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
-function spec(code: string, extra: Partial<RunSpec> = {}): RunSpec {
-  return {
-    language: 'nodejs',
-    code,
-    stdin: null,
-    compileTimeoutMs: 10_000,
-    runTimeoutMs: 5_000,
-    memoryLimitMb: 128,
-    files: {},
-    fetchFiles: [],
-    maxOutputBytes: 1 << 20,
-    ...extra,
-  };
-}
+const spec = (code: string, extra: Partial<RunSpec> = {}): RunSpec => testRunSpec('nodejs', code, extra);
 
 describe('canRunInIsolate', () => {
   it('accepts typical competitive-programming and benchmark programs', () => {
