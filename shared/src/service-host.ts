@@ -8,6 +8,7 @@ import type { ServiceMetrics } from './metrics.ts';
 import { connectNats, type NatsHandle } from './nats/connect.ts';
 import { startNatsService, type EndpointSpec } from './nats/service.ts';
 import { onShutdown, type StopStep } from './shutdown.ts';
+import type { Telemetry } from './telemetry.ts';
 
 /** Connects to NATS as configured, or returns undefined when `NATS_ENABLED=false`. */
 export function connectNatsFromConfig(config: BaseConfig, name: string): Promise<NatsHandle | undefined> {
@@ -21,12 +22,13 @@ export interface HostOptions {
   config: BaseConfig & { PORT: number };
   logger: Logger;
   metrics: ServiceMetrics;
+  telemetry: Telemetry;
   nats: NatsHandle | undefined;
   /** Extra readiness checks (NATS is always checked when enabled). */
   checks?: () => Record<string, boolean>;
   routes: (app: OpenAPIHono<AppEnv>) => void;
   endpoints: ReadonlyArray<EndpointSpec>;
-  /** Run after both edges stopped and NATS drained (close pools, cgroups, telemetry). */
+  /** Run after both edges stopped and NATS drained (close pools, cgroups); telemetry flushes last. */
   stopSteps?: StopStep[];
 }
 
@@ -74,5 +76,6 @@ export async function hostService(o: HostOptions): Promise<void> {
     },
     { name: 'nats-drain', run: async () => nats?.nc.drain() },
     ...(o.stopSteps ?? []),
+    { name: 'telemetry', run: () => o.telemetry.shutdown() },
   ]);
 }

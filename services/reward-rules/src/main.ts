@@ -29,12 +29,12 @@ await hostService({
   config,
   logger,
   metrics,
+  telemetry,
   nats,
   checks: () => ({ workers: pool.readyWorkers > 0 }),
   routes: (app) => addRoutes(app, svc),
   endpoints: natsEndpoints(svc),
   stopSteps: [
     { name: 'workers', run: () => pool.close() },
-    { name: 'telemetry', run: () => telemetry.shutdown() },
   ],
 });

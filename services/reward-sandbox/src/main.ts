@@ -39,6 +39,7 @@ await hostService({
   config,
   logger,
   metrics,
+  telemetry,
   nats,
   checks: () => ({ sandbox: native.languages().length > 0 }),
   routes: (app) => addRoutes(app, executor, defaults, scorer),
@@ -46,6 +47,5 @@ await hostService({
   stopSteps: [
     // Removes the pooled per-run cgroups.
     { name: 'sandbox', run: async () => native.close() },
-    { name: 'telemetry', run: () => telemetry.shutdown() },
   ],
 });
