@@ -29,6 +29,13 @@ export const RewardSandboxConfig = BaseConfig.extend({
    * and ~1 s stalls every ~50 runs here. @default false
    */
   SANDBOX_CGROUPS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /**
+   * Run python through pre-started interpreters that fork a fresh set of
+   * namespaces per run (the zygote; see adapters/zygote/zygote.py) instead of a
+   * new bubblewrap sandbox per run. Not used when SANDBOX_CGROUPS is on (its runs
+   * do not join cgroups). @default true
+   */
+  SANDBOX_PYTHON_ZYGOTE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Test cases of one item run at once. @default 4 */
   CASE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });

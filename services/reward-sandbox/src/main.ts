@@ -3,6 +3,7 @@ import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadCo
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner } from './adapters/fast-runner.ts';
+import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig } from './config.ts';
 import { ExecQueue } from './core/exec-queue.ts';
 import { createExecutor } from './core/executor.ts';
@@ -30,7 +31,14 @@ for (const [name, help, read] of [
 const fast = config.SANDBOX_JS_ISOLATE
   ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB, (message, count) => logger.error({ message, count }, 'isolate catastrophic failure; JavaScript falls back to bubblewrap after 4, restart to restore the fast path'))
   : undefined;
-const executor = createExecutor(native, queue, fast);
+const zygote = config.SANDBOX_PYTHON_ZYGOTE && !config.SANDBOX_CGROUPS && native.languages().includes('python')
+  ? new ZygoteRunner({ size: config.SANDBOX_CONCURRENCY, host: native.host, onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced') })
+  : undefined;
+if (zygote !== undefined) {
+  await zygote.warm();
+  logger.info({ zygotes: config.SANDBOX_CONCURRENCY }, 'python zygotes ready');
+}
+const executor = createExecutor(native, queue, [fast, zygote].filter((r) => r !== undefined));
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });
 
@@ -46,6 +54,6 @@ await hostService({
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [
     // Removes the pooled per-run cgroups.
-    { name: 'sandbox', run: async () => native.close() },
+    { name: 'sandbox', run: async () => { native.close(); await zygote?.close(); } },
   ],
 });

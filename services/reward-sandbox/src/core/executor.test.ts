@@ -18,11 +18,20 @@ const queue = () => new ExecQueue({ concurrency: 2, maxQueued: 2 });
 
 describe('createExecutor', () => {
   it('uses the fast path when it can take the program, else the native sandbox', async () => {
-    const ex = createExecutor(native, queue(), fast);
+    const ex = createExecutor(native, queue(), [fast]);
     expect((await ex.run(spec('nodejs', 'console.log(1)'))).run_result?.stdout).toBe('ivm');
     expect((await ex.run(spec('nodejs', "require('fs')"))).run_result?.stdout).toBe('bwrap');
     expect((await ex.run(spec('python'))).run_result?.stdout).toBe('bwrap');
     expect((await ex.run(spec('typescript', 'let a: number = 1'))).run_result?.stdout).toBe('ivm');
+  });
+
+  it('takes the first fast path that accepts the program', async () => {
+    const zygote: SelectiveRunner = { name: 'python-zygote', languages: () => ['python'], canRun: (s) => !s.code.includes('slow'), run: async () => outcome('zygote') };
+    const ex = createExecutor(native, queue(), [fast, zygote]);
+    expect((await ex.run(spec('python', 'print(1)'))).run_result?.stdout).toBe('zygote');
+    expect((await ex.run(spec('python', 'slow'))).run_result?.stdout).toBe('bwrap');
+    expect((await ex.run(spec('nodejs', 'console.log(1)'))).run_result?.stdout).toBe('ivm');
+    expect(ex.languages()).toContainEqual({ language: 'python', runner: 'python-zygote (falls back to bwrap)' });
   });
 
   it('refuses a language nobody runs with a 400 naming it', async () => {
@@ -33,7 +42,7 @@ describe('createExecutor', () => {
   });
 
   it('lists every language with its back-end', () => {
-    expect(createExecutor(native, queue(), fast).languages()).toEqual([
+    expect(createExecutor(native, queue(), [fast]).languages()).toEqual([
       { language: 'nodejs', runner: 'isolated-vm (falls back to bwrap)' },
       { language: 'python', runner: 'bwrap' },
       { language: 'typescript', runner: 'isolated-vm' },

@@ -15,18 +15,23 @@ export interface Executor {
 }
 
 /**
- * Picks the back-end per run: the fast path when it can take the program,
- * otherwise the native sandbox; unsupported languages are a 400 naming them.
- * Every run waits its turn in the queue; its own deadline starts when it runs.
+ * Picks the back-end per run: the first fast path that can take the program
+ * (isolated-vm for plain JavaScript, the python zygote), otherwise the native
+ * sandbox; unsupported languages are a 400 naming them. Every run waits its
+ * turn in the queue; its own deadline starts when it runs.
  */
-export function createExecutor(native: Runner, queue: ExecQueue, fast?: SelectiveRunner): Executor {
+export function createExecutor(native: Runner, queue: ExecQueue, fast: readonly SelectiveRunner[] = []): Executor {
   const nativeLangs = new Set(native.languages());
-  const fastLangs = new Set(fast?.languages() ?? []);
+  const fastLangs = fast.map((r) => new Set(r.languages()));
+  const pick = (spec: RunSpec): Runner | undefined => {
+    const i = fast.findIndex((r, k) => fastLangs[k]!.has(spec.language) && r.canRun(spec));
+    return i >= 0 ? fast[i] : nativeLangs.has(spec.language) ? native : undefined;
+  };
   return {
     run(spec, signal) {
-      const runner = fast !== undefined && fastLangs.has(spec.language) && fast.canRun(spec) ? fast : nativeLangs.has(spec.language) ? native : undefined;
+      const runner = pick(spec);
       if (runner === undefined) {
-        const known = [...new Set([...nativeLangs, ...fastLangs])].sort().join(', ');
+        const known = [...new Set([...nativeLangs, ...fastLangs.flatMap((s) => [...s])])].sort().join(', ');
         return Promise.reject(new AppError(ErrorCode.UnsupportedLanguage, `language "${spec.language}" is not supported by this instance (supported: ${known})`, { status: 400 }));
       }
       const ctl = new AbortController();
@@ -37,7 +42,10 @@ export function createExecutor(native: Runner, queue: ExecQueue, fast?: Selectiv
     languages() {
       const out = new Map<string, string>();
       for (const l of nativeLangs) out.set(l, native.name);
-      for (const l of fastLangs) out.set(l, nativeLangs.has(l) ? `${fast?.name} (falls back to ${native.name})` : (fast?.name ?? ''));
+      // Listed in reverse so the first fast path that takes a language names it.
+      for (let k = fast.length - 1; k >= 0; k--) {
+        for (const l of fastLangs[k]!) out.set(l, nativeLangs.has(l) ? `${fast[k]!.name} (falls back to ${native.name})` : fast[k]!.name);
+      }
       return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([language, runner]) => ({ language, runner }));
     },
   };

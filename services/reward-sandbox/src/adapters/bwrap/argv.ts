@@ -44,6 +44,14 @@ export interface SandboxPlan {
   infoFd: number;
   /** The command the sandbox runs (the supervisor). */
   command: string[];
+  /** Extra read-only binds (host path -> sandbox path). */
+  roBinds?: Array<{ src: string; dest: string }>;
+  /**
+   * Keep user namespaces creatable inside (omit --disable-userns). Only for the
+   * python zygote, whose own code creates a namespace per run and disables
+   * nested ones there before any program runs.
+   */
+  nestedUserns?: boolean;
 }
 
 /** The program's whole environment (bwrap --clearenv drops everything else). */
@@ -90,7 +98,8 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   const a: string[] = [
     '--unshare-all',
     '--unshare-user', // explicit: needed for --uid and --disable-userns even when bwrap runs as root
-    '--disable-userns', // no nested user namespaces, so no capabilities to reach more kernel surface
+    // no nested user namespaces, so no capabilities to reach more kernel surface
+    ...(plan.nestedUserns === true ? [] : ['--disable-userns']),
     '--die-with-parent', // if bwrap's monitor dies (we kill it), the sandbox's pid 1 dies and takes the namespace down
     '--new-session', // no controlling terminal (TIOCSTI)
     '--info-fd', String(plan.infoFd), // reports the host pid of the sandbox's pid 1, which the killer needs
@@ -107,6 +116,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   }
   for (const p of plan.layout.etc) a.push('--ro-bind', p, p);
   if (plan.layout.nodeHostPath !== undefined) a.push('--ro-bind', plan.layout.nodeHostPath, SANDBOX_NODE);
+  for (const b of plan.roBinds ?? []) a.push('--ro-bind', b.src, b.dest);
   a.push('--proc', '/proc', '--dev', '/dev');
   a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');
   a.push('--size', String(plan.tmpBytes), '--tmpfs', '/tmp');
