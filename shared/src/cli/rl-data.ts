@@ -1,0 +1,91 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { AppError } from '../errors.ts';
+import { Gsm8kFormat } from '../data/gsm8k.ts';
+import { DEFAULT_STORY_OPTIONS } from '../data/story.ts';
+import { convertGsm8k, convertStory } from './rl-data-convert.ts';
+import { inspectParquet } from './rl-data-inspect.ts';
+
+interface StoryFlags {
+  dataSource: string;
+  instruction: string;
+  outputFormat: string;
+  strict?: boolean;
+  dryRun?: boolean;
+  progress?: boolean;
+}
+
+const nonNegativeInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+};
+
+const progressOption = () => new Option('--progress', 'show the progress bar even when stderr is not a terminal');
+const strictOption = () => new Option('--strict', 'stop at the first broken record (default: skip it and report it)');
+const dryRunOption = () => new Option('--dry-run', 'convert and print the summary, write nothing');
+
+/** The `rl-data` program. */
+export function buildProgram(): Command {
+  const program = new Command('rl-data')
+    .description('Convert data sets to verl-format parquet and look inside parquet files')
+    .exitOverride()
+    .showHelpAfterError();
+  program
+    .command('convert-story')
+    .description(
+      'story conversations ({system, conversations: [{from, value}]}) -> one verl sample per assistant reply. ' +
+        'Input: .jsonl (one record per line; errors say "line N", counted from 1) or .json (one object, or an array; "record N", counted from 0).',
+    )
+    .argument('<input>', '.json or .jsonl file')
+    .argument('<output>', 'parquet file to write')
+    .option('--data-source <name>', 'verl data_source of every sample', DEFAULT_STORY_OPTIONS.dataSource)
+    .option('--instruction <text>', 'system prompt text before the story setting', DEFAULT_STORY_OPTIONS.instruction)
+    .option('--output-format <text>', 'system prompt text after the story setting', DEFAULT_STORY_OPTIONS.outputFormat)
+    .addOption(strictOption())
+    .addOption(dryRunOption())
+    .addOption(progressOption())
+    .action((input: string, output: string, o: StoryFlags) =>
+      convertStory(input, output, { dataSource: o.dataSource, instruction: o.instruction, outputFormat: o.outputFormat }, o),
+    );
+  program
+    .command('convert-gsm8k')
+    .description("raw GSM8K JSONL ({question, answer}) -> verl's GSM8K parquet (examples/data_preprocess/gsm8k*.py)")
+    .argument('<input>', '.jsonl file (or .json array)')
+    .argument('<output>', 'parquet file to write')
+    .option('--split <name>', 'extra_info.split of every row', 'test')
+    .addOption(
+      new Option('--format <format>', 'plain: gsm8k.py; tool-agent: gsm8k_tool_agent_loop.py (system prompt, agent_name, tools_kwargs, interaction_kwargs)')
+        .choices(Object.values(Gsm8kFormat))
+        .default(Gsm8kFormat.Plain),
+    )
+    .addOption(strictOption())
+    .addOption(dryRunOption())
+    .addOption(progressOption())
+    .action((input: string, output: string, o: { split: string; format: Gsm8kFormat; strict?: boolean; dryRun?: boolean; progress?: boolean }) =>
+      convertGsm8k(input, output, o.split, o.format, o),
+    );
+  program
+    .command('inspect')
+    .description('print the schema (nested types as pyarrow names them) and the first rows of a parquet file')
+    .argument('<file>', 'parquet file')
+    .option('--rows <n>', 'rows to print', nonNegativeInt, 3)
+    .option('--json', 'print one JSON document instead of text')
+    .action((file: string, o: { rows: number; json?: boolean }) => inspectParquet(file, o.rows, o.json ?? false));
+  return program;
+}
+
+/** Runs the CLI. Exit codes: 0 ok, 1 the work failed, 2 the command line was wrong. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already printed the message (or the help, with exit code 0).
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const msg = err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`rl-data: ${msg}\n`);
+    process.exitCode = 1;
+  }
+}
