@@ -15,6 +15,7 @@ const LOCAL: Array<[string, string]> = [
   ['aime', 'math_dapo'],
   ['aime_2025_anything', 'math_dapo'],
   ['hiyouga/geometry3k', 'geo3k'],
+  ['arithmetic_sequence', 'arithmetic_sequence'],
   ['searchR1_nq', 'qa_em'],
   ['searchR1_triviaqa', 'qa_em'],
   ['searchR1_popqa', 'qa_em'],
@@ -56,7 +57,7 @@ describe('resolveDataSource (verl default_compute_score dispatch)', () => {
 
 describe('SCORERS / listDataSources', () => {
   it('names every local scorer by its own name', () => {
-    expect(Object.keys(SCORERS).sort()).toEqual(['geo3k', 'gsm8k', 'math_dapo', 'math_reward', 'qa_em', 'qa_subem']);
+    expect(Object.keys(SCORERS).sort()).toEqual(['arithmetic_sequence', 'geo3k', 'gsm8k', 'math_dapo', 'math_reward', 'qa_em', 'qa_subem']);
     for (const [name, scorer] of Object.entries(SCORERS)) expect(scorer.name).toBe(name);
   });
 

@@ -4,6 +4,7 @@
 // lookup picks the same branch.
 import { AppError, ErrorCode } from '@rl/shared/errors';
 import type { Scorer } from './scorer.ts';
+import { arithmeticSequenceScorer } from './scorers/arithmetic-sequence.ts';
 import { geo3kScorer } from './scorers/geo3k.ts';
 import { gsm8kScorer } from './scorers/gsm8k.ts';
 import { mathDapoScorer } from './scorers/math-dapo.ts';
@@ -14,7 +15,7 @@ import { qaSubemScorer } from './scorers/qa-subem.ts';
 /** Every local scorer by its stable name. */
 export const SCORERS: Readonly<Record<string, Scorer>> = Object.freeze(
   Object.fromEntries(
-    [gsm8kScorer, mathRewardScorer, mathDapoScorer, qaEmScorer, qaSubemScorer, geo3kScorer].map((s) => [s.name, s]),
+    [gsm8kScorer, mathRewardScorer, mathDapoScorer, qaEmScorer, qaSubemScorer, geo3kScorer, arithmeticSequenceScorer].map((s) => [s.name, s]),
   ),
 );
 
@@ -43,6 +44,8 @@ const EXACT: ReadonlyMap<string, Route> = new Map([
   ...names(local(mathDapoScorer), 'math_dapo', 'math', 'math_dapo_reasoning'),
   ...names(REMOTE_SANDBOX, 'codecontests', 'apps', 'codeforces', 'taco'),
   ...names(local(geo3kScorer), 'hiyouga/geometry3k'),
+  // Not in verl's default_compute_score: its e2e digit-completion task, which `make run` trains on.
+  ...names(local(arithmeticSequenceScorer), 'arithmetic_sequence'),
   ...names(
     local(qaEmScorer),
     'searchR1_nq',
