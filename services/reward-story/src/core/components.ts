@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Every reward component, in the order they are reported. */
+export const COMPONENTS = ['relevance', 'coherence', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'] as const;
+/** One reward component's name. */
+export type Component = (typeof COMPONENTS)[number];
+
+/** A weight for every component. */
+export type Weights = Record<Component, number>;
+
+/**
+ * Default weights (sum 1). Relevance and coherence carry most of the reward;
+ * repetition and the reference comparison guard against the two ways a policy
+ * games them (copying earlier turns, copying the reference); the trainer's
+ * signals and the format check are nudges, not the main objective.
+ */
+export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
+  relevance: 0.25,
+  coherence: 0.2,
+  non_repetition: 0.15,
+  beyond_reference: 0.15,
+  info_gain: 0.1,
+  entropy: 0.05,
+  format: 0.1,
+});
+
+/** Largest accepted single weight (weights are renormalised, so only ratios matter). */
+export const MAX_WEIGHT = 1_000;
+
+/** A partial weight table: unknown component names and negative or non-finite weights are rejected. */
+export const PartialWeights = z.strictObject(
+  Object.fromEntries(COMPONENTS.map((c) => [c, z.number().min(0).max(MAX_WEIGHT).optional()])) as Record<Component, z.ZodOptional<z.ZodNumber>>,
+);
+/** Parsed partial weight table. */
+export type PartialWeights = z.infer<typeof PartialWeights>;
+
+/** `base` with the weights `override` names replaced. */
+export function mergeWeights(base: Readonly<Weights>, override: PartialWeights | undefined): Weights {
+  const out = { ...base };
+  if (override === undefined) return out;
+  for (const c of COMPONENTS) {
+    const w = override[c];
+    if (w !== undefined) out[c] = w;
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * The component formulas, each a pure function of embeddings (unit vectors
+ * from the {@link Embedder}), texts and tuning constants. The README states each
+ * formula; keep the two in step.
+ */
+import { maxContainment } from './lexical-overlap.ts';
+import type { RewardTuning } from './tuning.ts';
+import { centroid, clamp01, cosine, excessOver, mean, sigmoid } from './vector-math.ts';
+
+/** Embeddings of one item's context; absent parts are undefined or empty. */
+export interface ContextVectors {
+  userInput: Float32Array | undefined;
+  story: Float32Array | undefined;
+  /** The last few history turns (see `recentTurns`). */
+  recent: ReadonlyArray<Float32Array>;
+}
+
+/**
+ * relevance = clamp(cos(x, user_input), 0, 1). Clamped rather than (1 + cos) / 2:
+ * unrelated texts sit near cosine 0, so the affine map would pay an off-topic
+ * reply 0.5 and squeeze all real differences into the top half.
+ */
+export function relevance(x: Float32Array, c: ContextVectors): number | undefined {
+  return c.userInput === undefined ? undefined : clamp01(cosine(x, c.userInput));
+}
+
+/**
+ * coherence = mean of the parts present among clamp(cos(x, story), 0, 1) and
+ * clamp(cos(x, centroid of the recent turns), 0, 1). The centroid, not the
+ * turn-by-turn mean, so a reply that carries the scene on is not punished for
+ * differing from each single line.
+ */
+export function coherence(x: Float32Array, c: ContextVectors): number | undefined {
+  const parts: number[] = [];
+  if (c.story !== undefined) parts.push(clamp01(cosine(x, c.story)));
+  const recent = centroid(c.recent);
+  if (recent !== undefined) parts.push(clamp01(cosine(x, recent)));
+  return mean(parts);
+}
+
+/** quality = mean of relevance and coherence where they apply: the yardstick beyond_reference applies to reply and reference alike. */
+export function quality(x: Float32Array, c: ContextVectors): number | undefined {
+  return mean([relevance(x, c), coherence(x, c)].filter((v): v is number => v !== undefined));
+}
+
+/** How much of a copy of `sources` a text is, by meaning and by wording. */
+export interface CopyMeasure {
+  /** Largest cosine to a source. */
+  cosine: number;
+  /** Largest share of the text's word trigrams found in one source. */
+  overlap: number;
+  /** max(excessOver(cosine, copyCosine), excessOver(overlap, copyOverlap)), in [0, 1]. */
+  penalty: number;
+}
+
+/** Measures `text` (embedded as `x`) against earlier texts; undefined when there are none. */
+export function copyMeasure(
+  x: Float32Array,
+  text: string,
+  sources: ReadonlyArray<{ vector: Float32Array; text: string }>,
+  t: Pick<RewardTuning, 'copyCosine' | 'copyOverlap'>,
+): CopyMeasure | undefined {
+  if (sources.length === 0) return undefined;
+  const cos = Math.max(...sources.map((s) => cosine(x, s.vector)));
+  const overlap = maxContainment(text, sources.map((s) => s.text));
+  return { cosine: cos, overlap, penalty: Math.max(excessOver(cos, t.copyCosine), excessOver(overlap, t.copyOverlap)) };
+}
+
+/** non_repetition = 1 - the copy penalty against earlier assistant replies. */
+export function nonRepetition(copy: CopyMeasure): number {
+  return 1 - copy.penalty;
+}
+
+/**
+ * beyond_reference = sigmoid((quality(x) - quality(ref)) / referenceTemperature)
+ * × (1 - copy penalty against the reference). Equal quality gives 0.5; a copy of
+ * the reference gives 0 whatever its quality.
+ */
+export function beyondReference(replyQuality: number, referenceQuality: number, copy: CopyMeasure, t: Pick<RewardTuning, 'referenceTemperature'>): number {
+  return sigmoid((replyQuality - referenceQuality) / t.referenceTemperature) * (1 - copy.penalty);
+}
+
+/**
+ * info_gain = sigmoid(mean log-prob gain / infoGainScaleNats). Rewards replies
+ * the context makes more likely (a positive pointwise mutual information with
+ * r: they use the story rather than saying what fits any story); 0 gain is 0.5.
+ */
+export function infoGain(meanGainNats: number, t: Pick<RewardTuning, 'infoGainScaleNats'>): number {
+  return sigmoid(meanGainNats / t.infoGainScaleNats);
+}
+
+/**
+ * entropy = 1 - exp(-mean entropy / entropyScaleNats). Rewards keeping some
+ * uncertainty in the policy (against the entropy collapse that makes RL-tuned
+ * stories formulaic), saturating so there is little to gain past a few nats;
+ * relevance and coherence keep high-entropy gibberish from paying.
+ */
+export function entropyScore(meanEntropyNats: number, t: Pick<RewardTuning, 'entropyScaleNats'>): number {
+  return 1 - Math.exp(-Math.max(0, meanEntropyNats) / t.entropyScaleNats);
+}
