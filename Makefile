@@ -49,9 +49,11 @@ down: ## stop exactly what `make up` started
 status: ## show what is running
 	node infra/scripts/stack.ts status
 
-bench: deps nats-server ## rule-scoring throughput (in-process, HTTP, NATS) and sandbox latency per isolation mode
+bench: deps nats-server ## rule-scoring throughput, sandbox latency per isolation mode, story embeddings and score latency
 	node test/bench/rules-bench.ts
 	node test/bench/sandbox-bench.ts
+	node test/bench/embed-bench.ts
+	node test/bench/story-bench.ts
 
 openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
 	node infra/scripts/gen-openapi.ts
