@@ -9,7 +9,7 @@ import { ROOT } from './support/processes.ts';
 
 const run = promisify(execFile);
 const CLI = join(ROOT, 'shared/bin/rl-data.ts');
-const GSM8K_FIXTURE = join(ROOT, '../shared/fixtures/verl_gsm8k_test.parquet');
+const GSM8K_FIXTURE = join(ROOT, 'test/fixtures/verl/verl_gsm8k_test.parquet');
 let dir: string;
 
 beforeAll(() => {

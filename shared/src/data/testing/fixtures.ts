@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The real verl files shipped beside the repository (`../shared/fixtures`). */
-export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../../shared/fixtures');
+/**
+ * Real verl parquet files, copied into the repository (`test/fixtures/verl`, with
+ * their sources and licences in its README) so a clean checkout has them.
+ */
+export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../test/fixtures/verl');
 
 /** Path of one fixture file. */
 export const fixture = (name: string) => join(FIXTURES_DIR, name);
