@@ -1,0 +1,103 @@
+// The policy worker's NATS protocol, one subject per verb under `policy.<job>.`.
+// The CPU worker in this repository implements it with the embedded transformer;
+// a GPU worker on a GPU node implements the same subjects and bodies (see the
+// service README). Token ids travel as plain JSON arrays: a batch of 512
+// sequences of 64 tokens is ~150 KB, under the chunking threshold handling
+// anything larger.
+import { z } from 'zod';
+
+/** Subject of one verb for one job. */
+export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
+export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'export', 'load', 'info'] as const;
+export type PolicyVerb = (typeof POLICY_VERBS)[number];
+
+const Ids = z.array(z.number().int().min(0));
+const Floats = z.array(z.number());
+
+export const SamplingSchema = z.object({
+  temperature: z.number().min(0).default(1),
+  top_k: z.number().int().default(0),
+  top_p: z.number().gt(0).max(1).default(1),
+  max_tokens: z.number().int().positive(),
+  seed: z.number().int().optional(),
+});
+
+/** `generate`: continue prompts (the controller's own validation rollouts, or a trainer without a generation service). */
+export const GenerateRequest = z.object({ prompts: z.array(Ids).min(1), sampling: SamplingSchema });
+export const GenerateReply = z.object({
+  version: z.string(),
+  generations: z.array(z.object({ token_ids: Ids, logprobs: Floats, finish_reason: z.enum(['stop', 'length']) })),
+});
+
+/** `logprobs`: teacher-forced log-probs (and entropies) of responses under the actor or the frozen reference. */
+export const LogprobsRequest = z.object({
+  model: z.enum(['actor', 'ref']),
+  pairs: z.array(z.object({ prompt: Ids, response: Ids })).min(1),
+  entropy: z.boolean().default(false),
+});
+export const LogprobsReply = z.object({
+  logprobs: z.array(Floats),
+  entropies: z.array(Floats).optional(),
+});
+
+/** The actor's loss settings (verl `actor_rollout_ref.actor.*`). */
+export const ActorLossSchema = z.object({
+  clip_ratio_low: z.number(),
+  clip_ratio_high: z.number(),
+  clip_ratio_c: z.number(),
+  loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+  entropy_coeff: z.number(),
+  use_kl_loss: z.boolean(),
+  kl_loss_coef: z.number(),
+  kl_loss_type: z.string(),
+  ppo_epochs: z.number().int().positive(),
+  ppo_mini_batch_size: z.number().int().positive(),
+  grad_clip: z.number().positive(),
+  lr: z.number().positive(),
+});
+
+/** `update`: PPO epochs over mini-batches of one step's experience. */
+export const UpdateRequest = z.object({
+  step: z.number().int().min(0),
+  loss: ActorLossSchema,
+  seed: z.number().int(),
+  batch: z.array(z.object({
+    prompt: Ids,
+    response: Ids,
+    /** 1 for model tokens, 0 for tool/interaction tokens (excluded from the loss). */
+    response_mask: z.array(z.number().int().min(0).max(1)),
+    advantages: Floats,
+    old_logprobs: Floats,
+    ref_logprobs: Floats.optional(),
+  })).min(1),
+});
+export const UpdateReply = z.object({
+  version: z.string(),
+  /** verl actor metric names: actor/pg_loss, actor/pg_clipfrac, actor/ppo_kl, actor/entropy, actor/grad_norm, actor/kl_loss, actor/lr ... (means over mini-batches). */
+  metrics: z.record(z.string(), z.number()),
+});
+
+/** `export`: publish the current weights (object store) and/or write a checkpoint (weights + optimizer). */
+export const ExportRequest = z.object({
+  publish: z.boolean().default(true),
+  checkpoint_dir: z.string().optional(),
+});
+export const ExportReply = z.object({
+  version: z.string(),
+  object: z.object({ bucket: z.string(), name: z.string() }).optional(),
+  checkpoint_dir: z.string().optional(),
+});
+
+/** `load`: restore a checkpoint written by `export`. */
+export const LoadRequest = z.object({ checkpoint_dir: z.string() });
+export const LoadReply = z.object({ version: z.string() });
+
+/** `info`: what the worker holds. */
+export const InfoRequest = z.object({}).default({});
+export const InfoReply = z.object({
+  version: z.string(),
+  tokenizer: z.enum(['char', 'byte']),
+  vocab_size: z.number().int(),
+  max_seq_len: z.number().int(),
+  parameters: z.number().int(),
+});
