@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
+import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text } from './fields.ts';
+
+// verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
+const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
+
+/** Sampling knobs shared by training and validation rollouts (verl rollout / SamplingConfig). */
+const sampling = (d: { temperature: number; n: number; do_sample: boolean }) => ({
+  /** Softmax temperature; 0 = greedy. */
+  temperature: nonNegative().default(d.temperature),
+  /** Nucleus sampling mass; 1 = off. @default 1 */
+  top_p: between(0, 1).refine((v) => v > 0, { error: 'expected a number in (0, 1]' }).default(1),
+  /** Top-k cut-off; -1 = off. @default -1 */
+  top_k: intOrOff().default(-1),
+  /** Responses per prompt (GRPO/RLOO group size). */
+  n: positiveInt().default(d.n),
+  /** false = greedy decoding regardless of temperature. */
+  do_sample: bool().default(d.do_sample),
+});
+
+/** `actor_rollout_ref.rollout.*`. */
+export const RolloutSamplingConfig = z.strictObject({
+  ...sampling({ temperature: 1, n: 1, do_sample: true }),
+  /** Validation sampling (verl: greedy, one response). */
+  val_kwargs: z.strictObject(sampling({ temperature: 0, n: 1, do_sample: false })).prefault({}),
+});
+
+/** AdamW settings (verl FSDPOptimizerConfig subset). */
+export const OptimConfig = (lr: number) =>
+  z.strictObject({
+    /** Learning rate. */
+    lr: positive().default(lr),
+    /** Decoupled weight decay. @default 0.01 */
+    weight_decay: nonNegative().default(0.01),
+    /** Adam (beta1, beta2). @default [0.9, 0.999] */
+    betas: z
+      .tuple([between(0, 0.999999), between(0, 0.999999)], { error: 'expected a list of two numbers in [0, 1)' })
+      .default([0.9, 0.999]),
+  });
+
+/** `actor_rollout_ref.actor.*` (verl dp_actor / PolicyLossConfig subset). */
+export const ActorConfig = z.strictObject({
+  /** Actor optimizer. verl lr: 1e-6 (fine-tuning a pretrained model). */
+  optim: OptimConfig(1e-6).prefault({}),
+  /** Prompts per optimizer step (times `rollout.n` sequences); null = data.train_batch_size. verl: 256. @default null */
+  ppo_mini_batch_size: positiveInt().nullable().default(null),
+  /** Sequences per forward/backward pass (gradient accumulation); null = the whole mini-batch. @default null */
+  ppo_micro_batch_size_per_gpu: positiveInt().nullable().default(null),
+  /** Passes over each batch. @default 1 */
+  ppo_epochs: positiveInt().default(1),
+  /** Shuffle sequences between PPO epochs. @default false */
+  shuffle: bool().default(false),
+  /** Symmetric PPO clip; used for `clip_ratio_low/high` when they are null. @default 0.2 */
+  clip_ratio: nonNegative().default(0.2),
+  /** Lower clip (1 - low); null = clip_ratio. @default 0.2 */
+  clip_ratio_low: nonNegative().nullable().default(0.2),
+  /** Upper clip (1 + high, DAPO's clip-higher); null = clip_ratio. @default 0.2 */
+  clip_ratio_high: nonNegative().nullable().default(0.2),
+  /** Dual-clip constant c (> 1) for negative advantages. @default 3.0 */
+  clip_ratio_c: finite().refine((v) => v > 1, { error: 'expected a number greater than 1' }).default(3.0),
+  /** How token losses become one scalar. @default "token-mean" */
+  loss_agg_mode: oneOf(LossAggMode.options).default('token-mean'),
+  /** Entropy bonus coefficient. @default 0 */
+  entropy_coeff: finite().default(0),
+  /** Add a KL(actor || ref) loss term (GRPO style). @default false */
+  use_kl_loss: bool().default(false),
+  /** Coefficient of the KL loss. @default 0.001 */
+  kl_loss_coef: nonNegative().default(0.001),
+  /** KL estimator of the KL loss. @default "low_var_kl" */
+  kl_loss_type: oneOf(KL_KINDS).default('low_var_kl'),
+  /** Gradient-norm clip. @default 1.0 */
+  grad_clip: positive().default(1.0),
+});
+
+/** `actor_rollout_ref.model.*`: the embedded transformer (verl: a HF model path). */
+export const ModelConfig = z.strictObject({
+  /** `char` (fixed alphabet, digit tasks) or `byte` (UTF-8 bytes). @default "char" */
+  tokenizer: oneOf(['char', 'byte']).default('char'),
+  /** Hidden width (verl's e2e digit task: 128). @default 128 */
+  d_model: positiveInt().default(128),
+  /** Transformer blocks (verl's e2e digit task: 4). @default 4 */
+  n_layers: positiveInt().default(4),
+  /** Attention heads; must divide d_model. @default 4 */
+  n_heads: positiveInt().default(4),
+  /** MLP width. @default 512 */
+  d_ff: positiveInt().default(512),
+  /** Longest prompt + response; null = data.max_prompt_length + data.max_response_length. @default null */
+  max_seq_len: positiveInt().nullable().default(null),
+  /** Initialisation seed. @default 42 */
+  seed: nonNegativeInt().default(42),
+  /** Initial weights to load instead of random initialisation. @default null */
+  path: text().nullable().default(null),
+});
+
+/** `actor_rollout_ref.*`. */
+export const ActorRolloutRefConfig = z.strictObject({
+  rollout: RolloutSamplingConfig.prefault({}),
+  actor: ActorConfig.prefault({}),
+  model: ModelConfig.prefault({}),
+});
+/** Parsed `actor_rollout_ref` section. */
+export type ActorRolloutRefConfig = z.infer<typeof ActorRolloutRefConfig>;

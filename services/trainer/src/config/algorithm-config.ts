@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { AdvEstimatorName, KlPenaltyKind } from '../core/algos/index.ts';
+import { bool, between, nonNegative, oneOf, positive, positiveInt } from './fields.ts';
+import { OptimConfig } from './actor-rollout-ref-config.ts';
+
+const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
+
+/** `algorithm.kl_ctrl.*`: the in-reward KL coefficient controller. */
+export const KlCtrlSection = z.strictObject({
+  /** "fixed" keeps kl_coef; "adaptive" steers towards target_kl. @default "fixed" */
+  type: oneOf(['fixed', 'adaptive']).default('fixed'),
+  /** Initial (or fixed) coefficient. @default 0.001 */
+  kl_coef: nonNegative().default(0.001),
+  /** Adaptive: KL to steer towards. @default 0.1 */
+  target_kl: positive().default(0.1),
+  /** Adaptive: horizon in samples. @default 10000 */
+  horizon: positive().default(10000),
+});
+
+/** `algorithm.*` (verl AlgoConfig). */
+export const AlgorithmConfig = z.strictObject({
+  /** Advantage estimator. @default "gae" */
+  adv_estimator: oneOf(AdvEstimatorName.options).default('gae'),
+  /** Discount factor. @default 1.0 */
+  gamma: between(0, 1).default(1.0),
+  /** GAE lambda. @default 1.0 */
+  lam: between(0, 1).default(1.0),
+  /** GRPO: divide by the group std (false gives Dr.GRPO's advantage). @default true */
+  norm_adv_by_std_in_grpo: bool().default(true),
+  /** Subtract kl_coef * KL(actor || ref) from token rewards. @default false */
+  use_kl_in_reward: bool().default(false),
+  /** KL estimator for the in-reward penalty. @default "kl" */
+  kl_penalty: oneOf(KL_KINDS).default('kl'),
+  kl_ctrl: KlCtrlSection.prefault({}),
+});
+/** Parsed `algorithm` section. */
+export type AlgorithmConfig = z.infer<typeof AlgorithmConfig>;
+
+/** `critic.*`: the value model, used when `algorithm.adv_estimator` is "gae". */
+export const CriticConfig = z.strictObject({
+  /** Critic optimizer (verl lr: 1e-5). */
+  optim: OptimConfig(1e-5).prefault({}),
+  /** Value clip range around old values. @default 0.5 */
+  cliprange_value: nonNegative().default(0.5),
+  /** Gradient-norm clip. @default 1.0 */
+  grad_clip: positive().default(1.0),
+  /** Passes over each batch; null = actor.ppo_epochs. @default null */
+  ppo_epochs: positiveInt().nullable().default(null),
+  /** Prompts per critic optimizer step; null = actor.ppo_mini_batch_size. @default null */
+  ppo_mini_batch_size: positiveInt().nullable().default(null),
+});
+/** Parsed `critic` section (before null fields are filled from the actor). */
+export type CriticConfig = z.infer<typeof CriticConfig>;

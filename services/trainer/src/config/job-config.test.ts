@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { parseJobConfig, validateJobConfig, type ConfigProblem } from './index.ts';
+
+function problemsOf(fn: () => unknown): ConfigProblem[] {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe(ErrorCode.ValidationFailed);
+    return (err as AppError).details?.['problems'] as ConfigProblem[];
+  }
+  throw new Error('expected a validation error');
+}
+
+const MINIMAL = 'data:\n  train_files: train.parquet\n';
+
+describe('job config defaults', () => {
+  it('fills verl defaults and the derived keys', () => {
+    const c = parseJobConfig(MINIMAL);
+    expect(c.data.train_files).toEqual(['train.parquet']);
+    expect(c.data.val_files).toEqual([]);
+    expect(c.data.prompt_key).toBe('prompt');
+    expect(c.data.seed).toBe(1);
+    expect(c.actor_rollout_ref.actor.optim).toEqual({ lr: 1e-6, weight_decay: 0.01, betas: [0.9, 0.999] });
+    expect(c.actor_rollout_ref.actor.clip_ratio_c).toBe(3);
+    expect(c.actor_rollout_ref.actor.kl_loss_type).toBe('low_var_kl');
+    expect(c.actor_rollout_ref.rollout.val_kwargs).toEqual({ temperature: 0, top_p: 1, top_k: -1, n: 1, do_sample: false });
+    expect(c.algorithm).toMatchObject({ adv_estimator: 'gae', gamma: 1, lam: 1, kl_penalty: 'kl', kl_ctrl: { type: 'fixed', kl_coef: 0.001, target_kl: 0.1, horizon: 10000 } });
+    expect(c.critic).toMatchObject({ cliprange_value: 0.5, ppo_epochs: 1, ppo_mini_batch_size: 16, optim: { lr: 1e-5 } });
+    expect(c.actor_rollout_ref.model.max_seq_len).toBe(c.data.max_prompt_length + c.data.max_response_length);
+    expect(c.trainer.default_local_dir).toBe('checkpoints/verl_examples/gsm8k');
+    expect(c.trainer.resume_mode).toBe('auto');
+    expect(c.reward.routes['arithmetic_sequence']).toBe('reward.rules.score');
+    expect(c.rollout).toEqual({ mode: 'remote', subject: 'rollout.generate', timeout_ms: 300_000 });
+  });
+
+  it('reads JSON as well as YAML, and a list of train files', () => {
+    const c = parseJobConfig('{"data": {"train_files": ["a.parquet", "b.parquet"], "mix_weights": [3, 1]}}', { format: 'json' });
+    expect(c.data.train_files).toEqual(['a.parquet', 'b.parquet']);
+    expect(c.data.mix_weights).toEqual([3, 1]);
+  });
+
+  it('derives null clip ratios and critic sizes from the actor', () => {
+    const c = parseJobConfig(`${MINIMAL}actor_rollout_ref:\n  actor:\n    clip_ratio: 0.3\n    clip_ratio_low: null\n    clip_ratio_high: 0.28\n    ppo_epochs: 2\n    ppo_mini_batch_size: 8\n`);
+    expect(c.actor_rollout_ref.actor.clip_ratio_low).toBe(0.3);
+    expect(c.actor_rollout_ref.actor.clip_ratio_high).toBe(0.28);
+    expect(c.critic.ppo_epochs).toBe(2);
+    expect(c.critic.ppo_mini_batch_size).toBe(8);
+  });
+
+  it('merges reward routes over the built-in table; null removes an entry', () => {
+    const c = parseJobConfig(`${MINIMAL}reward:\n  routes:\n    my_task: reward.custom.score\n    story: null\n    default: reward.sandbox.score\n`);
+    expect(c.reward.routes['my_task']).toBe('reward.custom.score');
+    expect(c.reward.routes['story']).toBeUndefined();
+    expect(c.reward.routes['default']).toBe('reward.sandbox.score');
+    expect(c.reward.routes['openai/gsm8k']).toBe('reward.rules.score');
+  });
+});
+
+describe('job config errors', () => {
+  it('lists every bad key at once, with what was expected and what was given', () => {
+    const problems = problemsOf(() =>
+      parseJobConfig(
+        [
+          'data:',
+          '  train_files: a.parquet',
+          '  train_batch_size: x',
+          'actor_rollout_ref:',
+          '  actor:',
+          '    loss_agg_mode: mean',
+          '    optim: {lr: -1}',
+          'algorithm: {adv_estimator: ppo}',
+          'trainer: {resume_mode: sometimes}',
+        ].join('\n'),
+      ),
+    );
+    expect(problems).toEqual([
+      { path: 'data.train_batch_size', message: 'expected a positive integer, got "x"' },
+      { path: 'actor_rollout_ref.actor.optim.lr', message: 'expected a positive number, got -1' },
+      {
+        path: 'actor_rollout_ref.actor.loss_agg_mode',
+        message: 'expected one of "token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm", got "mean"',
+      },
+      { path: 'algorithm.adv_estimator', message: expect.stringMatching(/^expected one of "gae", "grpo", .*, got "ppo"$/) as unknown as string },
+      { path: 'trainer.resume_mode', message: 'expected one of "auto", "disable", got "sometimes"' },
+    ]);
+  });
+
+  it('puts every problem in the message, one per line', () => {
+    expect(() => parseJobConfig('data: {train_files: a, shuffle: maybe, seed: 1.5}')).toThrow(
+      /invalid job config:\n {2}data\.shuffle: expected true or false, got "maybe"\n {2}data\.seed: expected an integer or null, got 1\.5/,
+    );
+  });
+
+  it('rejects unknown keys with the closest known key as a hint', () => {
+    const problems = problemsOf(() =>
+      parseJobConfig('data: {train_files: a, trian_batch_size: 4, lr: 0.1}\ntrainer: {save_frequency: 3}\nfoo: 1'),
+    );
+    expect(problems).toEqual([
+      { path: 'data.trian_batch_size', message: 'unknown key; did you mean data.train_batch_size?' },
+      { path: 'data.lr', message: 'unknown key here; did you mean actor_rollout_ref.actor.optim.lr or critic.optim.lr?' },
+      { path: 'trainer.save_frequency', message: expect.stringContaining('unknown key (known keys here: total_epochs,') as unknown as string },
+      { path: 'foo', message: 'unknown key (known keys here: data, actor_rollout_ref, algorithm, critic, trainer, reward, rollout)' },
+    ]);
+  });
+
+  it('reports a missing required key and a section that is not a mapping', () => {
+    expect(problemsOf(() => parseJobConfig('trainer: 3'))).toEqual([
+      { path: 'data', message: 'missing; expected a mapping of keys to values' },
+      { path: 'trainer', message: 'expected a mapping of keys to values, got 3' },
+    ]);
+    expect(problemsOf(() => parseJobConfig('data: {}'))).toEqual([
+      { path: 'data.train_files', message: 'missing; expected a file path or a non-empty list of file paths' },
+    ]);
+  });
+
+  it('checks rules that span keys once every key is well-typed', () => {
+    const problems = problemsOf(() =>
+      parseJobConfig(
+        'data: {train_files: [a, b], mix_weights: [1], train_batch_size: 8, max_prompt_length: 100, max_response_length: 50}\n' +
+          'actor_rollout_ref: {actor: {ppo_mini_batch_size: 16}, model: {d_model: 64, n_heads: 5, max_seq_len: 120}}',
+      ),
+    );
+    expect(problems).toEqual([
+      { path: 'data.mix_weights', message: 'expected one weight per train file (2), got [1]' },
+      { path: 'actor_rollout_ref.actor.ppo_mini_batch_size', message: 'must be <= data.train_batch_size (8), got 16' },
+      { path: 'actor_rollout_ref.model.n_heads', message: 'must divide actor_rollout_ref.model.d_model (64), got 5' },
+      { path: 'actor_rollout_ref.model.max_seq_len', message: 'must be >= data.max_prompt_length + data.max_response_length (150), got 120' },
+    ]);
+  });
+
+  it('rejects the "full" KL estimator that needs whole-vocabulary log-probs', () => {
+    const problems = problemsOf(() => parseJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}`));
+    expect(problems[0]?.path).toBe('algorithm.kl_penalty');
+    expect(parseJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3+}`).algorithm.kl_penalty).toBe('k3+');
+  });
+
+  it('turns unreadable text into bad_request naming the source', () => {
+    expect(() => parseJobConfig('data: [', { source: 'job.yaml' })).toThrow(/job\.yaml is not valid YAML/);
+    expect(() => parseJobConfig('{', { format: 'json' })).toThrow(/job config is not valid JSON/);
+    expect(problemsOf(() => validateJobConfig([1, 2]))).toEqual([
+      { path: '(root)', message: 'expected a mapping of sections (data, actor_rollout_ref, ...)' },
+    ]);
+  });
+});
+
+describe('job config overrides', () => {
+  it('applies --set overrides before validation, typed as YAML scalars', () => {
+    const c = parseJobConfig(MINIMAL, {
+      overrides: [
+        'data.train_batch_size=8',
+        'actor_rollout_ref.rollout.n=5',
+        'algorithm.adv_estimator=grpo',
+        'actor_rollout_ref.actor.optim.lr=1e-3',
+        'data.val_files=[v1.parquet, v2.parquet]',
+        '+reward.params.arithmetic_sequence.format_score=0.1',
+      ],
+    });
+    expect(c.data.train_batch_size).toBe(8);
+    expect(c.actor_rollout_ref.rollout.n).toBe(5);
+    expect(c.algorithm.adv_estimator).toBe('grpo');
+    expect(c.actor_rollout_ref.actor.optim.lr).toBe(1e-3);
+    expect(c.data.val_files).toEqual(['v1.parquet', 'v2.parquet']);
+    expect(c.reward.params).toEqual({ arithmetic_sequence: { format_score: 0.1 } });
+  });
+
+  it('validates overridden values like written ones', () => {
+    expect(problemsOf(() => parseJobConfig(MINIMAL, { overrides: ['data.train_batch_size=x'] }))).toEqual([
+      { path: 'data.train_batch_size', message: 'expected a positive integer, got "x"' },
+    ]);
+  });
+
+  it('deletes keys with ~ so defaults come back', () => {
+    const c = parseJobConfig(`${MINIMAL}  shuffle: false\n`, { overrides: ['~data.shuffle'] });
+    expect(c.data.shuffle).toBe(true);
+  });
+
+  it('reports malformed overrides and overrides through a non-mapping', () => {
+    expect(() => parseJobConfig(MINIMAL, { overrides: ['data.train_batch_size', '=3'] })).toThrow(
+      /data\.train_batch_size: expected key\.path=value; =3: "" is not a dotted key path/,
+    );
+    expect(() => parseJobConfig(MINIMAL, { overrides: ['data.train_files.x=1'] })).toThrow(/data\.train_files is not a mapping/);
+  });
+});

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { ActorRolloutRefConfig } from './actor-rollout-ref-config.ts';
+import { AlgorithmConfig, CriticConfig } from './algorithm-config.ts';
+import { DataConfig } from './data-config.ts';
+import { RewardConfig, RolloutServiceConfig } from './reward-config.ts';
+import { TrainerConfig } from './trainer-config.ts';
+
+/** The job config as written: verl's key names, nested; every section optional except `data.train_files`. */
+export const JobConfigInput = z.strictObject({
+  data: DataConfig,
+  actor_rollout_ref: ActorRolloutRefConfig.prefault({}),
+  algorithm: AlgorithmConfig.prefault({}),
+  critic: CriticConfig.prefault({}),
+  trainer: TrainerConfig.prefault({}),
+  reward: RewardConfig.prefault({}),
+  rollout: RolloutServiceConfig.prefault({}),
+});
+type Parsed = z.infer<typeof JobConfigInput>;
+
+/** Cross-key rules verl checks at start-up (and a few of ours), reported with the rest. */
+function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const { data, actor_rollout_ref: arr, critic } = c;
+  if (data.mix_weights !== null && data.mix_weights.length !== data.train_files.length) {
+    issue(['data', 'mix_weights'], `expected one weight per train file (${data.train_files.length})`);
+  }
+  if (arr.actor.ppo_mini_batch_size !== null && arr.actor.ppo_mini_batch_size > data.train_batch_size) {
+    issue(['actor_rollout_ref', 'actor', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
+  }
+  if (critic.ppo_mini_batch_size !== null && critic.ppo_mini_batch_size > data.train_batch_size) {
+    issue(['critic', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
+  }
+  if (arr.model.d_model % arr.model.n_heads !== 0) {
+    issue(['actor_rollout_ref', 'model', 'n_heads'], `must divide actor_rollout_ref.model.d_model (${arr.model.d_model})`);
+  }
+  const needed = data.max_prompt_length + data.max_response_length;
+  if (arr.model.max_seq_len !== null && arr.model.max_seq_len < needed) {
+    issue(['actor_rollout_ref', 'model', 'max_seq_len'], `must be >= data.max_prompt_length + data.max_response_length (${needed})`);
+  }
+}
+
+/** Fills the keys verl derives by interpolation (`${...}`) from other keys. */
+function resolveDerived(c: Parsed) {
+  const { data, actor_rollout_ref: arr, critic, trainer } = c;
+  const { actor } = arr;
+  const miniBatch = actor.ppo_mini_batch_size ?? data.train_batch_size;
+  return {
+    ...c,
+    actor_rollout_ref: {
+      ...arr,
+      actor: {
+        ...actor,
+        ppo_mini_batch_size: miniBatch,
+        clip_ratio_low: actor.clip_ratio_low ?? actor.clip_ratio,
+        clip_ratio_high: actor.clip_ratio_high ?? actor.clip_ratio,
+      },
+      model: { ...arr.model, max_seq_len: arr.model.max_seq_len ?? data.max_prompt_length + data.max_response_length },
+    },
+    critic: {
+      ...critic,
+      ppo_epochs: critic.ppo_epochs ?? actor.ppo_epochs,
+      ppo_mini_batch_size: critic.ppo_mini_batch_size ?? miniBatch,
+    },
+    trainer: { ...trainer, default_local_dir: trainer.default_local_dir ?? `checkpoints/${trainer.project_name}/${trainer.experiment_name}` },
+  };
+}
+
+/** The validated job config with defaults and derived keys filled in. */
+export const JobConfig = JobConfigInput.superRefine(checkCrossKeys).transform(resolveDerived);
+/** A validated job config. */
+export type JobConfig = z.output<typeof JobConfig>;

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { DEFAULT_REWARD_ROUTES } from '../rewards/default-routes.ts';
+import { nonNegativeInt, oneOf, positiveInt, subject } from './fields.ts';
+
+/** `reward.*` (ours): where and how rewards are requested. */
+export const RewardConfig = z.strictObject({
+  /**
+   * data_source → NATS subject, merged over the built-in table; `name*` keys match
+   * by prefix, `default` catches the rest, and null removes a built-in entry.
+   */
+  routes: z
+    .record(z.string().min(1), subject().nullable(), { error: 'expected a mapping of data_source to NATS subject' })
+    .default({})
+    .transform((user) => {
+      const merged: Record<string, string> = { ...DEFAULT_REWARD_ROUTES };
+      for (const [key, value] of Object.entries(user)) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      return merged;
+    }),
+  /** Deadline of one scoring request (one chunk of items). @default 30000 */
+  timeout_ms: positiveInt().default(30_000),
+  /** Extra attempts after a retryable failure (busy, timeout, no_responders, unavailable). @default 3 */
+  retries: nonNegativeInt().default(3),
+  /** Scoring requests in flight at once, over all subjects. @default 4 */
+  concurrency: positiveInt().default(4),
+  /** Most items in one request; larger groups are split. @default 256 */
+  max_batch_size: positiveInt().default(256),
+  /** First retry delay; doubles per attempt, with jitter. @default 200 */
+  backoff_ms: positiveInt().default(200),
+  /** Longest retry delay. @default 5000 */
+  max_backoff_ms: positiveInt().default(5_000),
+  /** Default `params` per data_source (verl's compute_score keyword options); item params override. @default {} */
+  params: z
+    .record(z.string().min(1), z.record(z.string(), z.unknown(), { error: 'expected a mapping of option names to values' }), {
+      error: 'expected a mapping of data_source to params',
+    })
+    .default({}),
+});
+/** Parsed `reward` section (routes already merged with the built-in table). */
+export type RewardConfig = z.infer<typeof RewardConfig>;
+
+/** `rollout.*` (ours): where rollouts come from. */
+export const RolloutServiceConfig = z.strictObject({
+  /** "remote": the generation service over NATS; "embedded": the policy worker generates. @default "remote" */
+  mode: oneOf(['remote', 'embedded']).default('remote'),
+  /** Subject of the generation service. @default "rollout.generate" */
+  subject: subject().default('rollout.generate'),
+  /** Deadline of one generation request. @default 300000 */
+  timeout_ms: positiveInt().default(300_000),
+});
+/** Parsed `rollout` section. */
+export type RolloutServiceConfig = z.infer<typeof RolloutServiceConfig>;

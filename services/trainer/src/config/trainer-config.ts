@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { bool, intOrOff, oneOf, positiveInt, text } from './fields.ts';
+
+/** `trainer.*` (verl ppo_trainer.yaml `trainer` subset). */
+export const TrainerConfig = z.strictObject({
+  /** Passes over the training data. @default 30 */
+  total_epochs: positiveInt().default(30),
+  /** Stop after this many steps; null = total_epochs * steps per epoch. @default null */
+  total_training_steps: positiveInt().nullable().default(null),
+  /** Checkpoint every N steps (and at the end); -1 = only at the end. @default -1 */
+  save_freq: intOrOff().default(-1),
+  /** Validate every N steps (and at the end); -1 = never during training. @default -1 */
+  test_freq: intOrOff().default(-1),
+  /** Run validation before the first step. @default true */
+  val_before_train: bool().default(true),
+  /** Project name; part of the default output directory. @default "verl_examples" */
+  project_name: text().default('verl_examples'),
+  /** Run name; part of the default output directory. @default "gsm8k" */
+  experiment_name: text().default('gsm8k'),
+  /** Checkpoints, metrics.jsonl and plots; null = checkpoints/<project_name>/<experiment_name>. @default null */
+  default_local_dir: text().nullable().default(null),
+  /** "auto" resumes from the latest checkpoint in default_local_dir; "disable" starts fresh. @default "auto" */
+  resume_mode: oneOf(['auto', 'disable']).default('auto'),
+});
+/** Parsed `trainer` section (before `default_local_dir` is filled in). */
+export type TrainerConfig = z.infer<typeof TrainerConfig>;

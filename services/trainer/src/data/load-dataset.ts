@@ -1,0 +1,109 @@
+import { openParquetFile } from '@rl/shared/data';
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { createRng } from '@rl/shared';
+import { toDatasetRow, type DatasetRow, type Prompt } from './dataset-row.ts';
+
+/** Counts a prompt's tokens as the policy will see it (chat template included). */
+export type CountTokens = (prompt: Prompt) => number;
+
+/** Options of {@link loadDataset}; the names follow `data.*` in the job config. */
+export interface LoadDatasetOptions {
+  files: readonly string[];
+  /** @default "prompt" */
+  promptKey?: string;
+  /** @default null */
+  defaultDataSource?: string | null;
+  /** Keep this many rows (verl `train_max_samples`); -1 = all. @default -1 */
+  maxSamples?: number;
+  /** With maxSamples: pick a seeded random subset instead of the first rows (verl does so when shuffling). @default false */
+  sampleRandomly?: boolean;
+  /** Seed of the random subset. @default 1 */
+  seed?: number;
+  /** verl `filter_overlong_prompts`: drop prompts with more than `maxPromptLength` tokens. */
+  filter?: { maxPromptLength: number; countTokens: CountTokens };
+}
+
+/** What happened to one file. */
+export interface FileReport {
+  path: string;
+  /** Rows in the file. */
+  rows: number;
+  /** Rows kept after sampling and filtering. */
+  kept: number;
+}
+
+/** Rows of one or more files, grouped by file in configuration order. */
+export interface Dataset {
+  readonly rows: readonly DatasetRow[];
+  /** Kept rows per file; file f's rows are a contiguous run of `rows`. */
+  readonly fileSizes: readonly number[];
+  readonly files: readonly FileReport[];
+  /** Rows dropped by the prompt-length filter. */
+  readonly filteredOverlong: number;
+}
+
+/** Row ids to keep when only `maxSamples` of `total` rows are wanted, ascending. */
+function sampleIds(total: number, maxSamples: number, randomly: boolean, seed: number): Set<number> | undefined {
+  if (maxSamples < 0 || maxSamples >= total) return undefined;
+  if (!randomly) return new Set(Array.from({ length: maxSamples }, (_, i) => i));
+  const ids = Array.from({ length: total }, (_, i) => i);
+  const rng = createRng(seed);
+  for (let i = 0; i < maxSamples; i++) {
+    const j = rng.int(i, total - 1);
+    [ids[i], ids[j]] = [ids[j] as number, ids[i] as number];
+  }
+  return new Set(ids.slice(0, maxSamples));
+}
+
+function fitsPrompt(prompt: Prompt, filter: LoadDatasetOptions['filter']): boolean {
+  if (filter === undefined) return true;
+  try {
+    return filter.countTokens(prompt) <= filter.maxPromptLength;
+  } catch {
+    // verl's doc2len: a prompt that cannot be tokenized counts as too long.
+    return false;
+  }
+}
+
+/**
+ * Loads verl-format parquet files: concatenated in order, optionally
+ * subsampled (`maxSamples`) and filtered by prompt length, as verl's
+ * RLHFDataset does. Malformed rows fail with the file, row and field named.
+ */
+export async function loadDataset(options: LoadDatasetOptions): Promise<Dataset> {
+  const { files, promptKey = 'prompt', defaultDataSource = null, maxSamples = -1, sampleRandomly = false, seed = 1, filter } = options;
+  if (files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given', { status: 400 });
+  const opened = await Promise.all(files.map((path) => openParquetFile(path)));
+  for (const file of opened) {
+    if (!file.fields.some((f) => f.name === promptKey)) {
+      const columns = file.fields.map((f) => f.name).join(', ');
+      throw new AppError(ErrorCode.BadRequest, `${file.path}: no prompt column "${promptKey}" (columns: ${columns}); set data.prompt_key`, { status: 400 });
+    }
+  }
+  const total = opened.reduce((n, f) => n + f.numRows, 0);
+  const keep = sampleIds(total, maxSamples, sampleRandomly, seed);
+  const rows: DatasetRow[] = [];
+  const reports: FileReport[] = [];
+  let offset = 0;
+  let filteredOverlong = 0;
+  for (const [fileIndex, file] of opened.entries()) {
+    let kept = 0;
+    for await (const batch of file.batches()) {
+      for (const [i, raw] of batch.rows.entries()) {
+        const row = batch.rowStart + i;
+        const rowId = offset + row;
+        if (keep !== undefined && !keep.has(rowId)) continue;
+        const parsed = toDatasetRow(raw, { path: file.path, fileIndex, row, rowId }, { promptKey, defaultDataSource });
+        if (!fitsPrompt(parsed.prompt, filter)) {
+          filteredOverlong++;
+          continue;
+        }
+        rows.push(parsed);
+        kept++;
+      }
+    }
+    reports.push({ path: file.path, rows: file.numRows, kept });
+    offset += file.numRows;
+  }
+  return { rows, fileSizes: reports.map((r) => r.kept), files: reports, filteredOverlong };
+}

@@ -1,0 +1,131 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ProblemSchema, type AppEnv } from '@rl/shared';
+import { streamSSE } from 'hono/streaming';
+import { isFinal, type JobEvent } from './jobs/job-events.ts';
+import type { JobManager, JobView } from './jobs/job-manager.ts';
+import { JobIdParam, JobMetricsResponse, JobViewSchema, MetricsQuery, PlotsResponse, SubmitJobRequest } from './schemas.ts';
+
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
+const job = (description: string) => ({ description, content: { 'application/json': { schema: JobViewSchema } } });
+
+const submitRoute = createRoute({
+  method: 'post',
+  path: '/v1/jobs',
+  summary: 'Submit a training job',
+  description: 'Validates the config (every bad key is named at once) and queues the job; jobs of one trainer run one at a time.',
+  request: { body: { required: true, content: { 'application/json': { schema: SubmitJobRequest } } } },
+  responses: { 201: job('The queued job'), 400: problem('Invalid config; the message lists every bad key path'), 409: problem('A job with this id exists') },
+});
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/v1/jobs',
+  summary: 'List jobs',
+  responses: { 200: { description: 'Every job this instance knows', content: { 'application/json': { schema: JobViewSchema.array() } } } },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/v1/jobs/{id}',
+  summary: 'A job’s state and latest metrics',
+  request: { params: JobIdParam },
+  responses: { 200: job('The job'), 404: problem('No such job') },
+});
+
+const metricsRoute = createRoute({
+  method: 'get',
+  path: '/v1/jobs/{id}/metrics',
+  summary: 'Per-step metrics, as JSON or a server-sent-event stream',
+  description: 'JSON: every step so far. With `?stream=true` or `Accept: text/event-stream`: events `step`, `validation`, `checkpoint`, `state` (the same bodies as NATS `trainer.events.<job>`), past steps replayed first; the stream ends after the job’s final state.',
+  request: { params: JobIdParam, query: MetricsQuery },
+  responses: {
+    200: {
+      description: 'Metrics',
+      content: { 'application/json': { schema: JobMetricsResponse }, 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    404: problem('No such job'),
+  },
+});
+
+const cancelRoute = createRoute({
+  method: 'delete',
+  path: '/v1/jobs/{id}',
+  summary: 'Cancel a job',
+  description: 'A queued job is dropped; a running one stops after its current stage and keeps its checkpoints (resume by submitting the same config).',
+  request: { params: JobIdParam },
+  responses: { 200: job('The job, cancelled or already final'), 404: problem('No such job') },
+});
+
+const plotsRoute = createRoute({
+  method: 'post',
+  path: '/v1/jobs/{id}/plots',
+  summary: 'Render the job’s curves now',
+  request: { params: JobIdParam },
+  responses: { 200: { description: 'The SVG files written', content: { 'application/json': { schema: PlotsResponse } } }, 404: problem('No such job') },
+});
+
+/** Route definitions, also the input of the OpenAPI document. */
+export const routes = [submitRoute, listRoute, getRoute, metricsRoute, cancelRoute, plotsRoute];
+
+/** What the routes need from the service. */
+export interface TrainerApi<C> {
+  jobs: JobManager<C>;
+  /** Validates a submitted config (throws a 400 AppError naming every bad key). */
+  validate(config: unknown, overrides: readonly string[]): C;
+  /** Display name of a job (the config's experiment name). */
+  nameOf(config: C): string;
+  /** Writes the job's plots now. */
+  renderPlots(id: string): Promise<string[]>;
+}
+
+/** Adds the trainer routes to `app`. */
+export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void {
+  app.openapi(submitRoute, (c) => {
+    const { config, overrides, id } = c.req.valid('json');
+    const valid = api.validate(config, overrides);
+    return c.json(api.jobs.submit(valid, api.nameOf(valid), id), 201);
+  });
+  app.openapi(listRoute, (c) => c.json(api.jobs.list(), 200));
+  app.openapi(getRoute, (c) => c.json(api.jobs.get(c.req.valid('param').id), 200));
+  app.openapi(cancelRoute, (c) => c.json(api.jobs.cancel(c.req.valid('param').id), 200));
+  app.openapi(plotsRoute, async (c) => c.json({ files: await api.renderPlots(api.jobs.get(c.req.valid('param').id).id) }, 200));
+  app.openapi(metricsRoute, (c) => {
+    const { id } = c.req.valid('param');
+    const view: JobView = api.jobs.get(id);
+    const wantsStream = c.req.valid('query').stream === 'true' || (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (!wantsStream) return c.json({ job: view, metrics: api.jobs.metrics(id) }, 200);
+    return streamSSE(c, async (stream) => {
+      // Subscribe before replaying, so no event falls between the two.
+      const pending: JobEvent[] = [];
+      let wake: (() => void) | null = null;
+      const stop = api.jobs.subscribe(id, (e) => {
+        pending.push(e);
+        wake?.();
+      });
+      stream.onAbort(() => {
+        stop();
+        wake?.();
+      });
+      try {
+        let replayed = -1;
+        for (const m of api.jobs.metrics(id)) {
+          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, metrics: m }) });
+          replayed = m.step;
+        }
+        let final = isFinal(api.jobs.get(id).state);
+        if (final) await stream.writeSSE({ event: 'state', data: JSON.stringify({ type: 'state', job: id, state: api.jobs.get(id).state }) });
+        while (!final && !stream.aborted) {
+          if (pending.length === 0) await new Promise<void>((r) => (wake = r));
+          wake = null;
+          for (const e of pending.splice(0)) {
+            if (e.type === 'step' && e.step <= replayed) continue; // already sent by the replay
+            await stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
+            if (e.type === 'state' && isFinal(e.state)) final = true;
+          }
+        }
+      } finally {
+        stop();
+      }
+    });
+  });
+}

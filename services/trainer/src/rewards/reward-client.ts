@@ -1,0 +1,156 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { AppError, ErrorCode, type Rng, type ScoreItem } from '@rl/shared';
+import { backoffDelayMs } from './backoff.ts';
+import { compileRoutes, resolveRoute } from './route-table.ts';
+import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';
+import { runPool } from './task-pool.ts';
+
+/** Failures worth retrying: the service was absent, slow or full, never the item's fault. */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set([ErrorCode.Busy, ErrorCode.Timeout, ErrorCode.NoResponders, ErrorCode.Unavailable]);
+
+/** Options of {@link createRewardClient} (the `reward.*` config keys). */
+export interface RewardClientOptions {
+  transport: ScoreTransport;
+  /** data_source → subject (`name*` = prefix, `default` = fallback). */
+  routes: Readonly<Record<string, string>>;
+  /** Deadline of each request. */
+  timeoutMs: number;
+  /** Extra attempts after retryable failures. */
+  retries: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Most items per request. */
+  maxBatchSize: number;
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Jitter source. */
+  rng: Rng;
+  /** Default params per data_source. @default {} */
+  defaultParams?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Waits between retries; tests pass an instant one. @default node:timers/promises setTimeout */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Called before each retry (for logs). */
+  onRetry?: (info: { subject: string; attempt: number; delayMs: number; items: number; error: AppError }) => void;
+}
+
+/** Scores trajectories over the reward services. */
+export interface RewardClient {
+  /** Scores `items`; results come back in input order. Rejects only when a service stays unreachable after all retries. */
+  score(items: readonly RewardItem[], options?: { signal?: AbortSignal }): Promise<RewardBatchResult>;
+}
+
+interface Chunk {
+  subject: string;
+  indices: number[];
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal });
+
+function asAppError(err: unknown, subject: string): AppError {
+  if (err instanceof AppError) return err;
+  // Anything else from the transport (a dropped connection, a bug) is treated like mapRequestError does.
+  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err });
+}
+
+function itemError(code: string, message: string): RewardResult {
+  return { score: null, extra: {}, error: { code, message } };
+}
+
+/**
+ * Creates the trainer's reward client: items are grouped by route, split into
+ * chunks of at most `maxBatchSize`, and sent concurrently. Retryable failures
+ * (busy, timeout, no_responders, unavailable) are retried with exponential
+ * backoff and seeded jitter, which is safe because scoring is idempotent. A
+ * chunk a service rejects as a whole is split until the bad item is alone,
+ * and that item alone gets the error.
+ */
+export function createRewardClient(options: RewardClientOptions): RewardClient {
+  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, sleep = defaultSleep, onRetry } = options;
+  const table = compileRoutes(options.routes);
+  const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
+
+  const toScoreItem = (item: RewardItem): ScoreItem => {
+    const params = { ...defaultParams[item.data_source], ...item.params };
+    return {
+      data_source: item.data_source,
+      solution_str: item.solution_str,
+      // The wire schema only forbids undefined; a missing ground truth travels as null.
+      ground_truth: (item.ground_truth ?? null) as ScoreItem['ground_truth'],
+      ...(item.extra_info === undefined ? {} : { extra_info: item.extra_info }),
+      ...(Object.keys(params).length === 0 ? {} : { params }),
+    };
+  };
+
+  return {
+    async score(items, { signal } = {}) {
+      const results: Array<RewardResult | undefined> = new Array(items.length);
+      const stats: RewardStats = { requests: 0, retries: 0, splits: 0, itemsBySubject: {} };
+      const bySubject = new Map<string, number[]>();
+      for (const [i, item] of items.entries()) {
+        const subject = resolveRoute(table, item.data_source);
+        if (subject === undefined) {
+          results[i] = itemError(ErrorCode.UnknownDataSource, `no reward route for data_source "${item.data_source}" (add it to reward.routes, or a default)`);
+          continue;
+        }
+        let list = bySubject.get(subject);
+        if (list === undefined) bySubject.set(subject, (list = []));
+        list.push(i);
+      }
+      const chunks: Chunk[] = [];
+      for (const [subject, indices] of bySubject) {
+        stats.itemsBySubject[subject] = indices.length;
+        for (let k = 0; k < indices.length; k += maxBatchSize) chunks.push({ subject, indices: indices.slice(k, k + maxBatchSize) });
+      }
+
+      const runChunk = async (chunk: Chunk, push: (c: Chunk) => void, abort: AbortSignal): Promise<void> => {
+        const body = { items: chunk.indices.map((i) => toScoreItem(items[i] as RewardItem)) };
+        for (let attempt = 0; ; attempt++) {
+          abort.throwIfAborted();
+          let error: AppError;
+          try {
+            stats.requests++;
+            const reply = await transport(chunk.subject, body, { timeoutMs, signal: abort });
+            if (reply.results.length === chunk.indices.length) {
+              for (const [k, r] of reply.results.entries()) {
+                results[chunk.indices[k] as number] = 'error' in r ? itemError(r.error.code, r.error.message) : { score: r.score, extra: r.extra, error: null };
+              }
+              return;
+            }
+            error = new AppError(ErrorCode.Internal, `${chunk.subject} returned ${reply.results.length} results for ${chunk.indices.length} items`, { status: 502 });
+          } catch (err) {
+            abort.throwIfAborted();
+            error = asAppError(err, chunk.subject);
+          }
+          if (RETRYABLE_CODES.has(error.code)) {
+            if (attempt >= retries) {
+              throw new AppError(error.code, `rewards on ${chunk.subject}: gave up after ${attempt + 1} attempts for ${chunk.indices.length} items: ${error.message}`, {
+                status: error.status,
+                retryable: true,
+                cause: error,
+                details: { subject: chunk.subject, attempts: attempt + 1, items: chunk.indices.length },
+              });
+            }
+            const delayMs = backoffDelayMs(attempt, backoff, rng);
+            stats.retries++;
+            onRetry?.({ subject: chunk.subject, attempt: attempt + 1, delayMs, items: chunk.indices.length, error });
+            await sleep(delayMs, abort);
+            continue;
+          }
+          if (chunk.indices.length > 1) {
+            // The service refused the whole request (e.g. one oversized item): halve it until the culprit is alone.
+            const mid = Math.ceil(chunk.indices.length / 2);
+            stats.splits++;
+            push({ subject: chunk.subject, indices: chunk.indices.slice(0, mid) });
+            push({ subject: chunk.subject, indices: chunk.indices.slice(mid) });
+          } else {
+            results[chunk.indices[0] as number] = itemError(error.code, error.message);
+          }
+          return;
+        }
+      };
+
+      await runPool(chunks, concurrency, runChunk, signal);
+      return { results: results.map((r) => r ?? itemError(ErrorCode.Internal, 'item was not scored')), stats };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { ErrorCode, ScoreRequest, ScoreResponse } from '@rl/shared';
+
+/** One trajectory to score: the arguments of verl's `compute_score`. */
+export interface RewardItem {
+  data_source: string;
+  solution_str: string;
+  ground_truth: unknown;
+  extra_info?: Record<string, unknown> | null;
+  /** verl keyword options; merged over `reward.params[data_source]`. */
+  params?: Record<string, unknown>;
+}
+
+/** The reward of one item: a score and the scorer's diagnostics, or the item's error (never both). */
+export type RewardResult =
+  | { score: number; extra: Record<string, unknown>; error: null }
+  | { score: null; extra: Record<string, unknown>; error: { code: ErrorCode | string; message: string } };
+
+/** Sends one scoring request; the NATS one is {@link natsScoreTransport}, tests pass a fake. */
+export type ScoreTransport = (subject: string, body: ScoreRequest, options: { timeoutMs: number; signal: AbortSignal }) => Promise<ScoreResponse>;
+
+/** Counters of one `score` call, for metrics and logs. */
+export interface RewardStats {
+  /** Requests sent, retries included. */
+  requests: number;
+  /** Retries after retryable failures. */
+  retries: number;
+  /** Chunks split in two to isolate an item a service rejected as a whole. */
+  splits: number;
+  /** Items sent per subject (first attempts only). */
+  itemsBySubject: Record<string, number>;
+}
+
+/** What a `score` call returns: results in input order and its counters. */
+export interface RewardBatchResult {
+  results: RewardResult[];
+  stats: RewardStats;
+}
