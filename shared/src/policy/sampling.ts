@@ -1,0 +1,75 @@
+// Picking the next token from one row of logits (vLLM semantics): temperature,
+// then top-k, then top-p over the tempered distribution; the reported log-prob
+// is the log-softmax of the raw logits (before temperature), as vLLM reports it.
+import type { Rng } from '../random.ts';
+
+/** Resolved sampling knobs; `temperature` 0 means greedy. */
+export interface SamplerSettings {
+  temperature: number;
+  /** 0 or less: no top-k. */
+  topK: number;
+  topP: number;
+}
+
+/** The chosen token and its log-prob under the raw (untempered) distribution. */
+export interface SampledToken {
+  id: number;
+  logprob: number;
+}
+
+/** log-softmax of `logits[id]` in float64. */
+export function logSoftmaxAt(logits: ArrayLike<number>, id: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i] as number);
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) sum += Math.exp((logits[i] as number) - max);
+  return (logits[id] as number) - max - Math.log(sum);
+}
+
+function argmax(logits: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 1; i < logits.length; i++) if ((logits[i] as number) > (logits[best] as number)) best = i;
+  return best;
+}
+
+/**
+ * Candidate ids with their unnormalised tempered probabilities, best first,
+ * after top-k and top-p. Ties keep the lower id first, so the result is deterministic.
+ */
+export function candidates(logits: ArrayLike<number>, s: SamplerSettings): { ids: number[]; weights: number[] } {
+  let ids = Array.from({ length: logits.length }, (_, i) => i);
+  ids.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
+  if (s.topK > 0 && s.topK < ids.length) ids = ids.slice(0, s.topK);
+  const top = logits[ids[0] as number] as number;
+  let weights = ids.map((i) => Math.exp(((logits[i] as number) - top) / s.temperature));
+  if (s.topP < 1) {
+    const total = weights.reduce((a, b) => a + b, 0);
+    // Keep a token while the mass strictly before it is below top_p (at least one survives).
+    let before = 0;
+    let keep = 0;
+    while (keep < weights.length && before < s.topP * total) before += weights[keep++] as number;
+    ids = ids.slice(0, Math.max(1, keep));
+    weights = weights.slice(0, ids.length);
+  }
+  return { ids, weights };
+}
+
+/** Samples one token from `logits` (one row, length V). */
+export function sampleToken(logits: ArrayLike<number>, s: SamplerSettings, rng: Rng): SampledToken {
+  if (s.temperature === 0 || s.topK === 1) {
+    const id = argmax(logits);
+    return { id, logprob: logSoftmaxAt(logits, id) };
+  }
+  const { ids, weights } = candidates(logits, s);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let u = rng.next() * total;
+  let id = ids[ids.length - 1] as number;
+  for (let i = 0; i < ids.length; i++) {
+    u -= weights[i] as number;
+    if (u < 0) {
+      id = ids[i] as number;
+      break;
+    }
+  }
+  return { id, logprob: logSoftmaxAt(logits, id) };
+}

@@ -1,0 +1,72 @@
+// Teacher-forced scoring of (prompt, response) pairs, in bucketed chunks.
+import { AppError, ErrorCode } from '../errors.ts';
+import { np, tree, type Tensor } from './backend.ts';
+import { batchBucket, packPairs, roundUp, type PairBlock } from './batch-layout.ts';
+import { checkTokenLists, type PolicyCore } from './policy-core.ts';
+
+/** A prompt and the response to score under it. */
+export interface TokenPair {
+  prompt: readonly number[];
+  response: readonly number[];
+}
+
+/** Per-token log-probs and (when asked) entropies of one response. */
+export interface PairScores {
+  logprobs: Float32Array;
+  entropy?: Float32Array;
+}
+
+/** Validates pairs for a model: non-empty prompts, ids in range, prompt + response within maxSeqLen. */
+export function checkPairs(core: PolicyCore, pairs: readonly TokenPair[]): void {
+  const { vocabSize, maxSeqLen } = core.config;
+  checkTokenLists(pairs.map((p) => p.prompt), 'prompts', vocabSize, maxSeqLen, false);
+  checkTokenLists(pairs.map((p) => p.response), 'responses', vocabSize, maxSeqLen, true);
+  pairs.forEach((p, i) => {
+    if (p.prompt.length + p.response.length > maxSeqLen) {
+      throw new AppError(ErrorCode.BadRequest, `pairs[${i}]: prompt + response is ${p.prompt.length + p.response.length} tokens, more than the model's ${maxSeqLen}`, { status: 400 });
+    }
+  });
+}
+
+/** Packs pairs at bucketed widths (multiples of 8) and rows (see batchBucket). */
+export function packBucketed(pairs: readonly TokenPair[], padId: number): PairBlock {
+  const promptWidth = roundUp(Math.max(...pairs.map((p) => p.prompt.length)), 8);
+  const responseWidth = roundUp(Math.max(1, ...pairs.map((p) => p.response.length)), 8);
+  return packPairs(pairs, batchBucket(pairs.length), promptWidth, responseWidth, padId);
+}
+
+/** Device copies of a packed block's inputs, in the order the score kernels take them. */
+export function blockTensors(block: PairBlock): [Tensor, Tensor, Tensor, Tensor] {
+  const { rows, promptWidth: p, responseWidth: r } = block;
+  return [
+    np.array(block.promptIds).reshape([rows, p]),
+    np.array(block.responseIds).reshape([rows, r]),
+    np.array(block.positions).reshape([rows, p + r]),
+    np.array(block.keyMask).reshape([rows, p + r]),
+  ];
+}
+
+function unpack(data: ArrayLike<number>, pairs: readonly TokenPair[], width: number): Float32Array[] {
+  return pairs.map((p, i) => Float32Array.from(Array.prototype.slice.call(data, i * width, i * width + p.response.length) as number[]));
+}
+
+/** Scores pairs in chunks of `maxBatchSize` rows. */
+export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], withEntropy: boolean, maxBatchSize = 64): Promise<PairScores[]> {
+  checkPairs(core, pairs);
+  const out: PairScores[] = [];
+  for (let start = 0; start < pairs.length; start += maxBatchSize) {
+    const part = pairs.slice(start, start + maxBatchSize);
+    const block = packBucketed(part, core.tokenizer.padId);
+    const inputs = blockTensors(block);
+    if (withEntropy) {
+      const res = core.kernels.scoreWithEntropy(tree.ref(core.params), ...inputs);
+      const lp = unpack(await res.logprobs.data(), part, block.responseWidth);
+      const ent = unpack(await res.entropy.data(), part, block.responseWidth);
+      lp.forEach((logprobs, i) => out.push({ logprobs, entropy: ent[i] as Float32Array }));
+    } else {
+      const lp = core.kernels.score(tree.ref(core.params), ...inputs);
+      for (const logprobs of unpack(await lp.data(), part, block.responseWidth)) out.push({ logprobs });
+    }
+  }
+  return out;
+}

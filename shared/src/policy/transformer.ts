@@ -1,0 +1,113 @@
+// The decoder-only transformer as pure traced functions over a parameter dict:
+// a full-sequence pass (prefill, no-cache decoding, teacher forcing, training)
+// and a one-token decode step against a fixed-capacity KV cache.
+import { nn, np, type Tensor } from './backend.ts';
+import { applyRope, attention, causalBias, keyBias, mergeHeads, rmsNorm, ropeTables, splitHeads, swiGlu } from './layers.ts';
+import { headDim, type ModelConfig } from './model-config.ts';
+import { param, type Params } from './params.ts';
+
+/** Per-layer keys and values, each `[B, H, T, headDim]` (keys already rotated). */
+export type KvCache = { k: Tensor[]; v: Tensor[] };
+
+function embed(cfg: ModelConfig, p: Params, ids: Tensor): Tensor {
+  return np.matmul(nn.oneHot(ids, cfg.vocabSize), param(p, 'embed'));
+}
+
+/** Final norm and output head: `[..., D]` -> `[..., V]` logits. */
+export function head(cfg: ModelConfig, p: Params, h: Tensor): Tensor {
+  const x = rmsNorm(h, param(p, 'final_norm'), cfg.normEps);
+  return np.matmul(x, cfg.tieEmbeddings ? param(p, 'embed').transpose() : param(p, 'lm_head'));
+}
+
+function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor): [Tensor, Tensor, Tensor] {
+  const h = rmsNorm(x, param(p, `layers.${i}.attn_norm`), cfg.normEps);
+  const fused = np.matmul(h, param(p, `layers.${i}.attn.qkv`));
+  const d = cfg.dModel;
+  return [
+    splitHeads(fused.ref.slice([], [], [0, d]), cfg.nHeads),
+    splitHeads(fused.ref.slice([], [], [d, 2 * d]), cfg.nHeads),
+    splitHeads(fused.slice([], [], [2 * d]), cfg.nHeads),
+  ];
+}
+
+function finishLayer(cfg: ModelConfig, p: Params, i: number, x: Tensor, attended: Tensor): Tensor {
+  const y = x.add(np.matmul(mergeHeads(attended), param(p, `layers.${i}.attn.out`)));
+  const h = rmsNorm(y.ref, param(p, `layers.${i}.mlp_norm`), cfg.normEps);
+  return y.add(swiGlu(h, param(p, `layers.${i}.mlp.gate_up`), param(p, `layers.${i}.mlp.down`)));
+}
+
+/**
+ * Full causal pass over ids `[B, T]` with float positions `[B, T]` and a 0/1
+ * key mask `[B, T]` (0 for padding). Returns the final hidden states
+ * `[B, T, D]` (before the final norm) and, when asked, each layer's keys and values.
+ */
+export function forwardSequence(
+  cfg: ModelConfig,
+  p: Params,
+  ids: Tensor,
+  positions: Tensor,
+  keyMask: Tensor,
+  collectKv: boolean,
+): { hidden: Tensor; cache: KvCache } {
+  const t = ids.shape[1] as number;
+  const { cos, sin } = ropeTables(positions, headDim(cfg), cfg.ropeTheta);
+  const bias = keyBias(keyMask).add(causalBias(t));
+  let x = embed(cfg, p, ids);
+  const cache: KvCache = { k: [], v: [] };
+  for (let i = 0; i < cfg.nLayers; i++) {
+    const [q0, k0, v] = qkv(cfg, p, i, x.ref);
+    const q = applyRope(q0, cos.ref, sin.ref);
+    const k = applyRope(k0, cos.ref, sin.ref);
+    if (collectKv) {
+      cache.k.push(k.ref);
+      cache.v.push(v.ref);
+    }
+    x = finishLayer(cfg, p, i, x, attention(q, k, v, bias.ref));
+  }
+  cos.dispose();
+  sin.dispose();
+  bias.dispose();
+  return { hidden: x, cache };
+}
+
+/**
+ * One decoding step for tokens `[B]` at float positions `[B]`: writes this
+ * token's keys and values into column `column` (a one-hot `[C]`) of every
+ * layer's cache `[B, H, C, d]` and attends over the keys `keyMask [B, C]` allows.
+ * Returns logits `[B, V]` and the updated cache.
+ */
+export function decodeStep(
+  cfg: ModelConfig,
+  p: Params,
+  cache: KvCache,
+  tokens: Tensor,
+  positions: Tensor,
+  keyMask: Tensor,
+  column: Tensor,
+): { logits: Tensor; cache: KvCache } {
+  const b = tokens.shape[0] as number;
+  const c = column.shape[0] as number;
+  const { cos, sin } = ropeTables(positions.reshape([b, 1]), headDim(cfg), cfg.ropeTheta);
+  const bias = keyBias(keyMask);
+  const write = column.reshape([1, 1, c, 1]);
+  const keep = write.ref.mul(-1).add(1);
+  let x = embed(cfg, p, tokens.reshape([b, 1]));
+  const next: KvCache = { k: [], v: [] };
+  for (let i = 0; i < cfg.nLayers; i++) {
+    const [q0, k0, v0] = qkv(cfg, p, i, x.ref);
+    const q = applyRope(q0, cos.ref, sin.ref);
+    const kNew = applyRope(k0, cos.ref, sin.ref);
+    // Functional write of one column: old * (1 - onehot) + new * onehot.
+    const k = (cache.k[i] as Tensor).mul(keep.ref).add(kNew.mul(write.ref));
+    const v = (cache.v[i] as Tensor).mul(keep.ref).add(v0.mul(write.ref));
+    next.k.push(k.ref);
+    next.v.push(v.ref);
+    x = finishLayer(cfg, p, i, x, attention(q, k, v, bias.ref));
+  }
+  cos.dispose();
+  sin.dispose();
+  bias.dispose();
+  write.dispose();
+  keep.dispose();
+  return { logits: head(cfg, p, x.reshape([b, cfg.dModel])), cache: next };
+}

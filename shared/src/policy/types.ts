@@ -1,0 +1,69 @@
+// The embedded policy's public contract, shared by the generation service (which
+// samples from it) and the trainer's policy worker (which also trains it). The
+// implementation lives beside this file; callers depend only on these types.
+
+/** A chat message as verl's parquet `prompt` column carries it. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+/** Turns text into token ids and back. */
+export interface Tokenizer {
+  /** `char` (fixed alphabet, e.g. verl's digit-completion task) or `byte` (UTF-8 bytes). */
+  readonly kind: 'char' | 'byte';
+  readonly vocabSize: number;
+  readonly padId: number;
+  readonly bosId: number;
+  readonly eosId: number;
+  /** Special tokens by name (`<pad>`, `<bos>`, `<eos>`, `<|im_start|>`, ...). */
+  readonly special: Readonly<Record<string, number>>;
+  /** Plain text to ids; special-token strings inside `text` are encoded as specials only when `allowSpecial`. */
+  encode(text: string, options?: { allowSpecial?: boolean }): number[];
+  /** Ids to text; specials are dropped unless `keepSpecial`. Invalid UTF-8 from a byte tokenizer becomes U+FFFD. */
+  decode(ids: readonly number[], options?: { keepSpecial?: boolean }): string;
+  /** Chat messages to prompt ids (ChatML-style template), optionally opening an assistant turn. */
+  applyChatTemplate(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): number[];
+}
+
+/** Sampling parameters (vLLM/OpenAI names and semantics). */
+export interface SamplingParams {
+  /** 0 means greedy. @default 1 */
+  temperature?: number;
+  /** 0 or -1 means no top-k. @default 0 */
+  topK?: number;
+  /** @default 1 */
+  topP?: number;
+  maxTokens: number;
+  /** Generation stops after emitting any of these ids (the id is included in the output). @default [eos] */
+  stopTokenIds?: number[];
+  /** Generation stops when the decoded text ends with any of these; the stop string is removed from the text, not from the ids. */
+  stop?: string[];
+  /** Seed for this request's RNG; equal seeds and inputs give equal outputs. */
+  seed?: number;
+}
+
+/** One generated continuation. */
+export interface Generation {
+  tokenIds: number[];
+  /** Log-prob of each generated token under the sampling distribution before temperature (as vLLM's `logprobs` report it). */
+  logprobs: number[];
+  finishReason: 'stop' | 'length';
+  /** Decoded continuation (specials dropped), cut before a matched stop string; set by the embedded policy. */
+  text?: string;
+  /** The stop token id or stop string that ended generation, null otherwise (vLLM's `stop_reason`). */
+  stopReason?: number | string | null;
+}
+
+/** What the generation service needs from a policy. */
+export interface PolicyModel {
+  /** Version of the loaded weights (e.g. `v3` or a content hash); reported with every trajectory. */
+  readonly version: string;
+  readonly tokenizer: Tokenizer;
+  /** Longest prompt + response the model accepts. */
+  readonly maxSequenceLength: number;
+  /** Continues each prompt (batched internally; uses the KV cache). */
+  generate(prompts: readonly number[][], params: SamplingParams, signal?: AbortSignal): Promise<Generation[]>;
+  /** Log-prob of every response token given its prompt (teacher forcing); one array per pair. */
+  logprobs(pairs: ReadonlyArray<{ prompt: readonly number[]; response: readonly number[] }>): Promise<Float32Array[]>;
+}
