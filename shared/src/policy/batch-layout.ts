@@ -9,6 +9,18 @@ export function roundUp(n: number, step: number): number {
   return Math.max(step, Math.ceil(n / step) * step);
 }
 
+/**
+ * Token widths (prompt, response, cache capacity) are padded to: multiples of
+ * `step` up to 64, then the next of 2^k or 1.5 * 2^k. Each distinct shape costs
+ * a compilation and memory that jax-js keeps, so long inputs of many lengths
+ * must share a few shapes (at most a third wasted).
+ */
+export function widthBucket(n: number, step = 8): number {
+  if (n <= 64) return roundUp(n, step);
+  const pow = 2 ** Math.ceil(Math.log2(n));
+  return n <= pow * 0.75 ? pow * 0.75 : pow;
+}
+
 /** Rows a batch of `n` is padded to: powers of two up to 64, then multiples of 64. */
 export function batchBucket(n: number): number {
   if (n <= 1) return 1;

@@ -1,6 +1,6 @@
 // Per-chunk generation state shared by the cached and uncached decoders.
 import { createRng, type Rng } from '../random.ts';
-import { batchBucket, leftPad, roundUp, type PaddedBlock } from './batch-layout.ts';
+import { batchBucket, leftPad, widthBucket, type PaddedBlock } from './batch-layout.ts';
 import { rowSeed, type PolicyCore } from './policy-core.ts';
 import { sampleToken } from './sampling.ts';
 import type { ResolvedSampling } from './sampling-params.ts';
@@ -19,14 +19,14 @@ export interface Chunk {
 /** Lays out `prompts` (rows `firstRow`.. of the request) for decoding. */
 export function makeChunk(core: PolicyCore, prompts: readonly number[][], s: ResolvedSampling, firstRow: number): Chunk {
   const budgets = prompts.map((p) => Math.min(s.maxTokens, core.config.maxSeqLen - p.length));
-  const width = roundUp(Math.max(...prompts.map((p) => p.length)), 8);
+  const width = widthBucket(Math.max(...prompts.map((p) => p.length)));
   const steps = Math.max(0, ...budgets);
   return {
     rows: budgets.map((b) => new StopChecker(core.tokenizer, s.stopTokenIds, s.stop, b)),
     rngs: prompts.map((_, i) => createRng(rowSeed(s.seed, firstRow + i))),
     lengths: prompts.map((p) => p.length),
     block: leftPad(prompts, batchBucket(prompts.length), width, core.tokenizer.padId),
-    capacity: roundUp(width + steps, 16),
+    capacity: widthBucket(width + steps, 16),
   };
 }
 

@@ -1,7 +1,7 @@
 // Teacher-forced scoring of (prompt, response) pairs, in bucketed chunks.
 import { AppError, ErrorCode } from '../errors.ts';
 import { np, tree, type Tensor } from './backend.ts';
-import { batchBucket, packPairs, roundUp, type PairBlock } from './batch-layout.ts';
+import { batchBucket, packPairs, widthBucket, type PairBlock } from './batch-layout.ts';
 import { checkTokenLists, type PolicyCore } from './policy-core.ts';
 
 /** A prompt and the response to score under it. */
@@ -28,10 +28,10 @@ export function checkPairs(core: PolicyCore, pairs: readonly TokenPair[]): void 
   });
 }
 
-/** Packs pairs at bucketed widths (multiples of 8) and rows (see batchBucket). */
+/** Packs pairs at bucketed widths (see widthBucket) and rows (see batchBucket). */
 export function packBucketed(pairs: readonly TokenPair[], padId: number): PairBlock {
-  const promptWidth = roundUp(Math.max(...pairs.map((p) => p.prompt.length)), 8);
-  const responseWidth = roundUp(Math.max(1, ...pairs.map((p) => p.response.length)), 8);
+  const promptWidth = widthBucket(Math.max(...pairs.map((p) => p.prompt.length)));
+  const responseWidth = widthBucket(Math.max(1, ...pairs.map((p) => p.response.length)));
   return packPairs(pairs, batchBucket(pairs.length), promptWidth, responseWidth, padId);
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createParquetWriter, fieldsOf, MESSAGE_LIST, REWARD_MODEL, scalar, structOf } from '@rl/shared/data';
 
-/** verl's own files beside the repository (`../shared/fixtures`). */
+/** verl's own files, copied into the repository (test/fixtures/verl). */
 export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../test/fixtures/verl');
 
 /** A temporary directory and its cleanup. */

@@ -1,0 +1,54 @@
+import { readFile } from 'node:fs/promises';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AppError, ErrorCode, parseJsonText, validationError, type Logger } from '@rl/shared';
+import type { GenerationConfig } from '../config.ts';
+import type { InferenceBackend } from '../core/backend.ts';
+import { createEmbeddedBackend, fixedPolicyProvider } from '../core/backends/embedded-backend.ts';
+import { createScriptedPolicy, scriptFromRules, ScriptFile } from '../core/backends/scripted-policy.ts';
+import { Semaphore } from '../core/semaphore.ts';
+import { createHttpJsonClient } from './http-json.ts';
+import { createOpenAiBackend } from './openai-backend.ts';
+
+/** The configured backend, a description for the startup log, and its stop step. */
+export interface BuiltBackend {
+  backend: InferenceBackend;
+  describe: string;
+  stop(): Promise<void>;
+}
+
+/** Builds the backend `GENERATION_BACKEND` names. */
+export async function buildBackend(config: GenerationConfig, nc: NatsConnection | undefined, logger: Logger): Promise<BuiltBackend> {
+  if (config.GENERATION_BACKEND === 'openai') {
+    const baseUrl = config.OPENAI_BASE_URL ?? '';
+    const post = createHttpJsonClient({
+      timeoutMs: config.OPENAI_TIMEOUT_MS,
+      maxRetries: config.OPENAI_MAX_RETRIES,
+      retryBaseMs: config.OPENAI_RETRY_BASE_MS,
+      semaphore: new Semaphore(config.OPENAI_CONCURRENCY),
+      apiKey: config.OPENAI_API_KEY,
+    });
+    const model = config.OPENAI_MODEL ?? config.MODEL_NAME ?? 'default';
+    return { backend: createOpenAiBackend({ baseUrl, model, mode: config.OPENAI_MODE, post }), describe: `${config.OPENAI_MODE} via ${baseUrl}`, stop: async () => {} };
+  }
+  if (config.GENERATION_BACKEND === 'scripted') {
+    const path = config.GENERATION_SCRIPT ?? '';
+    const text = await readFile(path, 'utf8').catch((err: unknown) => {
+      throw new AppError(ErrorCode.NotFound, `GENERATION_SCRIPT ${path}: cannot read`, { status: 500, cause: err });
+    });
+    const parsed = ScriptFile.safeParse(parseJsonText(text, path));
+    if (!parsed.success) throw validationError(parsed.error, path);
+    const policy = createScriptedPolicy({ script: scriptFromRules(parsed.data) });
+    const backend = createEmbeddedBackend({ provider: fixedPolicyProvider(policy), model: config.MODEL_NAME ?? 'scripted', kind: 'scripted', maxBatch: config.EMBEDDED_MAX_BATCH });
+    return { backend, describe: `script ${path}`, stop: async () => {} };
+  }
+  // Loaded on demand: the tensor library is only needed by the embedded backend.
+  const { createPolicySource } = await import('./policy-provider.ts');
+  const source = await createPolicySource(config, nc, logger);
+  const backend = createEmbeddedBackend({
+    provider: source.provider,
+    model: config.MODEL_NAME ?? 'rl-policy',
+    maxBatch: config.EMBEDDED_MAX_BATCH,
+    maxBatchTokens: config.EMBEDDED_MAX_BATCH_TOKENS,
+  });
+  return { backend, describe: source.describe, stop: () => source.stop() };
+}

@@ -1,0 +1,125 @@
+import { AppError, ErrorCode } from '@rl/shared';
+import { withToolsPrompt } from '../core/agent/tool-prompt.ts';
+import type { BackendGeneration, ChatCodec, InferenceBackend, TextSession, TokenSession } from '../core/backend.ts';
+import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
+import type { HttpJsonClient } from './http-json.ts';
+import { ChatReply, CompletionReply, DetokenizeReply, TokenizeReply } from './openai-wire.ts';
+
+/** Options of {@link createOpenAiBackend}. */
+export interface OpenAiBackendOptions {
+  /** Base URL including `/v1`. */
+  baseUrl: string;
+  /** Model requested from the server (and served by `/v1/models`). */
+  model: string;
+  /** `tokens`: completions over token ids with log-probs; `chat`: chat completions, text only. */
+  mode: 'tokens' | 'chat';
+  post: HttpJsonClient;
+}
+
+const TOKEN_ID = /^token_id:(-?\d+)$/;
+
+/** vLLM serves `/tokenize` and `/detokenize` beside `/v1`, at the server root. */
+function rootOf(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** Sampling fields of a vLLM/OpenAI request; `top_k` only when set (a vLLM extension). */
+function samplingBody(p: SamplingParams): Record<string, unknown> {
+  return {
+    max_tokens: p.maxTokens,
+    temperature: p.temperature ?? 1,
+    top_p: p.topP ?? 1,
+    ...(p.topK !== undefined && p.topK > 0 ? { top_k: p.topK } : {}),
+    ...(p.seed !== undefined ? { seed: p.seed } : {}),
+    ...(p.stop !== undefined ? { stop: p.stop } : {}),
+    ...(p.stopTokenIds !== undefined ? { stop_token_ids: p.stopTokenIds } : {}),
+  };
+}
+
+/** Token ids of a completion: vLLM's `token_ids`, else `token_id:N` strings of `return_tokens_as_token_ids`. */
+export function completionTokens(choice: CompletionReply['choices'][number]): { ids: number[]; logprobs: number[] } {
+  const lp = choice.logprobs?.token_logprobs;
+  let ids = choice.token_ids ?? undefined;
+  if (ids === undefined) {
+    const parsed = choice.logprobs?.tokens?.map((t) => TOKEN_ID.exec(t)?.[1]);
+    if (parsed !== undefined && parsed.every((x) => x !== undefined)) ids = parsed.map(Number);
+  }
+  if (ids === undefined) {
+    throw new AppError(ErrorCode.Unavailable, 'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers', { status: 502 });
+  }
+  if (lp === undefined || lp === null || lp.length !== ids.length) {
+    throw new AppError(ErrorCode.Unavailable, `the server returned ${lp?.length ?? 0} log-probs for ${ids.length} tokens`, { status: 502 });
+  }
+  return { ids, logprobs: lp.map((x) => x ?? 0) };
+}
+
+/** Chat-mode messages: tool answers go as user turns in `<tool_response>` (what Hermes templates render), so no server needs tool-call ids. */
+function toChatMessages(messages: readonly ChatMessage[]): Array<{ role: string; content: string }> {
+  return messages.map((m) => (m.role === 'tool' ? { role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` } : { role: m.role, content: m.content }));
+}
+
+/**
+ * Any OpenAI-compatible server (vLLM, SGLang, llama.cpp) as a backend. In
+ * `tokens` mode prompts go as token ids to `/v1/completions` with log-probs and
+ * `return_tokens_as_token_ids`, and chat templating uses the server's
+ * `/tokenize` (vLLM's shape, which this service serves too); in `chat` mode
+ * messages go to `/v1/chat/completions` and only text comes back.
+ */
+export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
+  const base = o.baseUrl.replace(/\/+$/, '');
+  const root = rootOf(o.baseUrl);
+  let maxModelLen: number | undefined;
+
+  const codec: ChatCodec = {
+    async encodeChat(messages, { tools, addGenerationPrompt }) {
+      const body = { model: o.model, messages, add_generation_prompt: addGenerationPrompt, ...(tools !== undefined && tools.length > 0 ? { tools } : {}) };
+      const r = await o.post(`${root}/tokenize`, body, TokenizeReply);
+      if (r.max_model_len !== undefined) maxModelLen = r.max_model_len;
+      return r.tokens;
+    },
+    async encode(text) {
+      return (await o.post(`${root}/tokenize`, { model: o.model, prompt: text, add_special_tokens: false }, TokenizeReply)).tokens;
+    },
+    async decode(ids) {
+      return (await o.post(`${root}/detokenize`, { model: o.model, tokens: ids }, DetokenizeReply)).prompt;
+    },
+  };
+
+  async function generate({ promptIds, params, signal }: Parameters<TokenSession['generate']>[0]): Promise<BackendGeneration> {
+    const body = { model: o.model, prompt: promptIds, ...samplingBody(params), logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true };
+    const reply = await o.post(`${base}/completions`, body, CompletionReply, signal);
+    const choice = reply.choices[0] as CompletionReply['choices'][number];
+    const { ids, logprobs } = completionTokens(choice);
+    return { tokenIds: ids, logprobs, finishReason: choice.finish_reason === 'length' ? 'length' : 'stop', text: choice.text };
+  }
+
+  async function chat(messages: readonly ChatMessage[], tools: Parameters<TextSession['chat']>[1], params: SamplingParams, signal?: AbortSignal) {
+    const body = { model: o.model, messages: toChatMessages(withToolsPrompt(messages, tools)), ...samplingBody(params) };
+    const reply = await o.post(`${base}/chat/completions`, body, ChatReply, signal);
+    const choice = reply.choices[0] as (typeof reply.choices)[number];
+    const text = choice.message.content ?? '';
+    return { text, finishReason: choice.finish_reason === 'length' ? ('length' as const) : ('stop' as const), completionTokens: reply.usage?.completion_tokens ?? 0 };
+  }
+
+  return {
+    kind: 'openai',
+    model: o.model,
+    ready: () => true,
+    currentVersion: () => o.model,
+    async open() {
+      if (o.mode === 'chat') return { mode: 'text', modelVersion: o.model, chat, release: () => {} } satisfies TextSession;
+      const session: TokenSession = {
+        mode: 'tokens',
+        modelVersion: o.model,
+        codec,
+        get maxSequenceLength() {
+          return maxModelLen;
+        },
+        generate,
+        release: () => {},
+      };
+      return session;
+    },
+    close: async () => {},
+  };
+}

@@ -1,0 +1,65 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AppError, ErrorCode, type Logger } from '@rl/shared';
+import type { PolicyProvider } from '../core/backends/embedded-backend.ts';
+import type { GenerationConfig } from '../config.ts';
+import { createRandomPolicy, loadPolicy, ModelHandle, openWeightsStore, watchWeights, type EmbeddedPolicy, type WeightsWatcher } from '@rl/shared/policy';
+
+/** The embedded model source of this process and how to stop it. */
+export interface PolicySource {
+  provider: PolicyProvider;
+  /** Where the weights come from, for the startup log. */
+  describe: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the embedded model source from config: a safetensors file
+ * (`POLICY_PATH`), a JetStream Object Store object watched for new versions
+ * (`POLICY_OBJECT_STORE` / `POLICY_OBJECT_NAME`, hot-swapped: running
+ * trajectories keep their lease on the old weights), or else an untrained model
+ * from `POLICY_SEED` with the byte tokenizer, so the stack runs with nothing configured.
+ */
+export async function createPolicySource(config: GenerationConfig, nc: NatsConnection | undefined, logger: Logger): Promise<PolicySource> {
+  const options = { maxBatchSize: config.EMBEDDED_MAX_BATCH };
+  if (config.POLICY_OBJECT_STORE !== undefined) {
+    if (nc === undefined) throw new AppError(ErrorCode.ValidationFailed, 'POLICY_OBJECT_STORE needs NATS (NATS_ENABLED=true)', { status: 500 });
+    const bucket = config.POLICY_OBJECT_STORE;
+    const name = config.POLICY_OBJECT_NAME;
+    let handle: ModelHandle<EmbeddedPolicy> | undefined;
+    const os = await openWeightsStore(nc, bucket);
+    const watcher: WeightsWatcher = await watchWeights(
+      os,
+      name,
+      (policy) => {
+        if (handle === undefined) handle = new ModelHandle(policy);
+        else handle.swap(policy);
+        logger.info({ bucket, name, version: policy.version }, 'policy version loaded');
+      },
+      { load: options, onError: (err, info) => logger.error({ err, bucket, name, nuid: info.nuid }, 'policy version not loadable; keeping the current one') },
+    );
+    return {
+      provider: {
+        acquire: async () => {
+          if (handle === undefined) throw new AppError(ErrorCode.Unavailable, `no policy version has been published to ${bucket}/${name} yet`, { status: 503, retryable: true });
+          return handle.acquire();
+        },
+        current: () => handle?.current,
+      },
+      describe: `object store ${bucket}/${name}`,
+      stop: async () => {
+        await watcher.stop();
+        handle?.close();
+      },
+    };
+  }
+  const model =
+    config.POLICY_PATH !== undefined
+      ? await loadPolicy(config.POLICY_PATH, options)
+      : await createRandomPolicy({ config: config.POLICY_INIT, tokenizer: { kind: 'byte' }, seed: config.POLICY_SEED, version: `untrained-seed${config.POLICY_SEED}` }, options);
+  const handle = new ModelHandle<EmbeddedPolicy>(model);
+  return {
+    provider: { acquire: async () => handle.acquire(), current: () => handle.current },
+    describe: config.POLICY_PATH ?? `untrained model (seed ${config.POLICY_SEED})`,
+    stop: async () => handle.close(),
+  };
+}

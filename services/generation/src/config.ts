@@ -1,0 +1,87 @@
+import { fileURLToPath } from 'node:url';
+import { BaseConfig } from '@rl/shared';
+import { z } from 'zod';
+
+const shipped = (name: string) => fileURLToPath(new URL(`../config/${name}`, import.meta.url));
+const optionalText = z.string().trim().min(1).optional();
+
+/** Environment of the generation service. */
+export const GenerationConfig = BaseConfig.extend({
+  /** HTTP port. @default 8104 */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8104),
+  /** Inference backend: the embedded policy, an OpenAI-compatible server, or a script (tests, demos). @default 'embedded' */
+  GENERATION_BACKEND: z.enum(['embedded', 'openai', 'scripted']).default('embedded'),
+  /** Name served by `/v1/models` and reported with rollouts. @default 'rl-policy' (embedded) or OPENAI_MODEL */
+  MODEL_NAME: optionalText,
+
+  /** Embedded: a safetensors file to load the policy from. */
+  POLICY_PATH: optionalText,
+  /** Embedded: JetStream Object Store bucket the trainer publishes versions to (watched; new versions hot-swap). */
+  POLICY_OBJECT_STORE: optionalText,
+  /** Embedded: object name inside the bucket. @default 'policy' */
+  POLICY_OBJECT_NAME: z.string().trim().min(1).default('policy'),
+  /** Embedded: seed of the untrained model used when no weights are configured. @default 0 */
+  POLICY_SEED: z.coerce.number().int().min(0).default(0),
+  /**
+   * Embedded: shape of the untrained model used when no weights are configured (JSON, the policy's ModelConfig
+   * without vocabSize). @default {"dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}
+   */
+  POLICY_INIT: z
+    .string()
+    .default('{"dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number };
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    }),
+  /** Embedded: most prompts per forward batch. @default 64 */
+  EMBEDDED_MAX_BATCH: z.coerce.number().int().min(1).max(4096).default(64),
+  /** Embedded: most tokens (prompt + new, summed over rows) per forward batch; long prompts batch fewer rows. @default 8192 */
+  EMBEDDED_MAX_BATCH_TOKENS: z.coerce.number().int().min(1).default(8192),
+
+  /** OpenAI backend: base URL including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
+  OPENAI_BASE_URL: z.url().optional(),
+  /** OpenAI backend: bearer token, if the server wants one. */
+  OPENAI_API_KEY: optionalText,
+  /** OpenAI backend: model name to request. */
+  OPENAI_MODEL: optionalText,
+  /**
+   * OpenAI backend: `tokens` uses `/v1/completions` with token-id prompts, log-probs and
+   * `return_tokens_as_token_ids` plus `/tokenize` (vLLM); `chat` uses `/v1/chat/completions`, text only.
+   * @default 'tokens'
+   */
+  OPENAI_MODE: z.enum(['tokens', 'chat']).default('tokens'),
+  /** OpenAI backend: deadline of one HTTP request. @default 120000 */
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** OpenAI backend: retries after a 5xx, 429 or connection error. @default 3 */
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  /** OpenAI backend: first retry delay, doubled each time. @default 200 */
+  OPENAI_RETRY_BASE_MS: z.coerce.number().int().min(1).default(200),
+  /** OpenAI backend: requests in flight at once. @default 64 */
+  OPENAI_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(64),
+
+  /** Scripted backend: JSON script file (`{"rules": [{"contains"?, "replies": [...]}]}`). */
+  GENERATION_SCRIPT: optionalText,
+
+  /** Tool config in verl's format. @default the service's config/tool_config.yaml */
+  TOOL_CONFIG_PATH: z.string().trim().min(1).default(shipped('tool_config.yaml')),
+  /** Interaction config in verl's format. @default the service's config/interaction_config.yaml */
+  INTERACTION_CONFIG_PATH: z.string().trim().min(1).default(shipped('interaction_config.yaml')),
+  /** Deadline of a tool call or interaction reply when its config sets no `timeout_ms`. @default 30000 */
+  TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+
+  /** Trajectories in flight at once, across requests. @default 256 */
+  ROLLOUT_CONCURRENCY: z.coerce.number().int().min(1).max(65_536).default(256),
+  /** Default of `limits.max_prompt_tokens`. @default 4096 */
+  ROLLOUT_MAX_PROMPT_TOKENS: z.coerce.number().int().min(1).default(4096),
+  /** Default of `limits.max_response_tokens` (verl's `response_length`). @default 1024 */
+  ROLLOUT_MAX_RESPONSE_TOKENS: z.coerce.number().int().min(1).default(1024),
+})
+  .refine((c) => c.GENERATION_BACKEND !== 'openai' || c.OPENAI_BASE_URL !== undefined, { message: 'required when GENERATION_BACKEND=openai', path: ['OPENAI_BASE_URL'] })
+  .refine((c) => c.GENERATION_BACKEND !== 'scripted' || c.GENERATION_SCRIPT !== undefined, { message: 'required when GENERATION_BACKEND=scripted', path: ['GENERATION_SCRIPT'] })
+  .refine((c) => c.POLICY_PATH === undefined || c.POLICY_OBJECT_STORE === undefined, { message: 'set POLICY_PATH or POLICY_OBJECT_STORE, not both', path: ['POLICY_OBJECT_STORE'] });
+/** Parsed configuration of the generation service. */
+export type GenerationConfig = z.infer<typeof GenerationConfig>;

@@ -1,0 +1,137 @@
+import { AppError, ErrorCode, toErrorBody } from '@rl/shared/errors';
+import type { RolloutRequest, RolloutResponse, Trajectory, TrajectoryError } from '../../schemas/rollout.ts';
+import { AGENT_LOOPS } from '../agent/agents.ts';
+import type { AgentEnv, AgentLimits } from '../agent/agent-types.ts';
+import type { Conversation } from '../agent/conversation.ts';
+import { startTextConversation } from '../agent/text-conversation.ts';
+import { startTokenConversation } from '../agent/token-conversation.ts';
+import type { BackendSession, InferenceBackend } from '../backend.ts';
+import type { Interaction } from '../interactions/interaction.ts';
+import type { SamplingParams } from '../policy-types.ts';
+import { sampleSeed } from '../seeds.ts';
+import type { Semaphore } from '../semaphore.ts';
+import { resolveSample, type ResolvedSample } from './resolve-sample.ts';
+
+/** Service-wide defaults of the per-request limits. */
+export interface RolloutDefaults {
+  maxPromptTokens: number;
+  maxResponseTokens: number;
+}
+
+/** What {@link runRollouts} needs, built in `main.ts`. */
+export interface RolloutDeps {
+  backend: InferenceBackend;
+  env: AgentEnv;
+  interactions: ReadonlyMap<string, Interaction>;
+  defaults: RolloutDefaults;
+  /** Trajectories in flight at once, across requests. */
+  slots: Semaphore;
+  /** A fresh unique id (group uids of samples without one). */
+  newId(): string;
+  /** Errors that are not {@link AppError}s (bugs), reported once before they become `internal` slots. */
+  onUnexpectedError?(err: unknown): void;
+  /** Every failed slot's code (metrics). */
+  onSlotError?(code: string): void;
+}
+
+type Slot = Trajectory | TrajectoryError;
+interface Job {
+  group: number;
+  member: number;
+  uid: string;
+  resolved: ResolvedSample;
+}
+
+/**
+ * Rolls out every sample `n` times. Results keep request order (sample 0's n
+ * trajectories first) and carry `group`, `rollout_n` and the group `uid`. A
+ * failed trajectory gets an error in its slot; a bad sample field fails the
+ * whole request with a 400 before anything runs.
+ */
+export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<RolloutResponse> {
+  const resolved = req.samples.map((s, i) => resolveSample(s, i, deps.interactions));
+  const batchId = deps.newId();
+  const jobs: Job[] = resolved.flatMap((r, group) =>
+    Array.from({ length: req.n }, (_, member) => ({ group, member, uid: req.samples[group]?.uid ?? `${batchId}-${group}`, resolved: r })),
+  );
+  const results = await Promise.all(jobs.map((job) => runJob(job, req, deps, signal)));
+  return { model: deps.backend.model, results, usage: usageOf(results) };
+}
+
+async function runJob(job: Job, req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<Slot> {
+  const id = { group: job.group, rollout_n: job.member, uid: job.uid };
+  try {
+    return await deps.slots.run(async () => {
+      const session = await deps.backend.open();
+      try {
+        return { ...id, ...(await runTrajectory(job, session, req, deps, signal)) };
+      } finally {
+        session.release();
+      }
+    }, signal);
+  } catch (err) {
+    if (!(err instanceof AppError) && !signal.aborted) deps.onUnexpectedError?.(err);
+    const body = signal.aborted && !(err instanceof AppError) ? { code: ErrorCode.Unavailable, message: 'rollout cancelled' } : toErrorBody(err);
+    deps.onSlotError?.(body.code);
+    return { ...id, error: { code: body.code, message: body.message } };
+  }
+}
+
+async function runTrajectory(job: Job, session: BackendSession, req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<Omit<Trajectory, 'group' | 'rollout_n' | 'uid'>> {
+  const sample = req.samples[job.group];
+  if (sample === undefined) throw new AppError(ErrorCode.Internal, 'job without a sample');
+  const { agentName, toolsKwargs, interaction } = job.resolved;
+  const limits = limitsOf(req, deps.defaults);
+  const tools = agentName === 'tool_agent' ? [...deps.env.tools.values()].map((t) => t.schema) : undefined;
+  const conversation: Conversation =
+    session.mode === 'tokens' ? await startTokenConversation(session, sample.prompt, tools) : startTextConversation(session, sample.prompt, tools);
+  const maxPrompt = req.limits.max_prompt_tokens ?? deps.defaults.maxPromptTokens;
+  if (conversation.promptLength() > maxPrompt) {
+    throw new AppError(ErrorCode.ValidationFailed, `samples[${job.group}].prompt: ${conversation.promptLength()} tokens exceed limits.max_prompt_tokens=${maxPrompt}`, { status: 400 });
+  }
+  const out = await AGENT_LOOPS[agentName](
+    { conversation, sampling: samplingOf(req, limits), seed: sampleSeed(req.sampling.seed, job.group, job.member), limits, toolsKwargs, interaction, signal },
+    deps.env,
+  );
+  const { messages, ...rest } = out;
+  return { agent_name: agentName, data_source: sample.data_source ?? null, ...rest, ...(req.include_messages ? { messages } : {}) };
+}
+
+function limitsOf(req: RolloutRequest, d: RolloutDefaults): AgentLimits {
+  const l = req.limits;
+  return {
+    maxResponseTokens: l.max_response_tokens ?? d.maxResponseTokens,
+    maxAssistantTurns: l.max_assistant_turns ?? null,
+    maxUserTurns: l.max_user_turns ?? null,
+    maxParallelCalls: l.max_parallel_calls,
+    maxToolResponseLength: l.max_tool_response_length,
+    toolResponseTruncateSide: l.tool_response_truncate_side,
+  };
+}
+
+function samplingOf(req: RolloutRequest, limits: AgentLimits): SamplingParams {
+  const s = req.sampling;
+  return {
+    temperature: s.temperature,
+    topP: s.top_p,
+    topK: s.top_k < 0 ? 0 : s.top_k,
+    maxTokens: Math.min(s.max_tokens ?? limits.maxResponseTokens, limits.maxResponseTokens),
+    ...(s.stop !== undefined ? { stop: s.stop } : {}),
+  };
+}
+
+function usageOf(results: Slot[]): RolloutResponse['usage'] {
+  const u = { trajectories: results.length, errors: 0, prompt_tokens: 0, completion_tokens: 0, environment_tokens: 0 };
+  for (const r of results) {
+    if ('error' in r) {
+      u.errors++;
+      continue;
+    }
+    u.prompt_tokens += r.prompt_ids.length;
+    for (const m of r.response_mask) {
+      if (m === 1) u.completion_tokens++;
+      else u.environment_tokens++;
+    }
+  }
+  return u;
+}
