@@ -15,6 +15,12 @@ const NATS_PORT = Number(process.env.NATS_PORT ?? 4222);
 const NATS_MONITOR_PORT = Number(process.env.NATS_MONITOR_PORT ?? 8222);
 const READY_TIMEOUT_MS = 60_000;
 
+// The stack's generation service serves the weights trainers publish (see
+// services/trainer: rollout.weights_bucket / weights_name defaults).
+const SERVICE_ENV: Record<string, NodeJS.ProcessEnv> = {
+  generation: { POLICY_OBJECT_STORE: process.env.POLICY_OBJECT_STORE ?? 'rl-policy', POLICY_OBJECT_NAME: process.env.POLICY_OBJECT_NAME ?? 'actor' },
+};
+
 interface ServiceEntry {
   name: string;
   dir: string;
@@ -101,7 +107,7 @@ async function up(): Promise<void> {
     services().map(async (s) => {
       let pid = readPid(s.name);
       if (pid === undefined || !alive(pid, 'src/main.ts')) {
-        pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, PORT: String(s.port), NATS_URL: natsUrl });
+        pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, ...SERVICE_ENV[s.name], PORT: String(s.port), NATS_URL: natsUrl, TRAINER_BASE_DIR: ROOT });
       }
       await waitFor(s.name, () => httpOk(`http://127.0.0.1:${s.port}/readyz`), join(LOGS, `${s.name}.log`), pid);
     }),

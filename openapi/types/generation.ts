@@ -472,6 +472,10 @@ export interface components {
              * @default true
              */
             include_messages: boolean;
+            /** @description On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive */
+            model_version?: string;
+            /** @default 30000 */
+            model_version_timeout_ms: number;
         };
         VerlSample: {
             prompt: components["schemas"]["ChatMessage"][];

@@ -30,6 +30,7 @@ const deps: RolloutDeps = {
   newId: () => randomUUID(),
   onUnexpectedError: (err) => logger.error({ err }, 'trajectory failed unexpectedly'),
   onSlotError: (code) => metrics.itemErrors.inc({ code }),
+  ...(built.waitForVersion && { waitForVersion: built.waitForVersion }),
 };
 
 await hostService({
@@ -39,7 +40,9 @@ await hostService({
   metrics,
   telemetry,
   nats,
-  checks: () => ({ model: built.backend.ready() }),
+  // Watching an object store, the service is ready before the first version arrives
+  // (a trainer publishes it); rollouts until then get `unavailable` in their slots.
+  checks: () => ({ model: built.backend.ready() || built.waitForVersion !== undefined }),
   routes: (app) => addRoutes(app, deps, Math.floor(Date.now() / 1000)),
   endpoints: natsEndpoints(deps),
   stopSteps: [{ name: 'backend', run: () => built.stop() }],

@@ -109,7 +109,7 @@ export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void
       try {
         let replayed = -1;
         for (const m of api.jobs.metrics(id)) {
-          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, metrics: m }) });
+          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, total_steps: api.jobs.get(id).total_steps, metrics: m }) });
           replayed = m.step;
         }
         let final = isFinal(api.jobs.get(id).state);

@@ -1,3 +1,4 @@
+import { AppError, ErrorCode } from '../errors.ts';
 // Batched autoregressive generation. Each row stops on its own (stop ids, stop
 // strings, its token budget); requests larger than the batch limit run in chunks.
 import { decodeWithCache } from './decode-cached.ts';
@@ -23,6 +24,9 @@ export async function generateTokens(core: PolicyCore, prompts: readonly number[
   const { tokenizer, config } = core;
   const sampling = resolveSampling(params, tokenizer.eosId, tokenizer.vocabSize, options.nextSeed);
   checkTokenLists(prompts, 'prompts', tokenizer.vocabSize, config.maxSeqLen, false);
+  if (sampling.rowSeeds !== undefined && sampling.rowSeeds.length !== prompts.length) {
+    throw new AppError(ErrorCode.InvalidParams, `params.rowSeeds: expected one seed per prompt (${prompts.length}), got ${sampling.rowSeeds.length}`, { status: 400 });
+  }
   const maxBatch = options.maxBatchSize ?? 64;
   const out: Generation[] = [];
   for (let start = 0; start < prompts.length; start += maxBatch) {

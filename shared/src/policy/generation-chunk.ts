@@ -23,7 +23,7 @@ export function makeChunk(core: PolicyCore, prompts: readonly number[][], s: Res
   const steps = Math.max(0, ...budgets);
   return {
     rows: budgets.map((b) => new StopChecker(core.tokenizer, s.stopTokenIds, s.stop, b)),
-    rngs: prompts.map((_, i) => createRng(rowSeed(s.seed, firstRow + i))),
+    rngs: prompts.map((_, i) => createRng(s.rowSeeds?.[firstRow + i] ?? rowSeed(s.seed, firstRow + i))),
     lengths: prompts.map((p) => p.length),
     block: leftPad(prompts, batchBucket(prompts.length), width, core.tokenizer.padId),
     capacity: widthBucket(width + steps, 16),

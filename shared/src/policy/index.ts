@@ -6,6 +6,7 @@ export { ARITHMETIC_CHARACTERS, CHAR_SPECIALS, CharTokenizer, type CharTokenizer
 export { BYTE_SPECIALS, ByteTokenizer, type ByteTokenizerConfig } from './byte-tokenizer.ts';
 export { TokenizerConfig, arithmeticTokenizer, createTokenizer, type PolicyTokenizer } from './tokenizer.ts';
 export { EmbeddedPolicy, createRandomPolicy, policyFromWeights, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
+export { rowSeed } from './policy-core.ts';
 export type { PairScores, TokenPair } from './score.ts';
 export { candidates, logSoftmaxAt, sampleToken, type SampledToken, type SamplerSettings } from './sampling.ts';
 export { PolicyTrainer, type AccumulateResult, type StepResult } from './policy-trainer.ts';

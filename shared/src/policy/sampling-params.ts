@@ -11,6 +11,7 @@ const Schema = z
     stopTokenIds: z.array(z.number().int().min(0)).optional(),
     stop: z.array(z.string().min(1).max(1000)).max(64).default([]),
     seed: z.number().int().optional(),
+    rowSeeds: z.array(z.number().int()).optional(),
   })
   .strip();
 
@@ -23,6 +24,7 @@ export interface ResolvedSampling {
   stopTokenIds: ReadonlySet<number>;
   stop: readonly string[];
   seed: number;
+  rowSeeds?: readonly number[];
 }
 
 /** Validates and completes `params`; `nextSeed` supplies the seed of an unseeded request. A bad value is a 400 naming `params.<field>`. */
@@ -43,5 +45,6 @@ export function resolveSampling(params: SamplingParams, eosId: number, vocabSize
     stopTokenIds: new Set(stopIds),
     stop: p.stop,
     seed: p.seed ?? nextSeed(),
+    ...(p.rowSeeds !== undefined && { rowSeeds: p.rowSeeds }),
   };
 }

@@ -41,6 +41,12 @@ export interface SamplingParams {
   stop?: string[];
   /** Seed for this request's RNG; equal seeds and inputs give equal outputs. */
   seed?: number;
+  /**
+   * One seed per prompt, overriding `seed` (row i samples from `rowSeeds[i]`):
+   * lets a server batch requests that each carry their own seed without
+   * changing what any of them samples.
+   */
+  rowSeeds?: number[];
 }
 
 /** One generated continuation. */

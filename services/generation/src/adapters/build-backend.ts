@@ -14,6 +14,8 @@ export interface BuiltBackend {
   backend: InferenceBackend;
   describe: string;
   stop(): Promise<void>;
+  /** Present when the backend hot-swaps weight versions. */
+  waitForVersion?(version: string, timeoutMs: number, signal: AbortSignal): Promise<void>;
 }
 
 /** Builds the backend `GENERATION_BACKEND` names. */
@@ -50,5 +52,5 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
     maxBatch: config.EMBEDDED_MAX_BATCH,
     maxBatchTokens: config.EMBEDDED_MAX_BATCH_TOKENS,
   });
-  return { backend, describe: source.describe, stop: () => source.stop() };
+  return { backend, describe: source.describe, stop: () => source.stop(), ...(source.waitForVersion && { waitForVersion: source.waitForVersion }) };
 }

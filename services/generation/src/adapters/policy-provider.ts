@@ -10,6 +10,8 @@ export interface PolicySource {
   /** Where the weights come from, for the startup log. */
   describe: string;
   stop(): Promise<void>;
+  /** See RolloutDeps.waitForVersion; only for a watched object store. */
+  waitForVersion?(version: string, timeoutMs: number, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
     const bucket = config.POLICY_OBJECT_STORE;
     const name = config.POLICY_OBJECT_NAME;
     let handle: ModelHandle<EmbeddedPolicy> | undefined;
+    const waiters = new Set<() => void>();
     const os = await openWeightsStore(nc, bucket);
     const watcher: WeightsWatcher = await watchWeights(
       os,
@@ -34,6 +37,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
         if (handle === undefined) handle = new ModelHandle(policy);
         else handle.swap(policy);
         logger.info({ bucket, name, version: policy.version }, 'policy version loaded');
+        for (const w of [...waiters]) w();
       },
       { load: options, onError: (err, info) => logger.error({ err, bucket, name, nuid: info.nuid }, 'policy version not loadable; keeping the current one') },
     );
@@ -46,6 +50,28 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
         current: () => handle?.current,
       },
       describe: `object store ${bucket}/${name}`,
+      waitForVersion: (version, timeoutMs, signal) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (handle?.current.version !== version) return;
+            done();
+            resolve();
+          };
+          const fail = (why: string) => {
+            done();
+            reject(new AppError(ErrorCode.Unavailable, `policy version ${version} ${why} (serving ${handle?.current.version ?? 'none'})`, { status: 503, retryable: true }));
+          };
+          const timer = setTimeout(() => fail(`was not loaded within ${timeoutMs} ms`), timeoutMs);
+          const onAbort = () => fail('wait was cancelled');
+          const done = () => {
+            clearTimeout(timer);
+            waiters.delete(check);
+            signal.removeEventListener('abort', onAbort);
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          waiters.add(check);
+          check();
+        }),
       stop: async () => {
         await watcher.stop();
         handle?.close();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_REWARD_ROUTES } from '../rewards/default-routes.ts';
-import { nonNegativeInt, oneOf, positiveInt, subject } from './fields.ts';
+import { nonNegativeInt, oneOf, positiveInt, subject, text } from './fields.ts';
 
 /** `reward.*` (ours): where and how rewards are requested. */
 export const RewardConfig = z.strictObject({
@@ -49,6 +49,10 @@ export const RolloutServiceConfig = z.strictObject({
   subject: subject().default('rollout.generate'),
   /** Deadline of one generation request. @default 300000 */
   timeout_ms: positiveInt().default(300_000),
+  /** JetStream object store bucket the policy worker publishes weights to (the generation service's POLICY_OBJECT_STORE). @default "rl-policy" */
+  weights_bucket: text().default('rl-policy'),
+  /** Object name of the weights in that bucket (the generation service's POLICY_OBJECT_NAME). @default "actor" */
+  weights_name: text().default('actor'),
 });
 /** Parsed `rollout` section. */
 export type RolloutServiceConfig = z.infer<typeof RolloutServiceConfig>;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 /** Subject of one verb for one job. */
 export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
-export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'export', 'load', 'info'] as const;
+export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'export', 'info'] as const;
 export type PolicyVerb = (typeof POLICY_VERBS)[number];
 
 const Ids = z.array(z.number().int().min(0));
@@ -88,10 +88,6 @@ export const ExportReply = z.object({
   checkpoint_dir: z.string().optional(),
 });
 
-/** `load`: restore a checkpoint written by `export`. */
-export const LoadRequest = z.object({ checkpoint_dir: z.string() });
-export const LoadReply = z.object({ version: z.string() });
-
 /** `info`: what the worker holds. */
 export const InfoRequest = z.object({}).default({});
 export const InfoReply = z.object({
@@ -99,5 +95,4 @@ export const InfoReply = z.object({
   tokenizer: z.enum(['char', 'byte']),
   vocab_size: z.number().int(),
   max_seq_len: z.number().int(),
-  parameters: z.number().int(),
 });

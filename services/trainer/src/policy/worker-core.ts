@@ -5,8 +5,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRng } from '@rl/shared';
 import {
-  PolicyTrainer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights,
-  type EmbeddedPolicy, type PolicyLoss, type PolicyWeights,
+  PolicyTrainer, arithmeticTokenizer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights,
+  type EmbeddedPolicy, type PolicyLoss, type PolicyTokenizer, type PolicyWeights,
 } from '@rl/shared/policy';
 import type { z } from 'zod';
 import { createPpoLoss } from './ppo-loss.ts';
@@ -15,6 +15,11 @@ import type { WorkerSpec } from './worker-spec.ts';
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.input<T>;
+
+/** The tokenizer a job's model uses: verl's digit-task characters, or UTF-8 bytes. */
+export function jobTokenizer(kind: 'char' | 'byte'): PolicyTokenizer {
+  return kind === 'char' ? arithmeticTokenizer() : createTokenizer({ kind: 'byte' });
+}
 
 /** Files of a policy checkpoint directory. */
 export const CHECKPOINT_FILES = { actor: 'actor.safetensors', ref: 'ref.safetensors', optimizer: 'optimizer.bin' } as const;
@@ -47,10 +52,9 @@ export class PolicyWorkerCore {
     let initial: PolicyWeights;
     if (m.path !== null) initial = await loadWeights(m.path);
     else {
-      const tokenizer = spec.model.tokenizer === 'char' ? { kind: 'char' as const, characters: [...'0123456789,:'] } : { kind: 'byte' as const };
       const policy = await createRandomPolicy({
         config: { dModel: m.d_model, nLayers: m.n_layers, nHeads: m.n_heads, dFF: m.d_ff, maxSeqLen: m.max_seq_len },
-        tokenizer: createTokenizer(tokenizer).config,
+        tokenizer: jobTokenizer(spec.model.tokenizer).config,
         seed: m.seed,
         version: 'v0',
       });

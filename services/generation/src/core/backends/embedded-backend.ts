@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '@rl/shared/errors';
+import { rowSeed } from '@rl/shared/policy/core';
 import type { ChatCodec, InferenceBackend, TokenSession } from '../backend.ts';
 import type { Generation, PolicyModel, SamplingParams } from '../policy-types.ts';
 import { MicroBatcher } from './micro-batcher.ts';
@@ -43,9 +44,15 @@ interface Item {
   params: SamplingParams;
 }
 
-/** Batch key: requests batch together only with equal sampling parameters (seed and length included). */
+/** Batch key: requests batch together with equal sampling parameters; seeds differ freely (they travel per row). */
 function paramsKey(p: SamplingParams): string {
-  return JSON.stringify([p.temperature ?? 1, p.topK ?? 0, p.topP ?? 1, p.maxTokens, p.stopTokenIds ?? null, p.stop ?? null, p.seed ?? null]);
+  return JSON.stringify([p.temperature ?? 1, p.topK ?? 0, p.topP ?? 1, p.maxTokens, p.stopTokenIds ?? null, p.stop ?? null, p.seed === undefined]);
+}
+
+/** Seeded batches: the seed each request's single row would have used alone (rowSeed(seed, 0)), so batching never changes a sample. */
+function batchParams(items: readonly Item[]): SamplingParams {
+  const { seed, ...shared } = (items[0] as Item).params;
+  return seed === undefined ? shared : { ...shared, rowSeeds: items.map((i) => rowSeed(i.params.seed ?? 0, 0)) };
 }
 
 /**
@@ -64,7 +71,7 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
         maxBatch,
         cost: (item) => item.prompt.length + item.params.maxTokens,
         maxBatchCost: maxBatchTokens,
-        run: async (_key, items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), (items[0] as Item).params), items.length),
+        run: async (_key, items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), batchParams(items)), items.length),
       });
       batchers.set(model, b);
     }

@@ -89,7 +89,8 @@ export function createScriptedPolicy(options: ScriptedPolicyOptions): PolicyMode
     maxSequenceLength,
     async generate(prompts, params, signal) {
       onBatch?.(prompts.length);
-      return Promise.all(prompts.map((p) => one(p, params, signal)));
+      // A row's own seed (rowSeeds) wins over the request seed, as in the real policy.
+      return Promise.all(prompts.map((p, i) => one(p, { ...params, seed: params.rowSeeds?.[i] ?? params.seed }, signal)));
     },
     async logprobs(pairs) {
       return pairs.map(({ response }) => Float32Array.from(response, (id, i) => scriptedLogprob(id, i)));

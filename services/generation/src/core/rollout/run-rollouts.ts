@@ -32,6 +32,8 @@ export interface RolloutDeps {
   onUnexpectedError?(err: unknown): void;
   /** Every failed slot's code (metrics). */
   onSlotError?(code: string): void;
+  /** Resolves once the backend serves weights `version` (rejects with `unavailable` after `timeoutMs`); absent when the backend cannot swap weights. */
+  waitForVersion?(version: string, timeoutMs: number, signal: AbortSignal): Promise<void>;
 }
 
 type Slot = Trajectory | TrajectoryError;
@@ -50,6 +52,12 @@ interface Job {
  */
 export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<RolloutResponse> {
   const resolved = req.samples.map((s, i) => resolveSample(s, i, deps.interactions));
+  if (req.model_version !== undefined) {
+    if (deps.waitForVersion === undefined) {
+      throw new AppError(ErrorCode.BadRequest, 'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)', { status: 400 });
+    }
+    await deps.waitForVersion(req.model_version, req.model_version_timeout_ms, signal);
+  }
   const batchId = deps.newId();
   const jobs: Job[] = resolved.flatMap((r, group) =>
     Array.from({ length: req.n }, (_, member) => ({ group, member, uid: req.samples[group]?.uid ?? `${batchId}-${group}`, resolved: r })),

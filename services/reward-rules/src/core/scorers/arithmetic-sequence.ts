@@ -44,7 +44,11 @@ function promptOf(groundTruth: unknown, extraInfo: Record<string, unknown> | und
   throw new AppError(ErrorCode.InvalidGroundTruth, 'ground_truth (or extra_info.prompt) must be the task prompt string', { status: 400 });
 }
 
-/** task.py `compute_reward`, summed; `acc` is an exact answer up to EOS. */
+/**
+ * task.py `compute_reward`, summed. `acc`: every answer character was produced,
+ * in order (what the reward measures: the score is then maximal); `exact`: the
+ * response is the answer and nothing else (up to the EOS char `E`, if any).
+ */
 export const arithmeticSequenceScorer: Scorer<ArithmeticSequenceParams> = {
   name: 'arithmetic_sequence',
   params: ArithmeticSequenceParams,
@@ -59,8 +63,8 @@ export const arithmeticSequenceScorer: Scorer<ArithmeticSequenceParams> = {
       matched++;
     }
     const eos = solution.indexOf(EOS);
-    const acc = (eos === -1 ? solution : solution.slice(0, eos)) === answer;
+    const exact = (eos === -1 ? solution : solution.slice(0, eos)) === answer;
     // numpy float32 accumulation in verl; the sum of equal terms is exact enough in float64.
-    return { score: matched * perToken, extra: { acc, ground_truth_response: answer, matched, token_rewards: tokenRewards } };
+    return { score: matched * perToken, extra: { acc: matched === answer.length, exact, ground_truth_response: answer, matched, token_rewards: tokenRewards } };
   },
 };

@@ -1,0 +1,85 @@
+// Starts a job's policy worker as its own process and talks to it over NATS
+// (protocol.ts). Ready when `policy.<job>.info` answers; stopped with SIGTERM
+// (graceful), then SIGKILL after a grace period.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AppError, ErrorCode, requestJson } from '@rl/shared';
+import type { z } from 'zod';
+import type { PolicyPort } from '../core/controller/ports.ts';
+import * as P from '../policy/protocol.ts';
+import type { WorkerSpec } from '../policy/worker-spec.ts';
+
+const WORKER_MAIN = fileURLToPath(new URL('../policy/worker-main.ts', import.meta.url));
+const READY_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 10_000;
+
+/** Timeouts per verb: updates and checkpoints of a big batch take a while on CPU. */
+export interface WorkerTimeouts {
+  callMs: number;
+  updateMs: number;
+}
+
+/** A running worker process and its client. */
+export interface PolicyWorker extends PolicyPort {
+  generate(prompts: number[][], sampling: z.input<typeof P.SamplingSchema>): Promise<z.output<typeof P.GenerateReply>>;
+  stop(): Promise<void>;
+}
+
+export async function startPolicyWorker(opts: {
+  nc: NatsConnection; natsUrl: string; spec: WorkerSpec; dir: string; resumeDir: string | null; timeouts: WorkerTimeouts; signal: AbortSignal; logLevel: string;
+}): Promise<PolicyWorker> {
+  const { nc, spec, timeouts } = opts;
+  await mkdir(opts.dir, { recursive: true });
+  const specPath = join(opts.dir, 'worker-spec.json');
+  await writeFile(specPath, JSON.stringify(spec, null, 2));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: process.env.HOME, NATS_URL: opts.natsUrl, LOG_LEVEL: opts.logLevel,
+    POLICY_WORKER_SPEC: specPath, ...(opts.resumeDir !== null && { POLICY_WORKER_RESUME: opts.resumeDir }),
+  };
+  // The IPC channel only signals liveness: when the trainer dies (even by SIGKILL) it closes and the worker exits.
+  const child: ChildProcess = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let exited: string | null = null;
+  child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
+  const call = <O>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
+    if (exited !== null) return Promise.reject(new AppError(ErrorCode.Unavailable, exited, { status: 503 }));
+    return requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
+  };
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await gone;
+    clearTimeout(timer);
+  };
+  // Ready once the worker answers; no_responders/timeouts while it loads are expected.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (opts.signal.aborted) {
+      await stop();
+      opts.signal.throwIfAborted();
+    }
+    try {
+      await call('info', {}, P.InfoReply, 2_000);
+      break;
+    } catch (err) {
+      const retry = err instanceof AppError && (err.code === ErrorCode.NoResponders || err.code === ErrorCode.Timeout);
+      if (!retry || Date.now() > deadline) {
+        await stop();
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    stop,
+    logprobs: (model, pairs, entropy) => call('logprobs', { model, pairs, entropy }, P.LogprobsReply),
+    update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
+    export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
+    version: async () => (await call('info', {}, P.InfoReply)).version,
+    generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),
+  };
+}

@@ -1,0 +1,82 @@
+// The training loop (verl RayPPOTrainer.fit): optional validation before
+// training, then steps until total_training_steps, validating every test_freq
+// and checkpointing every save_freq (and at the end), resuming from the latest
+// checkpoint. Emits one event per step; metrics go to metrics.jsonl.
+import type { JobEvent } from '../../jobs/job-events.ts';
+import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
+import { buildStepMetrics, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
+import type { RewardClient } from '../../rewards/index.ts';
+import type { KlController } from '../algos/index.ts';
+import { commitCheckpoint, policyDir, type TrainerState } from './checkpoint.ts';
+import type { RolloutPort, RolloutSampling } from './ports.ts';
+import { runStep, type StepContext } from './step.ts';
+import { validate } from './validate.ts';
+
+/** The loop's inputs (everything already built). */
+export interface FitContext {
+  job: string;
+  step: StepContext;
+  sampler: BatchSampler;
+  valData: Dataset | null;
+  valBatchSize: number | null;
+  valSampling: RolloutSampling;
+  rollout: RolloutPort;
+  rewards: RewardClient;
+  kl?: KlController;
+  totalSteps: number;
+  testFreq: number;
+  saveFreq: number;
+  valBeforeTrain: boolean;
+  checkpointDir: string;
+  metrics: MetricsLog;
+  /** Where the loop starts: a fresh start or the latest checkpoint. */
+  resume: TrainerState | null;
+  initialSampler: SamplerState;
+  emit(e: JobEvent): void;
+  signal: AbortSignal;
+}
+
+const flat = (r: MetricsRecord): Record<string, number> & { step: number } => {
+  const out: Record<string, number> & { step: number } = { step: r.step };
+  for (const [k, v] of Object.entries(r)) if (typeof v === 'number') out[k] = v;
+  return out;
+};
+
+/** Runs the job to its last step; returns the final weights version. */
+export async function fit(c: FitContext): Promise<string> {
+  let state = c.resume?.sampler ?? c.initialSampler;
+  let step = c.resume?.step ?? 0;
+  // The policy worker publishes what it holds (fresh or restored) so rollouts have weights.
+  let version = await c.step.policy.export(true);
+  const runValidation = async () => {
+    if (c.valData === null || c.valData.rows.length === 0) return {};
+    const m = await validate(c.valData, c.valBatchSize, c.rollout, c.rewards, c.valSampling, version, c.signal);
+    c.emit({ type: 'validation', job: c.job, step, metrics: m });
+    return m;
+  };
+  if (step === 0 && c.valBeforeTrain) {
+    const m = await runValidation();
+    if (Object.keys(m).length > 0) await c.metrics.append(buildStepMetrics({ step: 0, epoch: 0, scalars: m }));
+  }
+  while (step < c.totalSteps) {
+    c.signal.throwIfAborted();
+    const batch = c.sampler.nextBatch(state);
+    step += 1;
+    const out = await runStep(c.step, step, batch.epoch, batch.rows, version);
+    version = out.version;
+    state = batch.state;
+    const last = step === c.totalSteps;
+    let record = out.metrics;
+    record['data/first_row_id'] = batch.rows[0]?.row_id ?? -1;
+    if (c.kl !== undefined) record['actor/kl_coef'] = c.kl.value;
+    if ((c.testFreq > 0 && step % c.testFreq === 0) || last) record = { ...record, ...(await runValidation()) };
+    await c.metrics.append(record);
+    c.emit({ type: 'step', job: c.job, step, total_steps: c.totalSteps, metrics: flat(record) });
+    if ((c.saveFreq > 0 && step % c.saveFreq === 0) || last) {
+      await c.step.policy.export(false, policyDir(c.checkpointDir, step));
+      const dir = await commitCheckpoint(c.checkpointDir, { step, sampler: state, kl_coef: c.kl?.value ?? null, version });
+      c.emit({ type: 'checkpoint', job: c.job, step, dir });
+    }
+  }
+  return version;
+}

@@ -1,0 +1,45 @@
+// What the training loop needs from the outside world. Adapters (NATS to the
+// policy worker, the generation service and the reward services) implement
+// these; tests can implement them in-process.
+import type { DatasetRow } from '../../data/index.ts';
+
+/** Sampling of one rollout call (verl rollout / val_kwargs). */
+export interface RolloutSampling {
+  temperature: number;
+  topP: number;
+  topK: number;
+  n: number;
+  maxTokens: number;
+  seed: number;
+}
+
+/** One generated response, token level. */
+export interface RolloutResult {
+  /** Index of its row in the request. */
+  row: number;
+  /** Shared by the n responses of one prompt. */
+  uid: string;
+  promptIds: number[];
+  responseIds: number[];
+  responseMask: number[];
+  /** The response text (reward input). */
+  text: string;
+  /** Weights version that produced it. */
+  modelVersion: string;
+  /** Set when this slot failed; the other fields are then empty. */
+  error?: { code: string; message: string };
+}
+
+/** Produces responses for dataset rows. */
+export interface RolloutPort {
+  rollout(rows: readonly DatasetRow[], sampling: RolloutSampling, modelVersion: string, signal: AbortSignal): Promise<RolloutResult[]>;
+}
+
+/** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */
+export interface PolicyPort {
+  logprobs(model: 'actor' | 'ref', pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, entropy: boolean): Promise<{ logprobs: number[][]; entropies?: number[][] }>;
+  update(body: unknown): Promise<{ version: string; metrics: Record<string, number> }>;
+  /** Publishes the current weights (and writes a checkpoint when `checkpointDir` is given); returns the version. */
+  export(publish: boolean, checkpointDir?: string): Promise<string>;
+  version(): Promise<string>;
+}

@@ -1,0 +1,56 @@
+// Rollouts from the generation service (NATS `rollout.generate`), on exactly
+// the weights version the policy worker just published (the service waits for
+// it to load; on-policy like verl's weight sync before generation).
+import type { NatsConnection } from '@nats-io/transport-node';
+import { requestJson } from '@rl/shared';
+import { z } from 'zod';
+import type { DatasetRow } from '../../data/index.ts';
+import type { RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+
+const Slot = z.union([
+  z.object({
+    group: z.number().int(),
+    uid: z.string(),
+    prompt_ids: z.array(z.number()),
+    response_ids: z.array(z.number()),
+    response_mask: z.array(z.number()),
+    messages: z.array(z.object({ role: z.string(), content: z.string() })).optional(),
+    model_version: z.string(),
+  }),
+  z.object({ group: z.number().int(), uid: z.string(), error: z.object({ code: z.string(), message: z.string() }) }),
+]);
+const Reply = z.object({ results: z.array(Slot) });
+
+/** verl-format messages for the generation service (a plain-text prompt becomes one user message). */
+export function toMessages(row: Pick<DatasetRow, 'prompt'>): Array<{ role: string; content: string }> {
+  return typeof row.prompt === 'string' ? [{ role: 'user', content: row.prompt }] : row.prompt.map((m) => ({ role: m.role, content: m.content }));
+}
+
+export function createRemoteRollout(nc: NatsConnection, subject: string, timeoutMs: number, maxResponseTokens: number): RolloutPort {
+  return {
+    async rollout(rows, s: RolloutSampling, modelVersion, signal) {
+      signal.throwIfAborted();
+      const samples = rows.map((r, i) => ({
+        prompt: toMessages(r),
+        data_source: r.data_source,
+        agent_name: r.agent_name ?? undefined,
+        tools_kwargs: r.tools_kwargs,
+        interaction_kwargs: Object.keys(r.interaction_kwargs).length > 0 ? r.interaction_kwargs : undefined,
+        extra_info: r.extra_info,
+        uid: `r${r.row_id}-${i}`,
+      }));
+      const reply = await requestJson(nc, subject, {
+        samples, n: s.n,
+        sampling: { temperature: s.temperature, top_p: s.topP, top_k: s.topK, max_tokens: s.maxTokens, seed: s.seed },
+        limits: { max_response_tokens: maxResponseTokens },
+        include_messages: true,
+        model_version: modelVersion,
+      }, { timeoutMs, response: Reply });
+      return reply.results.map((slot): RolloutResult => {
+        if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
+        const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';
+        return { row: slot.group, uid: slot.uid, promptIds: slot.prompt_ids, responseIds: slot.response_ids, responseMask: slot.response_mask, text: last, modelVersion: slot.model_version };
+      });
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// One training step, verl RayPPOTrainer.fit's loop body: generate -> reward ->
+// old (and ref) log-probs -> advantages -> actor update -> publish weights.
+// Each stage is timed (`timing_s/<stage>`, verl's names).
+import type { AlgoConfig, KlController } from '../algos/index.ts';
+import type { DatasetRow } from '../../data/index.ts';
+import { buildStepMetrics, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
+import type { RewardClient } from '../../rewards/index.ts';
+import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
+import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+
+/** Everything one step needs (built once per job). */
+export interface StepContext {
+  policy: PolicyPort;
+  rollout: RolloutPort;
+  rewards: RewardClient;
+  algorithm: AlgoConfig;
+  kl?: KlController;
+  sampling: RolloutSampling;
+  /** The actor loss settings sent with every update (protocol ActorLossSchema, mini-batch in trajectories). */
+  loss: Record<string, unknown> & { ppo_mini_batch_size: number };
+  needRef: boolean;
+  signal: AbortSignal;
+}
+
+/** What a step produced. */
+export interface StepOutcome {
+  metrics: MetricsRecord;
+  /** Weights version after the update (already published). */
+  version: string;
+}
+
+async function timed<T>(timing: Record<string, number>, stage: string, f: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await f();
+  } finally {
+    timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
+  }
+}
+
+/** Scores rollouts through the reward services; an errored reward counts 0 and is reported. */
+export async function scoreRollouts(rewards: RewardClient, rows: readonly DatasetRow[], results: readonly RolloutResult[], signal: AbortSignal) {
+  const ok = results.filter((r) => r.error === undefined);
+  const { results: scored } = await rewards.score(ok.map((r) => {
+    const src = rows[r.row]!;
+    return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info };
+  }), { signal });
+  return ok.map((r, i) => ({ rollout: r, result: scored[i]! }));
+}
+
+/** Runs one step on `rows` with the current weights `version`. */
+export async function runStep(ctx: StepContext, step: number, epoch: number, rows: readonly DatasetRow[], version: string): Promise<StepOutcome> {
+  const timing: Record<string, number> = {};
+  const started = performance.now();
+  const results = await timed(timing, 'gen', () => ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal));
+  const failedRollouts = results.filter((r) => r.error !== undefined).length;
+  const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, results, ctx.signal));
+  if (scored.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  const pairs = scored.map((s) => ({ prompt: s.rollout.promptIds, response: s.rollout.responseIds }));
+  const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false));
+  const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false)) : undefined;
+  const trajs: ScoredTrajectory[] = scored.map((s, i) => ({
+    uid: s.rollout.uid,
+    responseIds: s.rollout.responseIds,
+    responseMask: s.rollout.responseMask,
+    score: s.result.score ?? 0,
+    oldLogprobs: old.logprobs[i]!,
+    ...(ref && { refLogprobs: ref.logprobs[i]! }),
+  }));
+  const x = await timed(timing, 'adv', async () => buildExperience(trajs, ctx.algorithm, ctx.kl));
+  const update = await timed(timing, 'update_actor', () => ctx.policy.update({
+    step,
+    seed: step,
+    loss: ctx.loss,
+    batch: trajs.map((t, b) => ({
+      prompt: pairs[b]!.prompt,
+      response: pairs[b]!.response,
+      response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
+      advantages: row(x.advantages, x.shape, b, t.responseIds.length),
+      old_logprobs: t.oldLogprobs,
+      ...(t.refLogprobs && { ref_logprobs: t.refLogprobs }),
+    })),
+  }));
+  const newVersion = await timed(timing, 'publish', () => ctx.policy.export(true));
+  timing.step = (performance.now() - started) / 1000;
+  const samples: ScoredSample[] = scored.map((s, i) => ({
+    data_source: rows[s.rollout.row]!.data_source,
+    score: s.result.score,
+    reward: rowSum(x.tokenLevelRewards, x.shape.seqLen, i),
+    extra: s.result.extra,
+  }));
+  const modelTokens = trajs.reduce((n, t) => n + t.responseMask.reduce((a, m) => a + m, 0), 0);
+  const metrics = buildStepMetrics({
+    step, epoch, samples,
+    lengths: { responseLengths: trajs.map((t) => t.responseIds.length), promptLengths: pairs.map((p) => p.prompt.length), maxResponseLength: ctx.sampling.maxTokens },
+    timingS: timing,
+    scalars: {
+      ...update.metrics,
+      ...x.metrics,
+      'critic/advantages/mean': maskedMean(x.advantages, x.responseMask),
+      'rollout/failed': failedRollouts,
+      'reward/errors': scored.filter((s) => s.result.error !== null).length,
+      'perf/model_tokens': modelTokens,
+    },
+  });
+  return { metrics, version: newVersion };
+}
+
+function rowSum(m: Float32Array, seqLen: number, b: number): number {
+  let s = 0;
+  for (let t = 0; t < seqLen; t++) s += m[b * seqLen + t]!;
+  return s;
+}
+
+function maskedMean(v: Float32Array, mask: Float32Array): number {
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    s += v[i]! * mask[i]!;
+    n += mask[i]!;
+  }
+  return n > 0 ? s / n : 0;
+}

@@ -1,0 +1,55 @@
+// Wiring only: config -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
+import { jobDir, runJob, type JobEnvironment } from './adapters/run-job.ts';
+import { TrainerServiceConfig } from './config.ts';
+import { validateJobConfig, type JobConfig } from './config/index.ts';
+import { addRoutes } from './http.ts';
+import { eventsSubject } from './jobs/job-events.ts';
+import { JobManager } from './jobs/job-manager.ts';
+import { DOC_INFO } from './openapi.ts';
+import { renderPlots } from './plots/index.ts';
+
+const config = loadConfig(TrainerServiceConfig, process.env);
+const logger = createLogger({ service: DOC_INFO.service, level: config.LOG_LEVEL });
+const telemetry = await startTelemetry(DOC_INFO.service, process.env);
+const metrics = createMetrics(DOC_INFO.service);
+const nats = await connectNatsFromConfig(config, DOC_INFO.service);
+if (nats === undefined) throw new Error('the trainer needs NATS (NATS_ENABLED=true): rollouts, rewards and the policy worker are reached over it');
+
+const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: config.TRAINER_BASE_DIR, logLevel: config.LOG_LEVEL };
+const configs = new Map<string, JobConfig>();
+const encoder = new TextEncoder();
+const jobs = new JobManager<JobConfig>({
+  run: (c, ctx) => {
+    configs.set(ctx.id, c);
+    return runJob(env, c, ctx);
+  },
+  onEvent: (e) => {
+    if (e.type === 'state') logger.info({ job: e.job, state: e.state, error: e.error }, 'job state');
+    else if (e.type === 'log') logger.info({ job: e.job }, e.message);
+    nats.nc.publish(eventsSubject(e.job), encoder.encode(JSON.stringify(e)));
+  },
+});
+
+await hostService({
+  info: DOC_INFO,
+  config,
+  logger,
+  metrics,
+  telemetry,
+  nats,
+  routes: (app) =>
+    addRoutes(app, {
+      jobs,
+      validate: (raw, overrides) => validateJobConfig(raw, overrides),
+      nameOf: (c) => c.trainer.experiment_name,
+      renderPlots: async (id) => {
+        const c = configs.get(id);
+        if (c === undefined) return [];
+        const dir = jobDir(env, c);
+        return renderPlots(`${dir}/metrics.jsonl`, `${dir}/plots`);
+      },
+    }),
+  endpoints: [],
+  stopSteps: [{ name: 'jobs', run: () => jobs.close() }],
+});

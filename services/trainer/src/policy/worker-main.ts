@@ -1,0 +1,84 @@
+// Policy worker process (one per training job): wiring only. Serves the
+// protocol's verbs on `policy.<job>.*` over NATS (a restart resumes from
+// POLICY_WORKER_RESUME, a checkpoint directory); HTTP on an ephemeral port
+// gives /healthz, /readyz and /metrics like every service.
+import { readFile } from 'node:fs/promises';
+import { BaseConfig, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, parseJsonText, parsedEndpoint, startTelemetry, validationError } from '@rl/shared';
+import { openWeightsStore, publishWeights } from '@rl/shared/policy';
+import { z } from 'zod';
+import * as P from './protocol.ts';
+import { PolicyWorkerCore } from './worker-core.ts';
+import { WorkerSpec } from './worker-spec.ts';
+
+const WorkerConfig = BaseConfig.extend({
+  /** HTTP port (0: any free port). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Path of the JSON WorkerSpec written by the controller. */
+  POLICY_WORKER_SPEC: z.string().min(1),
+  /** Checkpoint directory to restore instead of initialising. */
+  POLICY_WORKER_RESUME: z.string().min(1).optional(),
+});
+
+const config = loadConfig(WorkerConfig, process.env);
+// Started by a trainer with an IPC channel: if the trainer dies, stop too, so a
+// restarted trainer's worker is the only one answering this job's subjects.
+if (process.send !== undefined) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+const specText = await readFile(config.POLICY_WORKER_SPEC, 'utf8');
+const parsed = WorkerSpec.safeParse(parseJsonText(specText, config.POLICY_WORKER_SPEC));
+if (!parsed.success) throw validationError(parsed.error, config.POLICY_WORKER_SPEC);
+const spec = parsed.data;
+const name = `policy-${spec.job}`;
+const logger = createLogger({ service: name, level: config.LOG_LEVEL });
+const telemetry = await startTelemetry(name, process.env);
+const metrics = createMetrics(name);
+const nats = await connectNatsFromConfig(config, name);
+if (nats === undefined) throw new Error('the policy worker needs NATS (NATS_ENABLED=true)');
+
+const core = config.POLICY_WORKER_RESUME !== undefined
+  ? await PolicyWorkerCore.fromCheckpoint(spec, config.POLICY_WORKER_RESUME)
+  : await PolicyWorkerCore.create(spec);
+const store = await openWeightsStore(nats.nc, spec.weights.bucket);
+logger.info({ job: spec.job, version: core.version, resumed: config.POLICY_WORKER_RESUME ?? null }, 'policy ready');
+
+// One verb at a time: generate/score must not interleave with an update of the same weights.
+let chain: Promise<unknown> = Promise.resolve();
+const serial = <T>(f: () => Promise<T>): Promise<T> => {
+  const next = chain.then(f, f);
+  chain = next.catch(() => {});
+  return next;
+};
+
+const verb = <I extends z.ZodType>(v: P.PolicyVerb, request: I, handle: (input: z.output<I>) => Promise<unknown>) =>
+  parsedEndpoint({ name: v, subject: P.policySubject(spec.job, v), request, handle: (input: z.output<I>) => serial(() => handle(input)) });
+
+await hostService({
+  info: { service: name, version: '0.1.0', description: `Policy worker of training job ${spec.job}` },
+  config,
+  logger,
+  metrics,
+  telemetry,
+  nats,
+  routes: () => {},
+  endpoints: [
+    verb('info', P.InfoRequest, async () => {
+      const policy = core.actor();
+      return { version: core.version, tokenizer: spec.model.tokenizer, vocab_size: policy.tokenizer.vocabSize, max_seq_len: policy.maxSequenceLength };
+    }),
+    verb('generate', P.GenerateRequest, (req) => core.generate(req)),
+    verb('logprobs', P.LogprobsRequest, (req) => core.logprobs(req)),
+    verb('update', P.UpdateRequest, (req) => core.update(req)),
+    verb('export', P.ExportRequest, async (req) => {
+      const out: z.input<typeof P.ExportReply> = { version: core.version };
+      if (req.publish) {
+        await publishWeights(store, spec.weights.name, await core.exportWeights(), core.version);
+        out.object = spec.weights;
+      }
+      if (req.checkpoint_dir !== undefined) {
+        await core.saveCheckpoint(req.checkpoint_dir);
+        out.checkpoint_dir = req.checkpoint_dir;
+      }
+      return out;
+    }),
+  ],
+  stopSteps: [{ name: 'policy', run: async () => core.dispose() }],
+});
