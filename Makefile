@@ -25,8 +25,10 @@ WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json te
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
 
-run: deps nats-server up ## set up, start the stack, run the demo on the embedded defaults
+run: deps nats-server up ## set up, start the stack, score sample items, then train the embedded model with GRPO (live curve, plots)
 	node infra/scripts/demo.ts
+	node services/trainer/bin/rl-train.ts infra/demo/arithmetic-grpo.yaml --id demo-$$(date +%s)
+	@echo "metrics: .run/demo/arithmetic_grpo/metrics.jsonl  plots: .run/demo/arithmetic_grpo/plots/index.html"
 
 test: deps nats-server typecheck ## unit, integration (real nats-server and processes) and OpenAPI drift tests
 	npx vitest run

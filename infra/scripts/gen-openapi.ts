@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { toYaml } from '@rl/shared';
 import { renderOpenApiArtifacts } from './openapi-artifacts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -22,3 +23,9 @@ for (const name of readdirSync(join(ROOT, 'services'))) {
     console.log(`wrote ${out}`);
   }
 }
+
+// The trainer's policy worker speaks NATS only: its protocol is an AsyncAPI document.
+const { policyAsyncApiDocument } = await import(pathToFileURL(join(ROOT, 'services/trainer/src/policy/asyncapi.ts')).href) as { policyAsyncApiDocument(): object };
+const asyncapi = join(ROOT, 'openapi', 'policy-worker.asyncapi.yaml');
+writeFileSync(asyncapi, toYaml(policyAsyncApiDocument()));
+console.log(`wrote ${asyncapi}`);
