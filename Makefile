@@ -51,13 +51,14 @@ down: ## stop exactly what `make up` started
 status: ## show what is running
 	node infra/scripts/stack.ts status
 
-bench: deps nats-server ## rule-scoring throughput, sandbox latency per mode, story embeddings and score latency, policy tokens/s, rollout loop overhead
+bench: deps nats-server ## rule-scoring throughput, sandbox latency per mode, story embeddings and score latency, policy tokens/s, rollout loop overhead, training step by stage
 	node test/bench/rules-bench.ts
 	node test/bench/sandbox-bench.ts
 	node test/bench/embed-bench.ts
 	node test/bench/story-bench.ts
 	node test/bench/policy-bench.ts
 	node test/bench/rollout-bench.ts
+	node test/bench/trainer-bench.ts
 
 openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
 	node infra/scripts/gen-openapi.ts

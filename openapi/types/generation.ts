@@ -391,6 +391,8 @@ export interface components {
                 completion_tokens: number;
                 /** @description Tool and interaction tokens (mask 0) */
                 environment_tokens: number;
+                /** @description Seconds this service spent on the request (waiting for a weights version excluded) */
+                wall_s: number;
             };
         };
         Trajectory: {

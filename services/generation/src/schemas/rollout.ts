@@ -133,6 +133,7 @@ export const RolloutResponse = z
       prompt_tokens: z.number().int(),
       completion_tokens: z.number().int().openapi({ description: 'Model tokens (mask 1)' }),
       environment_tokens: z.number().int().openapi({ description: 'Tool and interaction tokens (mask 0)' }),
+      wall_s: z.number().openapi({ description: 'Seconds this service spent on the request (waiting for a weights version excluded)' }),
     }),
   })
   .openapi('RolloutResponse');

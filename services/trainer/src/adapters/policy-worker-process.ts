@@ -43,9 +43,12 @@ export async function startPolicyWorker(opts: {
   const child: ChildProcess = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let exited: string | null = null;
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
-  const call = <O>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
-    if (exited !== null) return Promise.reject(new AppError(ErrorCode.Unavailable, exited, { status: 503 }));
-    return requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
+  let computeS = 0;
+  const call = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
+    if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited, { status: 503 });
+    const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
+    computeS += out.compute_s ?? 0;
+    return out;
   };
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -76,6 +79,11 @@ export async function startPolicyWorker(opts: {
   }
   return {
     stop,
+    takeComputeSeconds: () => {
+      const s = computeS;
+      computeS = 0;
+      return s;
+    },
     logprobs: (model, pairs, entropy) => call('logprobs', { model, pairs, entropy }, P.LogprobsReply),
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
     export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,

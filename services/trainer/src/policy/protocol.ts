@@ -27,6 +27,7 @@ export const GenerateRequest = z.object({ prompts: z.array(Ids).min(1), sampling
 export const GenerateReply = z.object({
   version: z.string(),
   generations: z.array(z.object({ token_ids: Ids, logprobs: Floats, finish_reason: z.enum(['stop', 'length']) })),
+  compute_s: z.number().optional(),
 });
 
 /** `logprobs`: teacher-forced log-probs (and entropies) of responses under the actor or the frozen reference. */
@@ -38,6 +39,8 @@ export const LogprobsRequest = z.object({
 export const LogprobsReply = z.object({
   logprobs: z.array(Floats),
   entropies: z.array(Floats).optional(),
+  /** Seconds the worker computed for this request (the rest of the round trip is the bus and the caller). */
+  compute_s: z.number().optional(),
 });
 
 /** The actor's loss settings (verl `actor_rollout_ref.actor.*`). */
@@ -75,17 +78,20 @@ export const UpdateReply = z.object({
   version: z.string(),
   /** verl actor metric names: actor/pg_loss, actor/pg_clipfrac, actor/ppo_kl, actor/entropy, actor/grad_norm, actor/kl_loss, actor/lr ... (means over mini-batches). */
   metrics: z.record(z.string(), z.number()),
+  compute_s: z.number().optional(),
 });
 
 /** `export`: publish the current weights (object store) and/or write a checkpoint (weights + optimizer). */
 export const ExportRequest = z.object({
   publish: z.boolean().default(true),
   checkpoint_dir: z.string().optional(),
+  compute_s: z.number().optional(),
 });
 export const ExportReply = z.object({
   version: z.string(),
   object: z.object({ bucket: z.string(), name: z.string() }).optional(),
   checkpoint_dir: z.string().optional(),
+  compute_s: z.number().optional(),
 });
 
 /** `info`: what the worker holds. */
@@ -95,4 +101,5 @@ export const InfoReply = z.object({
   tokenizer: z.enum(['char', 'byte']),
   vocab_size: z.number().int(),
   max_seq_len: z.number().int(),
+  compute_s: z.number().optional(),
 });

@@ -48,8 +48,19 @@ const serial = <T>(f: () => Promise<T>): Promise<T> => {
   return next;
 };
 
-const verb = <I extends z.ZodType>(v: P.PolicyVerb, request: I, handle: (input: z.output<I>) => Promise<unknown>) =>
-  parsedEndpoint({ name: v, subject: P.policySubject(spec.job, v), request, handle: (input: z.output<I>) => serial(() => handle(input)) });
+// Every reply says how long the worker computed (`compute_s`), so the trainer can tell model time from bus time.
+const verb = <I extends z.ZodType>(v: P.PolicyVerb, request: I, handle: (input: z.output<I>) => Promise<object>) =>
+  parsedEndpoint({
+    name: v,
+    subject: P.policySubject(spec.job, v),
+    request,
+    handle: (input: z.output<I>) =>
+      serial(async () => {
+        const started = performance.now();
+        const out = await handle(input);
+        return { ...out, compute_s: (performance.now() - started) / 1000 };
+      }),
+  });
 
 await hostService({
   info: { service: name, version: '0.1.0', description: `Policy worker of training job ${spec.job}` },

@@ -58,12 +58,13 @@ export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal
     }
     await deps.waitForVersion(req.model_version, req.model_version_timeout_ms, signal);
   }
+  const started = performance.now();
   const batchId = deps.newId();
   const jobs: Job[] = resolved.flatMap((r, group) =>
     Array.from({ length: req.n }, (_, member) => ({ group, member, uid: req.samples[group]?.uid ?? `${batchId}-${group}`, resolved: r })),
   );
   const results = await Promise.all(jobs.map((job) => runJob(job, req, deps, signal)));
-  return { model: deps.backend.model, results, usage: usageOf(results) };
+  return { model: deps.backend.model, results, usage: { ...usageOf(results), wall_s: (performance.now() - started) / 1000 } };
 }
 
 async function runJob(job: Job, req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<Slot> {
@@ -128,7 +129,7 @@ function samplingOf(req: RolloutRequest, limits: AgentLimits): SamplingParams {
   };
 }
 
-function usageOf(results: Slot[]): RolloutResponse['usage'] {
+function usageOf(results: Slot[]): Omit<RolloutResponse['usage'], 'wall_s'> {
   const u = { trajectories: results.length, errors: 0, prompt_tokens: 0, completion_tokens: 0, environment_tokens: 0 };
   for (const r of results) {
     if ('error' in r) {

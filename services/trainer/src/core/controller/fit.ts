@@ -1,6 +1,6 @@
 // The training loop (verl RayPPOTrainer.fit): optional validation before
 // training, then steps until total_training_steps, validating every test_freq
-// and checkpointing every save_freq (and at the end), resuming from the latest
+// and checkpointing every save_freq (both also at the last step when on), resuming from the latest
 // checkpoint. Emits one event per step; metrics go to metrics.jsonl.
 import type { JobEvent } from '../../jobs/job-events.ts';
 import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
@@ -69,10 +69,11 @@ export async function fit(c: FitContext): Promise<string> {
     let record = out.metrics;
     record['data/first_row_id'] = batch.rows[0]?.row_id ?? -1;
     if (c.kl !== undefined) record['actor/kl_coef'] = c.kl.value;
-    if ((c.testFreq > 0 && step % c.testFreq === 0) || last) record = { ...record, ...(await runValidation()) };
+    // verl: validate and save only when their frequencies are on, then also at the last step.
+    if (c.testFreq > 0 && (step % c.testFreq === 0 || last)) record = { ...record, ...(await runValidation()) };
     await c.metrics.append(record);
     c.emit({ type: 'step', job: c.job, step, total_steps: c.totalSteps, metrics: flat(record) });
-    if ((c.saveFreq > 0 && step % c.saveFreq === 0) || last) {
+    if (c.saveFreq > 0 && (step % c.saveFreq === 0 || last)) {
       await c.step.policy.export(false, policyDir(c.checkpointDir, step));
       const dir = await commitCheckpoint(c.checkpointDir, { step, sampler: state, kl_coef: c.kl?.value ?? null, version });
       c.emit({ type: 'checkpoint', job: c.job, step, dir });

@@ -33,6 +33,8 @@ export interface RolloutResult {
 /** Produces responses for dataset rows. */
 export interface RolloutPort {
   rollout(rows: readonly DatasetRow[], sampling: RolloutSampling, modelVersion: string, signal: AbortSignal): Promise<RolloutResult[]>;
+  /** Seconds the generating side reported computing since the last call (0 when it reports none). */
+  takeComputeSeconds(): number;
 }
 
 /** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */
@@ -42,4 +44,6 @@ export interface PolicyPort {
   /** Publishes the current weights (and writes a checkpoint when `checkpointDir` is given); returns the version. */
   export(publish: boolean, checkpointDir?: string): Promise<string>;
   version(): Promise<string>;
+  /** Seconds the worker reported computing since the last call (model time; the rest is bus and controller). */
+  takeComputeSeconds(): number;
 }

@@ -13,6 +13,8 @@ export interface GeneratePort {
 
 export function createEmbeddedRollout(policy: GeneratePort, tokenizer: PolicyTokenizer | ReturnType<typeof createTokenizer>): RolloutPort {
   return {
+    // The policy worker's own compute_s already counts generation.
+    takeComputeSeconds: () => 0,
     async rollout(rows: readonly DatasetRow[], s, _version, signal) {
       signal.throwIfAborted();
       const prompts: number[][] = [];

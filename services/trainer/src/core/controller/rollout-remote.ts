@@ -19,7 +19,7 @@ const Slot = z.union([
   }),
   z.object({ group: z.number().int(), uid: z.string(), error: z.object({ code: z.string(), message: z.string() }) }),
 ]);
-const Reply = z.object({ results: z.array(Slot) });
+const Reply = z.object({ results: z.array(Slot), usage: z.object({ wall_s: z.number() }).partial().optional() });
 
 /** verl-format messages for the generation service (a plain-text prompt becomes one user message). */
 export function toMessages(row: Pick<DatasetRow, 'prompt'>): Array<{ role: string; content: string }> {
@@ -27,7 +27,13 @@ export function toMessages(row: Pick<DatasetRow, 'prompt'>): Array<{ role: strin
 }
 
 export function createRemoteRollout(nc: NatsConnection, subject: string, timeoutMs: number, maxResponseTokens: number): RolloutPort {
+  let computeS = 0;
   return {
+    takeComputeSeconds() {
+      const s = computeS;
+      computeS = 0;
+      return s;
+    },
     async rollout(rows, s: RolloutSampling, modelVersion, signal) {
       signal.throwIfAborted();
       const samples = rows.map((r, i) => ({
@@ -46,6 +52,7 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
         include_messages: true,
         model_version: modelVersion,
       }, { timeoutMs, response: Reply });
+      computeS += reply.usage?.wall_s ?? 0;
       return reply.results.map((slot): RolloutResult => {
         if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
         const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';

@@ -83,6 +83,10 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   }));
   const newVersion = await timed(timing, 'publish', () => ctx.policy.export(true));
   timing.step = (performance.now() - started) / 1000;
+  // Model time as the generating and training processes measured it; what remains of the
+  // step besides remote scoring is the controller's and the bus's overhead.
+  const modelS = ctx.rollout.takeComputeSeconds() + ctx.policy.takeComputeSeconds();
+  const overheadS = Math.max(0, timing.step - modelS - (timing.reward ?? 0));
   const samples: ScoredSample[] = scored.map((s, i) => ({
     data_source: rows[s.rollout.row]!.data_source,
     score: s.result.score,
@@ -101,6 +105,9 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
       'rollout/failed': failedRollouts,
       'reward/errors': scored.filter((s) => s.result.error !== null).length,
       'perf/model_tokens': modelTokens,
+      'perf/model_compute_s': modelS,
+      'perf/overhead_s': overheadS,
+      'perf/overhead_share': overheadS / timing.step,
     },
   });
   return { metrics, version: newVersion };
