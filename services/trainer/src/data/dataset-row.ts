@@ -82,6 +82,8 @@ function toPrompt(value: JsonValue | undefined, origin: RowOrigin, key: string):
   throw bad(origin, key, 'must be a string or a non-empty list of {role, content} messages');
 }
 
+const KNOWN_COLUMNS = new Set(['prompt', 'data_source', 'reward_model', 'extra_info', 'ability', 'agent_name']);
+
 const stringOrNull = (v: JsonValue | undefined): string | null => (typeof v === 'string' ? v : null);
 
 /** Normalises one raw parquet row the way verl's RLHFDataset reads it. */
@@ -91,7 +93,13 @@ export function toDatasetRow(raw: DataRow, origin: RowOrigin, options: RowOption
   const dataSource = typeof row['data_source'] === 'string' && row['data_source'] !== '' ? row['data_source'] : options.defaultDataSource;
   if (dataSource === null) throw bad(origin, 'data_source', 'is missing; set data.default_data_source for files without it');
   const rewardModel = isObject(row['reward_model']) ? row['reward_model'] : null;
-  const extraInfo = isObject(row['extra_info']) ? row['extra_info'] : {};
+  const extraInfo: { [key: string]: JsonValue } = { ...(isObject(row['extra_info']) ? row['extra_info'] : {}) };
+  // Columns verl's dataset does not interpret (e.g. the story converter's system_prompt,
+  // story_content, user_input, conversation_history, output_format, target_response)
+  // travel to the reward service inside extra_info, without overriding its own keys.
+  for (const [key, value] of Object.entries(row)) {
+    if (!KNOWN_COLUMNS.has(key) && key !== options.promptKey && !(key in extraInfo)) extraInfo[key] = value;
+  }
   const groundTruth = rewardModel?.['ground_truth'] ?? (typeof prompt === 'string' ? prompt : null);
   return {
     row_id: origin.rowId,

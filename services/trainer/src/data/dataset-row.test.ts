@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { toDatasetRow } from './dataset-row.ts';
+
+const origin = { path: 'story.parquet', fileIndex: 0, row: 0, rowId: 0 };
+
+describe('toDatasetRow', () => {
+  it('passes columns verl does not interpret to the reward service in extra_info (story converter output)', () => {
+    const row = toDatasetRow({
+      data_source: 'story',
+      prompt: [{ role: 'system', content: 'A knight...' }, { role: 'user', content: 'I ask the knight.' }],
+      reward_model: { ground_truth: 'He answers.', style: 'model' },
+      extra_info: { index: 3, turn: 1, conversation_id: 'c1' },
+      story_content: 'A knight guards the gate.',
+      user_input: 'I ask the knight.',
+      conversation_history: [],
+      output_format: 'plain prose',
+      target_response: 'He answers.',
+      ability: 'story',
+    }, origin, { promptKey: 'prompt', defaultDataSource: null });
+    expect(row.extra_info).toEqual({
+      index: 3, turn: 1, conversation_id: 'c1',
+      story_content: 'A knight guards the gate.', user_input: 'I ask the knight.', conversation_history: [], output_format: 'plain prose', target_response: 'He answers.',
+    });
+    expect(row.ground_truth).toBe('He answers.');
+  });
+
+  it('never lets a column override a key extra_info already has', () => {
+    const row = toDatasetRow({ prompt: 'p', data_source: 'x', extra_info: { user_input: 'kept' }, user_input: 'ignored' }, origin, { promptKey: 'prompt', defaultDataSource: null });
+    expect(row.extra_info.user_input).toBe('kept');
+  });
+});
