@@ -1,6 +1,7 @@
 // What the controller tells a policy worker at start (a JSON file whose path is
 // in POLICY_WORKER_SPEC): model, tokenizer, optimizer and loss, fixed per job.
 import { z } from 'zod';
+import { ActorLossSchema } from './protocol.ts';
 
 export const WorkerSpec = z.object({
   job: z.string().min(1),
@@ -16,17 +17,11 @@ export const WorkerSpec = z.object({
     path: z.string().nullable(),
   }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
-  loss: z.object({
-    clip_ratio_low: z.number(),
-    clip_ratio_high: z.number(),
-    clip_ratio_c: z.number(),
-    loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
-    entropy_coeff: z.number(),
-    use_kl_loss: z.boolean(),
-    kl_loss_coef: z.number(),
-    kl_loss_type: z.string(),
-    loss_scale_factor: z.number().positive(),
-  }),
+  /** The loss settings fixed per job (the per-step ones travel with each update). */
+  loss: ActorLossSchema.pick({
+    clip_ratio_low: true, clip_ratio_high: true, clip_ratio_c: true, loss_agg_mode: true,
+    entropy_coeff: true, use_kl_loss: true, kl_loss_coef: true, kl_loss_type: true,
+  }).extend({ loss_scale_factor: z.number().positive() }),
   /** JetStream object store bucket and object name the weights are published under. */
   weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
 });
