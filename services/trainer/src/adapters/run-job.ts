@@ -87,6 +87,7 @@ export async function runJob(env: JobEnvironment, c: JobConfig, ctx: JobContext)
         sampling: sampling(c.actor_rollout_ref.rollout, c.data.max_response_length, seed),
         loss: { ...spec.loss, ppo_epochs: actor.ppo_epochs, ppo_mini_batch_size: actor.ppo_mini_batch_size * c.actor_rollout_ref.rollout.n, grad_clip: actor.grad_clip, lr: actor.optim.lr },
         needRef: actor.use_kl_loss || algorithm.use_kl_in_reward,
+        tokenRewardsKey: c.reward.token_rewards_key,
         signal: ctx.signal,
       },
       sampler, valData: val, valBatchSize: c.data.val_batch_size,

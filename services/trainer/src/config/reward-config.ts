@@ -37,6 +37,14 @@ export const RewardConfig = z.strictObject({
       error: 'expected a mapping of data_source to params',
     })
     .default({}),
+  /**
+   * Dense rewards: the key of `extra` holding one reward per response token (e.g.
+   * `token_rewards` of the digit-completion task), used as verl's token-level
+   * scores instead of the sequence score on the last token. Only meaningful
+   * for token-level estimators (gae, reinforce_plus_plus); outcome estimators
+   * (grpo, rloo, ...) sum them back to one score per sequence. @default null
+   */
+  token_rewards_key: text().nullable().default(null),
 });
 /** Parsed `reward` section (routes already merged with the built-in table). */
 export type RewardConfig = z.infer<typeof RewardConfig>;

@@ -33,4 +33,15 @@ describe('buildExperience', () => {
     expect(row(x.tokenLevelRewards, x.shape, 0, 2)).toEqual([-0.5, 0.5]);
     expect(x.metrics['actor/reward_kl_penalty_coeff']).toBe(0.5);
   });
+
+  it('uses dense per-token rewards in place of the last-token score when given (token-level estimators)', () => {
+    const rpp = AlgoConfig.parse({ adv_estimator: 'reinforce_plus_plus', gamma: 1 });
+    const t = { ...traj('a', 3, 0.5), tokenRewards: [0.25, 0.25, 0] };
+    const x = buildExperience([t, { ...traj('b', 3, 0), tokenRewards: [0, 0, 0] }], rpp);
+    expect(row(x.tokenLevelScores, x.shape, 0, 3)).toEqual([0.25, 0.25, 0]);
+    // Returns-to-go with gamma 1: [0.5, 0.25, 0] then whitened over the batch: earlier tokens get more credit.
+    const a = row(x.advantages, x.shape, 0, 3);
+    expect(a[0]!).toBeGreaterThan(a[1]!);
+    expect(a[1]!).toBeGreaterThan(a[2]!);
+  });
 });

@@ -14,6 +14,8 @@ export interface ScoredTrajectory {
   responseMask: readonly number[];
   /** Sequence score from the reward service (0 when scoring failed; see `rewardErrors`). */
   score: number;
+  /** Dense per-token rewards (reward.token_rewards_key); when given they replace the score on the last token. */
+  tokenRewards?: readonly number[];
   oldLogprobs: readonly number[];
   refLogprobs?: readonly number[];
 }
@@ -52,8 +54,12 @@ export function buildExperience(trajs: readonly ScoredTrajectory[], algorithm: A
       oldLp[base + i] = t.oldLogprobs[i] ?? 0;
       refLp[base + i] = t.refLogprobs?.[i] ?? 0;
     }
-    // An empty response still carries its score (on position 0, which its mask zeroes for the loss).
-    scores[base + Math.max(0, t.responseIds.length - 1)] = t.score;
+    if (t.tokenRewards !== undefined) {
+      for (let i = 0; i < Math.min(t.tokenRewards.length, t.responseIds.length); i++) scores[base + i] = t.tokenRewards[i] ?? 0;
+    } else {
+      // An empty response still carries its score (on position 0, which its mask zeroes for the loss).
+      scores[base + Math.max(0, t.responseIds.length - 1)] = t.score;
+    }
   });
   let tokenLevelRewards: Float32Array = scores;
   let metrics: Record<string, number> = {};

@@ -19,6 +19,8 @@ export interface StepContext {
   /** The actor loss settings sent with every update (protocol ActorLossSchema, mini-batch in trajectories). */
   loss: Record<string, unknown> & { ppo_mini_batch_size: number };
   needRef: boolean;
+  /** reward.token_rewards_key: dense per-token rewards in the reward's extra. */
+  tokenRewardsKey: string | null;
   signal: AbortSignal;
 }
 
@@ -64,6 +66,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     responseIds: s.rollout.responseIds,
     responseMask: s.rollout.responseMask,
     score: s.result.score ?? 0,
+    ...denseRewards(s.result.extra, ctx.tokenRewardsKey),
     oldLogprobs: old.logprobs[i]!,
     ...(ref && { refLogprobs: ref.logprobs[i]! }),
   }));
@@ -111,6 +114,11 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     },
   });
   return { metrics, version: newVersion };
+}
+
+function denseRewards(extra: Record<string, unknown> | undefined, key: string | null): { tokenRewards?: number[] } {
+  const v = key === null ? undefined : extra?.[key];
+  return Array.isArray(v) && v.every((x) => typeof x === 'number') ? { tokenRewards: v as number[] } : {};
 }
 
 function rowSum(m: Float32Array, seqLen: number, b: number): number {
