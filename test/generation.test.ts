@@ -112,10 +112,12 @@ describe('our openai backend against another running instance', () => {
       const mine = ok(r);
       const theirs = ok(direct.results[k]);
       expectWellFormed(mine, 24);
-      // Versions and generated group ids differ by construction; everything else must not.
-      const { model_version: _a, uid: _ua, ...a } = mine;
-      const { model_version: _b, uid: _ub, ...b } = theirs;
+      // Versions and generated group ids differ by construction. Log-probs may differ in the
+      // last float bits (the two instances batch the rows differently); everything else must not.
+      const { model_version: _a, uid: _ua, response_logprobs: la, ...a } = mine;
+      const { model_version: _b, uid: _ub, response_logprobs: lb, ...b } = theirs;
       expect(a).toEqual(b);
+      la.forEach((v, i) => expect(v).toBeCloseTo(lb[i]!, 4));
     });
   });
 });
@@ -128,7 +130,7 @@ describe('generation with the embedded policy', () => {
     const maxResponse = 32;
     const out = await rollouts(embedded.baseUrl, { samples, n: 2, sampling: { temperature: 1, seed: 11 }, limits: { max_response_tokens: maxResponse } });
     expect(out.results).toHaveLength(64);
-    expect(out.usage.errors).toBe(0);
+    expect(out.results.filter((r) => 'error' in r)).toEqual([]);
     out.results.forEach((r, k) => {
       const t = ok(r);
       expect([t.group, t.rollout_n, t.agent_name, t.data_source]).toEqual([Math.floor(k / 2), k % 2, 'tool_agent', 'openai/gsm8k']);

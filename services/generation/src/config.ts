@@ -39,8 +39,12 @@ export const GenerationConfig = BaseConfig.extend({
     }),
   /** Embedded: most prompts per forward batch. @default 64 */
   EMBEDDED_MAX_BATCH: z.coerce.number().int().min(1).max(4096).default(64),
-  /** Embedded: most tokens (prompt + new, summed over rows) per forward batch; long prompts batch fewer rows. @default 8192 */
-  EMBEDDED_MAX_BATCH_TOKENS: z.coerce.number().int().min(1).default(8192),
+  /**
+   * Embedded: most attention per forward batch, as the sum over rows of
+   * (prompt + new tokens)^2: attention memory grows with rows x length^2, so a
+   * 2000-token prompt runs alone while 64 short ones share a batch. @default 4194304 (one 2048-token row)
+   */
+  EMBEDDED_MAX_BATCH_ATTENTION: z.coerce.number().int().min(1).default(2048 * 2048),
 
   /** OpenAI backend: base URL including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
   OPENAI_BASE_URL: z.url().optional(),

@@ -50,7 +50,7 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
     provider: source.provider,
     model: config.MODEL_NAME ?? 'rl-policy',
     maxBatch: config.EMBEDDED_MAX_BATCH,
-    maxBatchTokens: config.EMBEDDED_MAX_BATCH_TOKENS,
+    maxBatchAttention: config.EMBEDDED_MAX_BATCH_ATTENTION,
   });
   return { backend, describe: source.describe, stop: () => source.stop(), ...(source.waitForVersion && { waitForVersion: source.waitForVersion }) };
 }

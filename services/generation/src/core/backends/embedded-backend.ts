@@ -33,10 +33,10 @@ export interface EmbeddedBackendOptions {
   /** Most prompts per forward batch. @default 64 */
   maxBatch?: number;
   /**
-   * Most tokens (prompt + max new tokens, summed over rows) per batch, so long
-   * prompts batch fewer rows (attention memory grows with rows x length^2). @default 8192
+   * Most attention per batch: the sum over rows of (prompt + max new tokens)^2,
+   * because attention memory grows with rows x length^2. @default 4194304
    */
-  maxBatchTokens?: number;
+  maxBatchAttention?: number;
 }
 
 interface Item {
@@ -60,7 +60,7 @@ function batchParams(items: readonly Item[]): SamplingParams {
  * concurrent generations on one model are batched into single `generate` calls.
  */
 export function createEmbeddedBackend(options: EmbeddedBackendOptions): InferenceBackend {
-  const { provider, model: name, kind = 'embedded', maxBatch = 64, maxBatchTokens = 8192 } = options;
+  const { provider, model: name, kind = 'embedded', maxBatch = 64, maxBatchAttention = 2048 * 2048 } = options;
   const batchers = new WeakMap<PolicyModel, MicroBatcher<Item, Generation>>();
   const codecs = new WeakMap<PolicyModel, ChatCodec>();
 
@@ -69,8 +69,8 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
     if (b === undefined) {
       b = new MicroBatcher<Item, Generation>({
         maxBatch,
-        cost: (item) => item.prompt.length + item.params.maxTokens,
-        maxBatchCost: maxBatchTokens,
+        cost: (item) => (item.prompt.length + item.params.maxTokens) ** 2,
+        maxBatchCost: maxBatchAttention,
         run: async (_key, items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), batchParams(items)), items.length),
       });
       batchers.set(model, b);

@@ -42,7 +42,7 @@ describe('runRollouts', () => {
     const first = ok(out.results[0]!);
     expect(first).toMatchObject({ agent_name: 'single_turn_agent', num_turns: 2, stop_reason: 'stop', model_version: 'scripted', data_source: null });
     expect(first.response_ids).toEqual(modelIds('echo A'));
-    expect(out.usage).toEqual({ trajectories: 6, errors: 0, prompt_tokens: 6 * first.prompt_ids.length, completion_tokens: 6 * first.response_ids.length, environment_tokens: 0 });
+    expect(out.usage).toEqual({ trajectories: 6, errors: 0, prompt_tokens: 6 * first.prompt_ids.length, completion_tokens: 6 * first.response_ids.length, environment_tokens: 0, wall_s: expect.any(Number) });
   });
 
   it('batches the concurrent first turns of a request into one model call', async () => {
