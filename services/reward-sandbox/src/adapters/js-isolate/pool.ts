@@ -16,6 +16,9 @@ import { IO_SOURCE } from './io-source.ts';
 import { LOOP_SOURCE } from './loop-source.ts';
 import { RUNTIME_SOURCE } from './runtime-source.ts';
 
+/** Delay before background work (refill, dispose) after a run, so its reply is written first. */
+const AFTER_REPLY_MS = 1;
+
 // Fragment order matters only for top-level statements (classes, consts, objects
 // built at load time): each fragment may use what earlier ones define.
 const FRAGMENTS = [
@@ -138,7 +141,7 @@ export class IsolatePool {
     this.#busy--;
     // Not deferred to an idle moment: a finished program may still hold a heap of up
     // to its memory limit, which must be returned promptly.
-    if (isolate !== null) setImmediate(() => disposeQuietly(isolate));
+    if (isolate !== null) setTimeout(() => disposeQuietly(isolate), AFTER_REPLY_MS);
     this.#schedule();
   }
 
@@ -174,12 +177,14 @@ export class IsolatePool {
     this.#eager ||= eager;
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    // Not setImmediate: creating an isolate blocks the thread ~1.5-2 ms, and the
+    // reply of the run that just ended is still being written; let it go first.
+    setTimeout(() => {
       const wasEager = this.#eager;
       this.#scheduled = false;
       this.#eager = false;
       void this.#maintain(wasEager);
-    });
+    }, AFTER_REPLY_MS);
   }
 
   // One housekeeping step per turn of the event loop, normally only while nothing
