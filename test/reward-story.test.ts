@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components, paths } from '../openapi/types/reward-story.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, waitForLine, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import { REPLIES, STORY } from '../services/reward-story/src/core/testing/story-fixture.ts';
 
 type Extra = components['schemas']['StoryExtra'];
 const SUBJECT = 'reward.story.score';
@@ -25,19 +26,9 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const CONTEXT: components['schemas']['StoryContext'] = {
-  story_content: 'A knight guards the castle gate at night. A dragon threatens the village below the castle.',
-  conversation_history: [
-    { role: 'user', content: 'I walk up to the castle gate.' },
-    { role: 'assistant', content: 'The knight at the gate raises his lantern and asks your name.' },
-    { role: 'user', content: 'I tell him I come from the village.' },
-    { role: 'assistant', content: 'He nods: the dragon burned the village mill last night.' },
-  ],
-  user_input: 'I ask the knight how to fight the dragon.',
-  target_response: 'The knight says the dragon fears fire.',
-  output_format: { type: 'regex', pattern: String.raw`(?s)\*[^*]+\*.+` },
-};
-const GOOD = '*The knight draws his sword.* "Fight the dragon at dawn, while it sleeps in its cave above the village. It fears fire: bring a torch and my shield."';
+// The same hand-written turn the unit tests use; typed here by the generated client schema.
+const CONTEXT: components['schemas']['StoryContext'] = STORY;
+const GOOD = REPLIES.good;
 const item = (solution_str: string, extra: Record<string, unknown> = {}) => ({ data_source: 'story', solution_str, context: CONTEXT, ...extra });
 const BATCH = {
   items: [
