@@ -6,7 +6,6 @@
 // cgroup.ts (optional whole-sandbox caps), probe.ts (start-up probing).
 // Runs share no state: each gets its own namespaces, tmpfs and (pooled, idle) cgroup.
 
-import { randomBytes } from 'node:crypto';
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
 import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
 import { CgroupFactory, type CgroupRun } from './bwrap/cgroup.ts';
@@ -15,6 +14,7 @@ import { LANGUAGES, type LanguageSpec } from './bwrap/languages.ts';
 import { BASE_LIMITS, cpuSecondsFor, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
+import { checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
 import { probeHost, type HostProbe } from './bwrap/probe.ts';
 import { FD, supervisorScript } from './bwrap/supervisor.ts';
 
@@ -44,9 +44,6 @@ export interface BwrapRunnerOptions {
 }
 
 const MiB = 1024 * 1024;
-// Names for `id`, getpwuid() and friends, without exposing the host's accounts.
-const passwd = (uid: number) => `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/bin/bash\n`;
-const group = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
 
 /** Runs native-language programs in per-run bubblewrap sandboxes. */
 export class BwrapRunner implements Runner {
@@ -92,7 +89,7 @@ export class BwrapRunner implements Runner {
     }
     const inputs = checkedInputs(spec.files);
     const fetch = spec.fetchFiles.map(safeRelativePath);
-    const source = `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}.${lang.extension}`;
+    const source = sourceFileName(lang.extension);
     const code = Buffer.from(spec.code, 'utf8');
 
     // Data fds, in order: passwd, group, [stdin], inputs, code (last, so it wins a name clash).
@@ -102,8 +99,8 @@ export class BwrapRunner implements Runner {
       files.push({ fd: FD.firstData + data.length, dest, perms });
       data.push(content);
     };
-    add('/etc/passwd', Buffer.from(passwd(this.#opts.sandboxUid)), '0644');
-    add('/etc/group', Buffer.from(group(this.#opts.sandboxUid)), '0644');
+    add('/etc/passwd', Buffer.from(passwdFile(this.#opts.sandboxUid)), '0644');
+    add('/etc/group', Buffer.from(groupFile(this.#opts.sandboxUid)), '0644');
     if (spec.stdin !== null) add(STDIN_PATH, Buffer.from(spec.stdin, 'utf8'), '0444');
     for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
     add(`${WORK_DIR}/${source}`, code, '0644');
@@ -162,17 +159,4 @@ export class BwrapRunner implements Runner {
       return null; // rlimits still apply
     }
   }
-}
-
-/** Validated input files; throws on unsafe paths or a file that is also used as a directory. */
-function checkedInputs(files: RunSpec['files']): Array<[string, Uint8Array]> {
-  const out = new Map<string, Uint8Array>();
-  for (const [path, content] of Object.entries(files)) out.set(safeRelativePath(path), content ?? new Uint8Array());
-  for (const path of out.keys()) {
-    const parts = path.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      if (out.has(parts.slice(0, i).join('/'))) throw new Error(`invalid files: ${JSON.stringify(path)} is inside another file`);
-    }
-  }
-  return [...out];
 }

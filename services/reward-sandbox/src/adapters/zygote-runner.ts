@@ -4,7 +4,6 @@
 // bubblewrap per run). One zygote serves one run at a time; the pool keeps as
 // many as runs may execute at once, and replaces any that is killed.
 
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../core/executor.ts';
 import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
@@ -13,6 +12,7 @@ import { LANGUAGES } from './bwrap/languages.ts';
 import { BASE_LIMITS, cpuSecondsFor } from './bwrap/limits.ts';
 import { SIGXCPU, memoryLimitExceeded } from './bwrap/memory.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
+import { checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
 import type { HostProbe } from './bwrap/probe.ts';
 import { ZygoteProcess } from './zygote/process.ts';
 import { STDIN_BLOB, encodeRun, type RunResult, type ZygoteRunMeta } from './zygote/protocol.ts';
@@ -38,8 +38,6 @@ const SETUP_TIMEOUT_MS = 10_000;
 /** Extra time past run_timeout + setup before the host gives up on a zygote's answer. */
 const BACKSTOP_SLACK_MS = 10_000;
 const SIGKILL = 9;
-const passwd = (uid: number) => `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/bin/bash\n`;
-const group = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
 
 /** Runs `python` programs through a pool of zygotes. */
 export class ZygoteRunner implements SelectiveRunner {
@@ -101,16 +99,8 @@ export class ZygoteRunner implements SelectiveRunner {
       blobs.push(data);
     };
     if (spec.stdin !== null) add(STDIN_BLOB, Buffer.from(spec.stdin, 'utf8'));
-    const inputs = new Map<string, Uint8Array>();
-    for (const [path, content] of Object.entries(spec.files)) inputs.set(safeRelativePath(path), content ?? new Uint8Array());
-    for (const path of inputs.keys()) {
-      const parts = path.split('/');
-      for (let i = 1; i < parts.length; i++) {
-        if (inputs.has(parts.slice(0, i).join('/'))) throw new Error(`invalid files: ${JSON.stringify(path)} is inside another file`);
-      }
-    }
-    for (const [path, content] of inputs) add(path, content);
-    const source = `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}.py`;
+    for (const [path, content] of checkedInputs(spec.files)) add(path, content);
+    const source = sourceFileName('py');
     add(source, Buffer.from(spec.code, 'utf8')); // last, so it wins a name clash
     const inputBytes = blobs.reduce((n, b) => n + b.length, 0);
     const python = LANGUAGES.python!;
@@ -146,7 +136,7 @@ export class ZygoteRunner implements SelectiveRunner {
     const cpuLimitReached = returnCode === -SIGXCPU || (returnCode === -SIGKILL && cpu >= meta.limits.cpu_s);
     if (cpuLimitReached) notes.push(`run stopped at the CPU-time limit (${meta.limits.cpu_s} s)`);
     const text = (buf: Buffer, seen: number, name: string) => {
-      if (seen > spec.maxOutputBytes) notes.push(`${name} truncated at ${spec.maxOutputBytes} bytes (${seen} bytes written)`);
+      if (seen > spec.maxOutputBytes) notes.push(truncationNote(name, spec.maxOutputBytes, seen));
       return buf.toString('utf8');
     };
     const stdout = text(r.stdout, head.stdout_seen, 'stdout');
@@ -188,7 +178,7 @@ export class ZygoteRunner implements SelectiveRunner {
 
   #spawn(): ZygoteProcess {
     const { host, sandboxUid: uid } = this.#opts;
-    const data = [Buffer.from(passwd(uid)), Buffer.from(group(uid))];
+    const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid))];
     const args = bwrapArgs({
       layout: host.layout, uid, env: { ...SANDBOX_ENV }, tmpBytes: 16 * MiB, shmBytes: MiB, infoFd: 3,
       files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }],

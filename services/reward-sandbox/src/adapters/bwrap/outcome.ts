@@ -9,6 +9,7 @@ import type { Execution } from './execute.ts';
 import { SIGXCPU, decodeReturnCode, memoryLimitExceeded } from './memory.ts';
 import type { CappedBuffer } from './output.ts';
 import type { CgroupStats } from './cgroup.ts';
+import { truncationNote } from './run-inputs.ts';
 
 /** What the outcome builder needs besides the execution. */
 export interface OutcomeContext {
@@ -22,7 +23,7 @@ export interface OutcomeContext {
 }
 
 function text(buf: CappedBuffer, name: string, notes: string[]): string {
-  if (buf.truncated) notes.push(`${name} truncated at ${buf.cap} bytes (${buf.seen} bytes written)`);
+  if (buf.truncated) notes.push(truncationNote(name, buf.cap, buf.seen));
   return buf.text();
 }
 
