@@ -107,13 +107,15 @@ export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void
         wake?.();
       });
       try {
+        // Taken after subscribing: a job that ends from here on also sends its final state event.
+        const now = api.jobs.get(id);
         let replayed = -1;
         for (const m of api.jobs.metrics(id)) {
-          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, total_steps: api.jobs.get(id).total_steps, metrics: m }) });
+          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, total_steps: now.total_steps, metrics: m }) });
           replayed = m.step;
         }
-        let final = isFinal(api.jobs.get(id).state);
-        if (final) await stream.writeSSE({ event: 'state', data: JSON.stringify({ type: 'state', job: id, state: api.jobs.get(id).state }) });
+        let final = isFinal(now.state);
+        if (final) await stream.writeSSE({ event: 'state', data: JSON.stringify({ type: 'state', job: id, state: now.state }) });
         while (!final && !stream.aborted) {
           if (pending.length === 0) await new Promise<void>((r) => (wake = r));
           wake = null;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode, requestJson } from '@rl/shared';
 import type { z } from 'zod';
-import type { PolicyPort } from '../core/controller/ports.ts';
+import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import * as P from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 
@@ -43,11 +43,11 @@ export async function startPolicyWorker(opts: {
   const child: ChildProcess = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let exited: string | null = null;
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
-  let computeS = 0;
+  const compute = createComputeMeter();
   const call = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
     if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited, { status: 503 });
     const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
-    computeS += out.compute_s ?? 0;
+    compute.add(out.compute_s);
     return out;
   };
   const stop = async () => {
@@ -79,11 +79,7 @@ export async function startPolicyWorker(opts: {
   }
   return {
     stop,
-    takeComputeSeconds: () => {
-      const s = computeS;
-      computeS = 0;
-      return s;
-    },
+    takeComputeSeconds: compute.take,
     logprobs: (model, pairs, entropy) => call('logprobs', { model, pairs, entropy }, P.LogprobsReply),
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
     export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,

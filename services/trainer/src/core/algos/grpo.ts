@@ -43,18 +43,7 @@ export function prepareOutcome(input: OutcomeInput): { scores: Float64Array; gro
  * broadcast over the row and multiplied by the mask; returns equal advantages.
  */
 export function computeGrpoOutcomeAdvantage(input: GrpoInput): AdvantageResult {
-  const { scores, groups } = prepareOutcome(input);
-  const eps = input.epsilon ?? DEFAULT_ADV_EPSILON;
-  const norm = input.normAdvByStdInGrpo ?? true;
-  const adv = new Float64Array(scores.length);
-  for (const rows of groups.values()) {
-    const single = rows.length === 1;
-    const mean = single ? 0 : meanOf(scores, rows);
-    const std = single ? 1 : stdOf(scores, rows);
-    for (const r of rows) adv[r] = norm ? (at(scores, r) - mean) / (std + eps) : at(scores, r) - mean;
-  }
-  const advantages = broadcastRows(adv, input.responseMask, input.shape);
-  return { advantages, returns: advantages };
+  return groupNormalized(input, stdOf);
 }
 
 /**
@@ -63,6 +52,12 @@ export function computeGrpoOutcomeAdvantage(input: GrpoInput): AdvantageResult {
  * (std = sqrt(max(var, eps))), which only matters for groups whose variance is below 1e-6.
  */
 export function computeGrpoVectorizedOutcomeAdvantage(input: GrpoInput): AdvantageResult {
+  const eps = input.epsilon ?? DEFAULT_ADV_EPSILON;
+  return groupNormalized(input, (scores, rows) => Math.sqrt(Math.max(stdOf(scores, rows) ** 2, eps)));
+}
+
+/** (score - group mean) / (group std + eps), or score - mean without std normalisation; single-response groups use mean 0, std 1. */
+function groupNormalized(input: GrpoInput, std: (scores: Float64Array, rows: number[]) => number): AdvantageResult {
   const { scores, groups } = prepareOutcome(input);
   const eps = input.epsilon ?? DEFAULT_ADV_EPSILON;
   const norm = input.normAdvByStdInGrpo ?? true;
@@ -70,8 +65,8 @@ export function computeGrpoVectorizedOutcomeAdvantage(input: GrpoInput): Advanta
   for (const rows of groups.values()) {
     const single = rows.length === 1;
     const mean = single ? 0 : meanOf(scores, rows);
-    const std = single ? 1 : Math.sqrt(Math.max(stdOf(scores, rows) ** 2, eps));
-    for (const r of rows) adv[r] = norm ? (at(scores, r) - mean) / (std + eps) : at(scores, r) - mean;
+    const sd = single ? 1 : std(scores, rows);
+    for (const r of rows) adv[r] = norm ? (at(scores, r) - mean) / (sd + eps) : at(scores, r) - mean;
   }
   const advantages = broadcastRows(adv, input.responseMask, input.shape);
   return { advantages, returns: advantages };

@@ -1,4 +1,5 @@
 export type { Floats, GroupId, Mask, Shape } from './types.ts';
+export { rowSums } from './types.ts';
 export * from './masked.ts';
 export * from './gae.ts';
 export * from './grpo.ts';

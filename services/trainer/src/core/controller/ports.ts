@@ -47,3 +47,18 @@ export interface PolicyPort {
   /** Seconds the worker reported computing since the last call (model time; the rest is bus and controller). */
   takeComputeSeconds(): number;
 }
+
+/** Sums the compute seconds a remote side reports, handed out (and reset) once per step. */
+export function createComputeMeter(): { add(seconds: number | undefined): void; take(): number } {
+  let total = 0;
+  return {
+    add: (seconds) => {
+      total += seconds ?? 0;
+    },
+    take: () => {
+      const t = total;
+      total = 0;
+      return t;
+    },
+  };
+}

@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { requestJson } from '@rl/shared';
 import { z } from 'zod';
 import type { DatasetRow } from '../../data/index.ts';
-import type { RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import { createComputeMeter, type RolloutPort, type RolloutResult, type RolloutSampling } from './ports.ts';
 
 const Slot = z.union([
   z.object({
@@ -27,13 +27,9 @@ export function toMessages(row: Pick<DatasetRow, 'prompt'>): Array<{ role: strin
 }
 
 export function createRemoteRollout(nc: NatsConnection, subject: string, timeoutMs: number, maxResponseTokens: number): RolloutPort {
-  let computeS = 0;
+  const compute = createComputeMeter();
   return {
-    takeComputeSeconds() {
-      const s = computeS;
-      computeS = 0;
-      return s;
-    },
+    takeComputeSeconds: compute.take,
     async rollout(rows, s: RolloutSampling, modelVersion, signal) {
       signal.throwIfAborted();
       const samples = rows.map((r, i) => ({
@@ -52,7 +48,7 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
         include_messages: true,
         model_version: modelVersion,
       }, { timeoutMs, response: Reply });
-      computeS += reply.usage?.wall_s ?? 0;
+      compute.add(reply.usage?.wall_s);
       return reply.results.map((slot): RolloutResult => {
         if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
         const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';

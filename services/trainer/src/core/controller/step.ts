@@ -1,7 +1,7 @@
 // One training step, verl RayPPOTrainer.fit's loop body: generate -> reward ->
 // old (and ref) log-probs -> advantages -> actor update -> publish weights.
 // Each stage is timed (`timing_s/<stage>`, verl's names).
-import type { AlgoConfig, KlController } from '../algos/index.ts';
+import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
 import type { DatasetRow } from '../../data/index.ts';
 import { buildStepMetrics, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
@@ -90,10 +90,11 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   // step besides remote scoring is the controller's and the bus's overhead.
   const modelS = ctx.rollout.takeComputeSeconds() + ctx.policy.takeComputeSeconds();
   const overheadS = Math.max(0, timing.step - modelS - (timing.reward ?? 0));
+  const sequenceRewards = rowSums(x.tokenLevelRewards, x.shape);
   const samples: ScoredSample[] = scored.map((s, i) => ({
     data_source: rows[s.rollout.row]!.data_source,
     score: s.result.score,
-    reward: rowSum(x.tokenLevelRewards, x.shape.seqLen, i),
+    reward: sequenceRewards[i]!,
     extra: s.result.extra,
   }));
   const modelTokens = trajs.reduce((n, t) => n + t.responseMask.reduce((a, m) => a + m, 0), 0);
@@ -119,20 +120,4 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
 function denseRewards(extra: Record<string, unknown> | undefined, key: string | null): { tokenRewards?: number[] } {
   const v = key === null ? undefined : extra?.[key];
   return Array.isArray(v) && v.every((x) => typeof x === 'number') ? { tokenRewards: v as number[] } : {};
-}
-
-function rowSum(m: Float32Array, seqLen: number, b: number): number {
-  let s = 0;
-  for (let t = 0; t < seqLen; t++) s += m[b * seqLen + t]!;
-  return s;
-}
-
-function maskedMean(v: Float32Array, mask: Float32Array): number {
-  let s = 0;
-  let n = 0;
-  for (let i = 0; i < v.length; i++) {
-    s += v[i]! * mask[i]!;
-    n += mask[i]!;
-  }
-  return n > 0 ? s / n : 0;
 }
