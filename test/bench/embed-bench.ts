@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '@rl/shared';
 import { loadOnnxEmbedder, type OnnxEmbedder } from '../../services/reward-story/src/embed/onnx-embedder.ts';
+import { percentile } from './timing.ts';
 
 const MODEL_DIR = process.env.BENCH_MODEL_DIR ?? join(import.meta.dirname, '..', '..', 'services', 'reward-story', 'models', 'default');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -28,10 +29,6 @@ function makeTexts(n: number, seed: number): string[] {
   });
 }
 
-function percentile(xs: readonly number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
 
 async function throughput(embedder: OnnxEmbedder, batch: number): Promise<number> {
   let seed = batch * 1000;

@@ -3,26 +3,13 @@
 // isolation at all, measured in the same run.
 import { spawn } from 'node:child_process';
 import { startNatsServer, startService } from '../support/processes.ts';
+import { percentile, timeIt } from './timing.ts';
 
 const HELLO_RUNS = Number(process.env.BENCH_HELLO_RUNS ?? 200);
 const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
 const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(10);
 
-async function timeIt(n: number, f: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 5; i++) await f(); // warm-up
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await f();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
 
 function spawnOnce(cmd: string, args: string[]): Promise<void> {
   return new Promise((res, rej) => {
