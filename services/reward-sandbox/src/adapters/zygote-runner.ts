@@ -10,7 +10,7 @@ import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
 import { SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
 import { LANGUAGES } from './bwrap/languages.ts';
 import { BASE_LIMITS, cpuSecondsFor } from './bwrap/limits.ts';
-import { SIGXCPU, memoryLimitExceeded } from './bwrap/memory.ts';
+import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
 import type { HostProbe } from './bwrap/probe.ts';
@@ -37,7 +37,6 @@ const SCRIPT_DIR = fileURLToPath(new URL('./zygote/', import.meta.url));
 const SETUP_TIMEOUT_MS = 10_000;
 /** Extra time past run_timeout + setup before the host gives up on a zygote's answer. */
 const BACKSTOP_SLACK_MS = 10_000;
-const SIGKILL = 9;
 
 /** Runs `python` programs through a pool of zygotes. */
 export class ZygoteRunner implements SelectiveRunner {
@@ -133,7 +132,7 @@ export class ZygoteRunner implements SelectiveRunner {
     const rep = head.report;
     const returnCode = wallTimeout ? null : rep.signal !== undefined ? -rep.signal : (rep.exit ?? null);
     const cpu = rep.cpu_s ?? 0;
-    const cpuLimitReached = returnCode === -SIGXCPU || (returnCode === -SIGKILL && cpu >= meta.limits.cpu_s);
+    const cpuLimitReached = cpuLimitReachedBy(returnCode, cpu, meta.limits.cpu_s);
     if (cpuLimitReached) notes.push(`run stopped at the CPU-time limit (${meta.limits.cpu_s} s)`);
     const text = (buf: Buffer, seen: number, name: string) => {
       if (seen > spec.maxOutputBytes) notes.push(truncationNote(name, spec.maxOutputBytes, seen));

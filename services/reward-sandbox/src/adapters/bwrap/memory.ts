@@ -54,3 +54,8 @@ export function memoryLimitExceeded(e: MemoryEvidence): boolean {
   const peak = e.cgroup?.peakBytes ?? null;
   return crashed && peak !== null && peak >= 0.9 * e.memoryLimitMb * 1024 * 1024;
 }
+
+/** The run hit RLIMIT_CPU: SIGXCPU at the soft limit, or SIGKILL at the hard one (its CPU time reached the limit). */
+export function cpuLimitReached(returnCode: number | null, cpuSeconds: number, limitSeconds: number): boolean {
+  return returnCode === -SIGXCPU || (returnCode === -SIGKILL && cpuSeconds >= limitSeconds);
+}

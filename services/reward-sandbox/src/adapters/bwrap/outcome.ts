@@ -6,7 +6,7 @@
 import type { CommandResult, RunOutcome } from '../../core/runner.ts';
 import { COMPILER_MEMORY_MARKERS } from './languages.ts';
 import type { Execution } from './execute.ts';
-import { SIGXCPU, decodeReturnCode, memoryLimitExceeded } from './memory.ts';
+import { cpuLimitReached as cpuLimitReachedBy, decodeReturnCode, memoryLimitExceeded } from './memory.ts';
 import type { CappedBuffer } from './output.ts';
 import type { CgroupStats } from './cgroup.ts';
 import { truncationNote } from './run-inputs.ts';
@@ -58,7 +58,7 @@ export function buildOutcome(x: Execution, c: OutcomeContext): RunOutcome {
     const status = x.exitStatus ?? x.runStatus;
     const return_code = wallTimeout || status === null ? null : decodeReturnCode(status);
     const cpu = x.report.cpu.length > 0 ? (x.report.cpu.at(-1) ?? 0) - (c.hasCompile ? (x.report.cpu[0] ?? 0) : 0) : 0;
-    const cpuLimitReached = return_code === -SIGXCPU || (return_code === -9 && cpu >= c.runCpuSeconds);
+    const cpuLimitReached = cpuLimitReachedBy(return_code, cpu, c.runCpuSeconds);
     if (cpuLimitReached) notes.push(`run stopped at the CPU-time limit (${c.runCpuSeconds} s)`);
     const stderr = text(x.stderr, 'stderr', notes);
     run_result = {
