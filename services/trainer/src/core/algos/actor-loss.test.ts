@@ -1,8 +1,10 @@
+import { createRng } from '@rl/shared';
 import { describe, expect, it } from 'vitest';
 import { computeActorLoss } from './actor-loss.ts';
 import { expectGradientMatches, expectInvalid, randomFloats, randomMask } from './algos.test-support.ts';
 import { computeEntropyLoss } from './entropy.ts';
 import { computeKlLoss } from './kl-loss.ts';
+import { POLICY_LOSS_MODES, POLICY_LOSSES } from './policy-loss-registry.ts';
 import { computePolicyLossVanilla } from './policy-loss.ts';
 
 const shape = { batchSize: 4, seqLen: 6 };
@@ -56,6 +58,15 @@ describe('computeActorLoss (verl dp_actor update_policy / losses.ppo_loss)', () 
     const r = computeActorLoss({ ...base, logProb, policyLossMode: 'gpg', useKlLoss: false });
     expectGradientMatches((x) => computeActorLoss({ ...base, logProb: x, policyLossMode: 'gpg', useKlLoss: false }).loss, logProb, r.dLogProb);
     expect(r.metrics['actor/pg_clipfrac']).toBeUndefined();
+  });
+
+  it.each(POLICY_LOSS_MODES)('dispatches policyLossMode %s through the registry (pg loss, metrics, gradient)', (mode) => {
+    const extra = { rolloutCorrection: { rolloutIs: 'token' as const }, clipCovRatio: 0.2, clipCovLb: -5, clipCovUb: 5, klCovRatio: 0.2 };
+    const r = computeActorLoss({ ...base, ...extra, logProb, policyLossMode: mode, useKlLoss: false, entropyCoeff: 0, microBatchScale: 1, rng: createRng(5) });
+    const pg = POLICY_LOSSES[mode]({ ...base, ...extra, logProb, rng: createRng(5) });
+    expect(r.loss).toBe(pg.pgLoss);
+    expect(r.metrics).toMatchObject({ ...pg.metrics, 'actor/pg_loss': pg.pgLoss });
+    expect(Array.from(r.dLogProb)).toEqual(Array.from(pg.dLogProb));
   });
 
   it('needs the reference log-probs for the KL loss and entropies for a non-zero entropy coefficient', () => {

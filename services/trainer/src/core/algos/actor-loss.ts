@@ -1,15 +1,16 @@
+import type { Rng } from '@rl/shared';
 import type { GlobalBatchInfo, LossAggMode } from './agg-loss.ts';
 import { computeEntropyLoss } from './entropy.ts';
 import { computeKlLoss } from './kl-loss.ts';
 import type { KlPenaltyKind } from './kl-penalty.ts';
-import { computePolicyLossGpg } from './policy-loss-gpg.ts';
-import { computePolicyLossVanilla, type PpoClipConfig } from './policy-loss.ts';
+import { getPolicyLossFn, type PolicyLossMode } from './policy-loss-registry.ts';
+import type { PolicyLossParams } from './policy-loss-types.ts';
 import { at, invalid, type Floats, type Mask, type Shape } from './types.ts';
 
 /** The actor settings verl reads in `update_policy` (camelCase of actor_rollout_ref.actor.*). */
-export interface ActorLossConfig extends PpoClipConfig {
-  /** verl `policy_loss.loss_mode`. @default "vanilla" */
-  readonly policyLossMode?: 'vanilla' | 'gpg';
+export interface ActorLossConfig extends PolicyLossParams {
+  /** verl `policy_loss.loss_mode` (any registered mode, see policy-loss-registry.ts). @default "vanilla" */
+  readonly policyLossMode?: PolicyLossMode;
   /** @default "token-mean" */
   readonly lossAggMode?: LossAggMode;
   /** Weight of the entropy bonus (subtracted from the loss). @default 0 */
@@ -35,12 +36,18 @@ export interface ActorLossInput extends ActorLossConfig {
   readonly refLogProb?: Floats;
   readonly rolloutIsWeights?: Floats;
   readonly global?: GlobalBatchInfo;
+  /** Seeded randomness for clip_cov's choice of tokens. */
+  readonly rng?: Rng;
   /** Multiplier of the back-propagated loss: verl dp_actor's 1 / gradient_accumulation. @default 1 */
   readonly microBatchScale?: number;
 }
 
-/** verl actor metric names for one micro-batch (unscaled by microBatchScale). */
+/**
+ * verl actor metric names for one micro-batch (unscaled by microBatchScale). Besides the named
+ * ones, bypass_mode adds its rollout_corr/* metrics.
+ */
 export interface ActorLossMetrics {
+  [name: string]: number | undefined;
   'actor/pg_loss': number;
   'actor/pg_clipfrac'?: number;
   'actor/ppo_kl'?: number;
@@ -70,25 +77,10 @@ export function computeActorLoss(input: ActorLossInput): ActorLossResult {
   const mode = input.lossAggMode ?? 'token-mean';
   const scale = input.microBatchScale ?? 1;
   const entropyCoeff = input.entropyCoeff ?? 0;
-  const metrics: ActorLossMetrics = { 'actor/pg_loss': 0 };
-  let loss: number;
-  let dLogProb: Float32Array;
-  if ((input.policyLossMode ?? 'vanilla') === 'vanilla') {
-    const pg = computePolicyLossVanilla({ ...input, lossAggMode: mode });
-    Object.assign(metrics, {
-      'actor/pg_loss': pg.pgLoss,
-      'actor/pg_clipfrac': pg.pgClipfrac,
-      'actor/ppo_kl': pg.ppoKl,
-      'actor/pg_clipfrac_lower': pg.pgClipfracLower,
-    });
-    loss = pg.pgLoss;
-    dLogProb = pg.dLogProb;
-  } else {
-    const pg = computePolicyLossGpg({ ...input, lossAggMode: mode });
-    metrics['actor/pg_loss'] = pg.pgLoss;
-    loss = pg.pgLoss;
-    dLogProb = pg.dLogProb;
-  }
+  const pg = getPolicyLossFn(input.policyLossMode ?? 'vanilla')({ ...input, lossAggMode: mode });
+  const metrics: ActorLossMetrics = { ...pg.metrics, 'actor/pg_loss': pg.pgLoss };
+  let loss = pg.pgLoss;
+  const dLogProb = pg.dLogProb;
   let dEntropy: Float32Array | undefined;
   if (input.entropy !== undefined) {
     const ent = computeEntropyLoss({ shape, entropy: input.entropy, responseMask, lossAggMode: mode, global });
