@@ -5,6 +5,7 @@
 // sequences of 64 tokens is ~150 KB, under the chunking threshold handling
 // anything larger.
 import { z } from 'zod';
+import { KlPenaltyKind, POLICY_LOSS_MODES, ROLLOUT_RS_OPTIONS } from '../core/algos/index.ts';
 
 /** Subject of one verb for one job. */
 export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
@@ -43,6 +44,29 @@ export const LogprobsReply = z.object({
   compute_s: z.number().optional(),
 });
 
+/** verl `policy_loss.rollout_correction` (algorithm.rollout_correction, copied there in bypass mode), verl's yaml defaults. */
+export const RolloutCorrectionSchema = z.object({
+  rollout_is: z.enum(['token', 'sequence']).nullable().default(null),
+  rollout_is_threshold: z.number().positive().nullable().default(2.0),
+  rollout_is_batch_normalize: z.boolean().default(false),
+  /** Comma-separated criteria among rollout_corr_helper's options, e.g. "token_k1,seq_mean_k3". */
+  rollout_rs: z.string().regex(new RegExp(`^\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*(,\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*)*$`)).nullable().default(null),
+  rollout_rs_threshold: z.union([z.string(), z.number()]).nullable().default(null),
+  loss_type: z.enum(['ppo_clip', 'reinforce']).default('ppo_clip'),
+});
+
+/** verl `actor_rollout_ref.actor.policy_loss` (PolicyLossConfig), verl's defaults. */
+export const PolicyLossSchema = z.object({
+  loss_mode: z.enum(POLICY_LOSS_MODES).default('vanilla'),
+  clip_cov_ratio: z.number().positive().default(0.0002),
+  clip_cov_lb: z.number().default(1.0),
+  clip_cov_ub: z.number().default(5.0),
+  // verl asserts > 0; above 1 torch.topk fails on k > n, so the worker refuses it up front.
+  kl_cov_ratio: z.number().positive().max(1).default(0.0002),
+  ppo_kl_coef: z.number().default(0.1),
+  rollout_correction: RolloutCorrectionSchema.prefault({}),
+});
+
 /** The actor's loss settings (verl `actor_rollout_ref.actor.*`). */
 export const ActorLossSchema = z.object({
   clip_ratio_low: z.number(),
@@ -52,7 +76,11 @@ export const ActorLossSchema = z.object({
   entropy_coeff: z.number(),
   use_kl_loss: z.boolean(),
   kl_loss_coef: z.number(),
-  kl_loss_type: z.string(),
+  kl_loss_type: KlPenaltyKind,
+  /** SAPO gate temperatures (verl actor tau_pos / tau_neg). */
+  tau_pos: z.number().refine((v) => v !== 0, { error: 'tau_pos must not be 0' }).default(1.0),
+  tau_neg: z.number().refine((v) => v !== 0, { error: 'tau_neg must not be 0' }).default(1.05),
+  policy_loss: PolicyLossSchema.prefault({}),
   ppo_epochs: z.number().int().positive(),
   ppo_mini_batch_size: z.number().int().positive(),
   grad_clip: z.number().positive(),

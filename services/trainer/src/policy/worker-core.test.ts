@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeActorLoss } from '../core/algos/index.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
-import type { WorkerSpec } from './worker-spec.ts';
+import { ActorLossSchema } from './protocol.ts';
+import { WorkerSpec } from './worker-spec.ts';
 
-const SPEC: WorkerSpec = {
+const SPEC = WorkerSpec.parse({
   job: 't',
   model: { tokenizer: 'char', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 7, path: null },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   loss: { clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean', entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', loss_scale_factor: 8 },
   weights: { bucket: 'b', name: 'actor' },
-};
-const PPO = { clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean' as const, entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', ppo_epochs: 1, ppo_mini_batch_size: 64, grad_clip: 1, lr: 0.01 };
+});
+const PPO = ActorLossSchema.parse({ clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean' as const, entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', ppo_epochs: 1, ppo_mini_batch_size: 64, grad_clip: 1, lr: 0.01 });
 
 let core: PolicyWorkerCore;
 let dir: string;

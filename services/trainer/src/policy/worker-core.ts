@@ -9,7 +9,7 @@ import {
   type EmbeddedPolicy, type PolicyLoss, type PolicyTokenizer, type PolicyWeights,
 } from '@rl/shared/policy';
 import type { z } from 'zod';
-import { createPpoLoss } from './ppo-loss.ts';
+import { createPpoLoss } from './losses/index.ts';
 import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, UpdateReply, UpdateRequest } from './protocol.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
@@ -38,12 +38,8 @@ export class PolicyWorkerCore {
     this.#trainer = trainer;
     this.#ref = ref;
     this.#refWeights = refWeights;
-    const l = spec.loss;
     // One loss object for the whole job: the policy library compiles it once.
-    this.#loss = createPpoLoss({
-      clipRatioLow: l.clip_ratio_low, clipRatioHigh: l.clip_ratio_high, clipRatioC: l.clip_ratio_c, lossAggMode: l.loss_agg_mode,
-      entropyCoeff: l.entropy_coeff, useKlLoss: l.use_kl_loss, klLossCoef: l.kl_loss_coef, klLossType: l.kl_loss_type, lossScaleFactor: l.loss_scale_factor,
-    });
+    this.#loss = createPpoLoss(spec.loss);
   }
 
   /** A worker with fresh (seeded) or given initial weights; the reference model is those initial weights. */

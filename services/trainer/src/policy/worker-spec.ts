@@ -3,6 +3,15 @@
 import { z } from 'zod';
 import { ActorLossSchema } from './protocol.ts';
 
+/** The loss settings fixed per job (the per-step ones travel with each update). */
+export const WorkerLossSpec = ActorLossSchema.pick({
+  clip_ratio_low: true, clip_ratio_high: true, clip_ratio_c: true, loss_agg_mode: true,
+  entropy_coeff: true, use_kl_loss: true, kl_loss_coef: true, kl_loss_type: true,
+  tau_pos: true, tau_neg: true, policy_loss: true,
+}).extend({ loss_scale_factor: z.number().positive() });
+/** Parsed {@link WorkerLossSpec}: what createPpoLoss compiles. */
+export type WorkerLossSpec = z.infer<typeof WorkerLossSpec>;
+
 export const WorkerSpec = z.object({
   job: z.string().min(1),
   model: z.object({
@@ -17,11 +26,7 @@ export const WorkerSpec = z.object({
     path: z.string().nullable(),
   }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
-  /** The loss settings fixed per job (the per-step ones travel with each update). */
-  loss: ActorLossSchema.pick({
-    clip_ratio_low: true, clip_ratio_high: true, clip_ratio_c: true, loss_agg_mode: true,
-    entropy_coeff: true, use_kl_loss: true, kl_loss_coef: true, kl_loss_type: true,
-  }).extend({ loss_scale_factor: z.number().positive() }),
+  loss: WorkerLossSpec,
   /** JetStream object store bucket and object name the weights are published under. */
   weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
 });

@@ -1,0 +1,46 @@
+// verl's actor loss (dp_actor update_policy: the registered policy loss, agg_loss, entropy
+// bonus, KL loss) in the policy library's ops, so autodiff goes through the model. The same
+// numbers are computed on plain arrays by core/algos computeActorLoss; losses.case.test.ts checks
+// every mode of the two against each other.
+import { np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/shared/policy';
+import { aggregate, maskedMean } from './helpers.ts';
+import { klTerm } from './kl-term.ts';
+import { JAX_POLICY_LOSSES } from './registry.ts';
+import type { PgContext, PpoLossConfig } from './types.ts';
+
+/** Per-token inputs the loss reads (`TrainBatch.inputs`); clip_cov also reads clip_cov_keys. */
+export const LOSS_INPUTS = ['advantages', 'old_logprobs', 'response_mask', 'ref_logprobs'] as const;
+
+/** Builds the job's actor loss (one object per job: the policy library compiles it once). Metrics use verl's names. */
+export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
+  const policyLoss = JAX_POLICY_LOSSES[c.policy_loss.loss_mode](c);
+  return (t: LossInputs) => {
+    const mask = t.mask.mul(t.input('response_mask'));
+    const ctx: PgContext = {
+      get logp() { return t.logprobs; },
+      get old() { return t.input('old_logprobs'); },
+      get adv() { return t.input('advantages'); },
+      get mask() { return mask.ref; },
+      input: (name) => t.input(name),
+      hasInput: (name) => t.inputNames.includes(name),
+    };
+    const pg = policyLoss(ctx);
+    const metrics: Record<string, Tensor> = { ...pg.metrics, 'actor/pg_loss': pg.loss.ref };
+    let loss = pg.loss;
+    if (c.entropy_coeff !== 0) {
+      const ent = aggregate(t.entropy, mask.ref, c.loss_agg_mode, c.loss_scale_factor);
+      metrics['actor/entropy'] = ent.ref;
+      loss = loss.sub(ent.mul(c.entropy_coeff));
+    } else {
+      metrics['actor/entropy'] = maskedMean(t.entropy, mask.ref);
+    }
+    if (c.use_kl_loss) {
+      const kl = aggregate(klTerm(t.logprobs, t.input('ref_logprobs'), c.kl_loss_type), mask.ref, c.loss_agg_mode, c.loss_scale_factor);
+      metrics['actor/kl_loss'] = kl.ref;
+      metrics['actor/kl_coef'] = np.array(c.kl_loss_coef);
+      loss = loss.add(kl.mul(c.kl_loss_coef));
+    }
+    mask.dispose();
+    return { loss, metrics };
+  };
+}
