@@ -27,7 +27,7 @@ export interface JaxLossResult {
 export async function runJaxLoss(loss: PolicyLoss, batch: HostBatch): Promise<JaxLossResult> {
   await ensureTensorBackend();
   const shape = [batch.rows, batch.cols];
-  const tensor = (v: Float32Array) => np.array(v).reshape(shape);
+  const tensor = (v: Float32Array) => np.array(Float32Array.from(v)).reshape(shape);
   const names = Object.keys(batch.inputs);
   const f = jit((logp: Tensor, entropy: Tensor, inputs: Record<string, Tensor>) => {
     const objective = (lp: Tensor): [Tensor, Record<string, Tensor>] => {
