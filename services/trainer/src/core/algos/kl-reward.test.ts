@@ -37,4 +37,12 @@ describe('applyKlPenalty (verl ray_trainer.apply_kl_penalty)', () => {
     expect(tokenLevelRewards[0]).toBeCloseTo(-0.5, 7);
     expect(tokenLevelRewards[2]).toBeCloseTo(0, 7);
   });
+
+  it('a "+" estimator penalises with the base estimator\'s value: the reward has no gradient to straighten', () => {
+    // verl kl_penalty(..., "k3+") returns k2 - sg(k2) + sg(k3), whose value is k3's.
+    const plus = applyKlPenalty({ ...input, klPenalty: 'low_var_kl+' }, createKlController(KlCtrlConfig.parse({ kl_coef: 1 })));
+    const base = applyKlPenalty({ ...input, klPenalty: 'low_var_kl' }, createKlController(KlCtrlConfig.parse({ kl_coef: 1 })));
+    expectAllClose(plus.tokenLevelRewards, base.tokenLevelRewards, 0);
+    expect(plus.metrics['actor/reward_kl_penalty']).toBe(base.metrics['actor/reward_kl_penalty']);
+  });
 });
