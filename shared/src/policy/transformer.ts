@@ -1,7 +1,7 @@
 // The decoder-only transformer as pure traced functions over a parameter dict:
 // a full-sequence pass (prefill, no-cache decoding, teacher forcing, training)
 // and a one-token decode step against a fixed-capacity KV cache.
-import { nn, np, type Tensor } from './backend.ts';
+import { np, type Tensor } from './backend.ts';
 import { applyRope, attention, causalBias, keyBias, mergeHeads, rmsNorm, ropeTables, splitHeads, swiGlu } from './layers.ts';
 import { headDim, type ModelConfig } from './model-config.ts';
 import { param, type Params } from './params.ts';
@@ -9,8 +9,12 @@ import { param, type Params } from './params.ts';
 /** Per-layer keys and values, each `[B, H, T, headDim]` (keys already rotated). */
 export type KvCache = { k: Tensor[]; v: Tensor[] };
 
-function embed(cfg: ModelConfig, p: Params, ids: Tensor): Tensor {
-  return np.matmul(nn.oneHot(ids, cfg.vocabSize), param(p, 'embed'));
+// A row gather (its gradient is a scatter-add). The one-hot matmul it replaces
+// cost 2·V·D FLOPs per token, and in training jax-js fused the whole layer-0
+// RMSNorm backward into that product's reduction, recomputing it for every
+// vocabulary entry: 62% of a batch-64 step (3.1 of 5.0 s at V=600).
+function embed(p: Params, ids: Tensor): Tensor {
+  return np.take(param(p, 'embed'), ids, 0);
 }
 
 /** Final norm and output head: `[..., D]` -> `[..., V]` logits. */
@@ -19,15 +23,14 @@ export function head(cfg: ModelConfig, p: Params, h: Tensor): Tensor {
   return np.matmul(x, cfg.tieEmbeddings ? param(p, 'embed').transpose() : param(p, 'lm_head'));
 }
 
+// Projections use column slices of the fused weight (views) rather than
+// slicing the [.., 3D] product, which jax-js would copy into three buffers.
 function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor): [Tensor, Tensor, Tensor] {
   const h = rmsNorm(x, param(p, `layers.${i}.attn_norm`), cfg.normEps);
-  const fused = np.matmul(h, param(p, `layers.${i}.attn.qkv`));
+  const w = param(p, `layers.${i}.attn.qkv`);
   const d = cfg.dModel;
-  return [
-    splitHeads(fused.ref.slice([], [], [0, d]), cfg.nHeads),
-    splitHeads(fused.ref.slice([], [], [d, 2 * d]), cfg.nHeads),
-    splitHeads(fused.slice([], [], [2 * d]), cfg.nHeads),
-  ];
+  const project = (from: number, weight: Tensor, input: Tensor) => splitHeads(np.matmul(input, weight.slice([], [from, from + d])), cfg.nHeads);
+  return [project(0, w.ref, h.ref), project(d, w.ref, h.ref), project(2 * d, w, h)];
 }
 
 function finishLayer(cfg: ModelConfig, p: Params, i: number, x: Tensor, attended: Tensor): Tensor {
@@ -52,7 +55,7 @@ export function forwardSequence(
   const t = ids.shape[1] as number;
   const { cos, sin } = ropeTables(positions, headDim(cfg), cfg.ropeTheta);
   const bias = keyBias(keyMask).add(causalBias(t));
-  let x = embed(cfg, p, ids);
+  let x = embed(p, ids);
   const cache: KvCache = { k: [], v: [] };
   for (let i = 0; i < cfg.nLayers; i++) {
     const [q0, k0, v] = qkv(cfg, p, i, x.ref);
@@ -91,7 +94,7 @@ export function decodeStep(
   const bias = keyBias(keyMask);
   const write = column.reshape([1, 1, c, 1]);
   const keep = write.ref.mul(-1).add(1);
-  let x = embed(cfg, p, tokens.reshape([b, 1]));
+  let x = embed(p, tokens.reshape([b, 1]));
   const next: KvCache = { k: [], v: [] };
   for (let i = 0; i < cfg.nLayers; i++) {
     const [q0, k0, v0] = qkv(cfg, p, i, x.ref);
