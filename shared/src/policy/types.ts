@@ -10,8 +10,8 @@ export interface ChatMessage {
 
 /** Turns text into token ids and back. */
 export interface Tokenizer {
-  /** `char` (fixed alphabet, e.g. verl's digit-completion task) or `byte` (UTF-8 bytes). */
-  readonly kind: 'char' | 'byte';
+  /** `char` (fixed alphabet, e.g. verl's digit-completion task), `byte` (UTF-8 bytes) or `hf` (a tokenizer.json). */
+  readonly kind: 'char' | 'byte' | 'hf';
   readonly vocabSize: number;
   readonly padId: number;
   readonly bosId: number;

@@ -1,0 +1,55 @@
+// The tokenizer.json (Hugging Face `tokenizers` format) of a byte-level BPE
+// with GPT-2's pre-tokenizer (numbers stay whole, so frequent ones become one
+// token) or Qwen2's (digits split one by one). Ids: 0..255 are the bytes (in byte order), the specials
+// follow, then one id per new merged string, so a BPE without merges is the byte
+// tokenizer.
+import { BYTE_TO_CHAR } from './byte-level.ts';
+
+/** Qwen2's split pattern (tokenizer.json `pre_tokenizer.pretokenizers[0].pattern.Regex`). */
+export const QWEN2_SPLIT_PATTERN =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/** How text is split into words before merging. */
+export const PreTokenizerStyle = { Gpt2: 'gpt2', Qwen2: 'qwen2' } as const;
+/** One of {@link PreTokenizerStyle}. */
+export type PreTokenizerStyle = (typeof PreTokenizerStyle)[keyof typeof PreTokenizerStyle];
+
+/** A tokenizer.json object (only the parts this project writes are typed). */
+export interface TokenizerJson {
+  version: string;
+  added_tokens: Array<{ id: number; content: string; single_word: boolean; lstrip: boolean; rstrip: boolean; normalized: boolean; special: boolean }>;
+  normalizer: null;
+  pre_tokenizer: unknown;
+  post_processor: null;
+  decoder: unknown;
+  model: { type: 'BPE'; vocab: Record<string, number>; merges: Array<[string, string]>; [key: string]: unknown };
+}
+
+const byteLevel = (useRegex: boolean) => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: useRegex });
+
+// GPT-2's split is the ByteLevel pre-tokenizer's own regex; Qwen2 splits first, then maps bytes.
+const PRE_TOKENIZERS = {
+  gpt2: byteLevel(true),
+  qwen2: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: QWEN2_SPLIT_PATTERN }, behavior: 'Isolated', invert: false }, byteLevel(false)] },
+} satisfies Record<PreTokenizerStyle, unknown>;
+
+/** Builds the tokenizer.json of a byte-level BPE with these specials and merges (each merge joins two existing tokens). */
+export function byteLevelBpeJson(specials: readonly string[], merges: ReadonlyArray<readonly [string, string]>, style: PreTokenizerStyle = 'qwen2'): TokenizerJson {
+  const vocab: Record<string, number> = {};
+  BYTE_TO_CHAR.forEach((c, b) => (vocab[c] = b));
+  // A merge whose result already exists (reached by another path) keeps that id.
+  let next = 256 + specials.length;
+  for (const [a, b] of merges) vocab[a + b] ??= next++;
+  return {
+    version: '1.0',
+    added_tokens: specials.map((content, i) => ({ id: 256 + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: null,
+    pre_tokenizer: PRE_TOKENIZERS[style],
+    post_processor: null,
+    decoder: byteLevel(false),
+    model: {
+      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
+      fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: merges.map(([a, b]) => [a, b]),
+    },
+  };
+}
