@@ -17,6 +17,7 @@ import type { JobContext } from '../jobs/job-manager.ts';
 import { openMetricsLog } from '../metrics/index.ts';
 import { renderPlots } from '../plots/index.ts';
 import { jobTokenizer } from '../policy/worker-core.ts';
+import { RolloutCorrectionSchema } from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 import { createRewardClient, natsScoreTransport, rewardClientOptions } from '../rewards/index.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
@@ -61,6 +62,8 @@ export async function runJob(env: JobEnvironment, c: JobConfig, ctx: JobContext)
       clip_ratio_low: actor.clip_ratio_low, clip_ratio_high: actor.clip_ratio_high, clip_ratio_c: actor.clip_ratio_c, loss_agg_mode: actor.loss_agg_mode,
       entropy_coeff: actor.entropy_coeff, use_kl_loss: actor.use_kl_loss, kl_loss_coef: actor.kl_loss_coef, kl_loss_type: actor.kl_loss_type,
       loss_scale_factor: c.data.max_response_length,
+      tau_pos: actor.tau_pos, tau_neg: actor.tau_neg,
+      policy_loss: { ...actor.policy_loss, rollout_correction: RolloutCorrectionSchema.parse({}) },
     },
     weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name },
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
 import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text } from './fields.ts';
+import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 
 // verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
 const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
@@ -71,6 +72,9 @@ export const ActorConfig = z.strictObject({
   kl_loss_type: oneOf(KL_KINDS).default('low_var_kl'),
   /** Gradient-norm clip. @default 1.0 */
   grad_clip: positive().default(1.0),
+  /** The policy loss (verl PolicyLossConfig). */
+  policy_loss: PolicyLossSection.prefault({}),
+  ...SapoTemperatureFields,
 });
 
 /** `actor_rollout_ref.model.*`: the embedded transformer (verl: a HF model path). */
