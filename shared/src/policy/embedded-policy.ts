@@ -6,7 +6,7 @@ import { createKernels, type Kernels } from './kernels.ts';
 import { parseModelConfig, type ModelConfig, type ModelConfigInput } from './model-config.ts';
 import { checkHostParams, initHostParams, toDevice, toHost, type HostParams, type Params } from './params.ts';
 import type { PolicyCore } from './policy-core.ts';
-import { scorePairs, type PairScores, type TokenPair } from './score.ts';
+import { scorePairs, type PackWidths, type PairScores, type TokenPair } from './score.ts';
 import { createTokenizer, type PolicyTokenizer, type TokenizerConfig } from './tokenizer.ts';
 import type { Generation, PolicyModel, SamplingParams } from './types.ts';
 
@@ -72,13 +72,13 @@ export class EmbeddedPolicy implements PolicyModel, PolicyCore {
     return generateTokens(this, prompts, params, { ...options, maxBatchSize: this.#maxBatchSize, nextSeed: this.#seeds });
   }
 
-  async logprobs(pairs: ReadonlyArray<{ prompt: readonly number[]; response: readonly number[] }>): Promise<Float32Array[]> {
-    return (await scorePairs(this, pairs, false, this.#maxBatchSize)).map((s) => s.logprobs);
+  async logprobs(pairs: ReadonlyArray<{ prompt: readonly number[]; response: readonly number[] }>, widths: PackWidths = {}): Promise<Float32Array[]> {
+    return (await scorePairs(this, pairs, false, this.#maxBatchSize, widths)).map((s) => s.logprobs);
   }
 
   /** Teacher-forced log-probs and per-token entropies of the distribution each response token was drawn from. */
-  async score(pairs: readonly TokenPair[]): Promise<Required<PairScores>[]> {
-    return (await scorePairs(this, pairs, true, this.#maxBatchSize)) as Required<PairScores>[];
+  async score(pairs: readonly TokenPair[], widths: PackWidths = {}): Promise<Required<PairScores>[]> {
+    return (await scorePairs(this, pairs, true, this.#maxBatchSize, widths)) as Required<PairScores>[];
   }
 
   /** Copies the weights to host memory (for saving or publishing). */

@@ -7,7 +7,7 @@ export { BYTE_SPECIALS, ByteTokenizer, type ByteTokenizerConfig } from './byte-t
 export { TokenizerConfig, arithmeticTokenizer, createTokenizer, type PolicyTokenizer } from './tokenizer.ts';
 export { EmbeddedPolicy, createRandomPolicy, policyFromWeights, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
 export { rowSeed } from './policy-core.ts';
-export type { PairScores, TokenPair } from './score.ts';
+export type { PackWidths, PairScores, TokenPair } from './score.ts';
 export { candidates, logSoftmaxAt, sampleToken, type SampledToken, type SamplerSettings } from './sampling.ts';
 export { PolicyTrainer, type AccumulateResult, type StepResult } from './policy-trainer.ts';
 export type { TrainBatch } from './train-batch.ts';

@@ -11,7 +11,7 @@ import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
 import { addTrees, createAdamW, globalNorm, parseOptimizerConfig, zeroAdamState, type AdamState, type OptimizerConfig, type OptimizerConfigInput } from './optimizer.ts';
 import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
 import type { Params } from './params.ts';
-import { blockTensors, checkPairs, packBucketed, type TokenPair } from './score.ts';
+import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from './score.ts';
 import { trainBatchInputs, type TrainBatch } from './train-batch.ts';
 
 /** Loss and metrics of one accumulated micro-batch. */
@@ -64,12 +64,12 @@ export class PolicyTrainer {
     return this.#adam.step;
   }
 
-  /** Computes the loss on `batch` and adds `scale` x its gradient to the accumulator (verl scales by 1 / micro-batches). */
-  async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1): Promise<AccumulateResult> {
+  /** Computes the loss on `batch` and adds `scale` x its gradient to the accumulator (verl scales by 1 / micro-batches); `widths` pins the padded shape. */
+  async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, widths: PackWidths = {}): Promise<AccumulateResult> {
     const m = this.#model;
     checkPairs(m, batch.pairs);
     if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty', { status: 400 });
-    const block = packBucketed(batch.pairs, m.tokenizer.padId);
+    const block = packBucketed(batch.pairs, m.tokenizer.padId, widths);
     const inputs = trainBatchInputs(batch, block);
     const [prompt, response, positions, keyMask] = blockTensors(block);
     const mask = np.array(block.responseMask).reshape([block.rows, block.responseWidth]);

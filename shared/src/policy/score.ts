@@ -28,10 +28,20 @@ export function checkPairs(core: PolicyCore, pairs: readonly TokenPair[]): void 
   });
 }
 
-/** Packs pairs at bucketed widths (see widthBucket) and rows (see batchBucket). */
-export function packBucketed(pairs: readonly TokenPair[], padId: number): PairBlock {
-  const promptWidth = widthBucket(Math.max(...pairs.map((p) => p.prompt.length)));
-  const responseWidth = widthBucket(Math.max(1, ...pairs.map((p) => p.response.length)));
+/**
+ * Padded widths a caller asks for: a trainer that pins every batch of a job to
+ * one shape compiles once (jax-js compiles per shape) instead of per bucket.
+ * They are minimums: longer inputs still get their bucket.
+ */
+export interface PackWidths {
+  promptWidth?: number | undefined;
+  responseWidth?: number | undefined;
+}
+
+/** Packs pairs at bucketed widths (see widthBucket, at least `widths`) and rows (see batchBucket). */
+export function packBucketed(pairs: readonly TokenPair[], padId: number, widths: PackWidths = {}): PairBlock {
+  const promptWidth = Math.max(widthBucket(Math.max(...pairs.map((p) => p.prompt.length))), widths.promptWidth ?? 0);
+  const responseWidth = Math.max(widthBucket(Math.max(1, ...pairs.map((p) => p.response.length))), widths.responseWidth ?? 0);
   return packPairs(pairs, batchBucket(pairs.length), promptWidth, responseWidth, padId);
 }
 
@@ -51,12 +61,12 @@ function unpack(data: ArrayLike<number>, pairs: readonly TokenPair[], width: num
 }
 
 /** Scores pairs in chunks of `maxBatchSize` rows. */
-export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], withEntropy: boolean, maxBatchSize = 64): Promise<PairScores[]> {
+export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], withEntropy: boolean, maxBatchSize = 64, widths: PackWidths = {}): Promise<PairScores[]> {
   checkPairs(core, pairs);
   const out: PairScores[] = [];
   for (let start = 0; start < pairs.length; start += maxBatchSize) {
     const part = pairs.slice(start, start + maxBatchSize);
-    const block = packBucketed(part, core.tokenizer.padId);
+    const block = packBucketed(part, core.tokenizer.padId, widths);
     const inputs = blockTensors(block);
     if (withEntropy) {
       const res = core.kernels.scoreWithEntropy(tree.ref(core.params), ...inputs);

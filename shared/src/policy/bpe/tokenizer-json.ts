@@ -15,7 +15,7 @@ export const PreTokenizerStyle = { Gpt2: 'gpt2', Qwen2: 'qwen2' } as const;
 export type PreTokenizerStyle = (typeof PreTokenizerStyle)[keyof typeof PreTokenizerStyle];
 
 /** A tokenizer.json object (only the parts this project writes are typed). */
-export interface TokenizerJson {
+export type TokenizerJson = {
   version: string;
   added_tokens: Array<{ id: number; content: string; single_word: boolean; lstrip: boolean; rstrip: boolean; normalized: boolean; special: boolean }>;
   normalizer: null;
@@ -23,7 +23,7 @@ export interface TokenizerJson {
   post_processor: null;
   decoder: unknown;
   model: { type: 'BPE'; vocab: Record<string, number>; merges: Array<[string, string]>; [key: string]: unknown };
-}
+};
 
 const byteLevel = (useRegex: boolean) => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: useRegex });
 
