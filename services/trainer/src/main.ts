@@ -1,8 +1,9 @@
 // Wiring only: config -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
-import { jobDir, runJob, type JobEnvironment } from './adapters/run-job.ts';
+import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
+import { runJob } from './adapters/run-job.ts';
 import { TrainerServiceConfig } from './config.ts';
-import { validateJobConfig, type JobConfig } from './config/index.ts';
+import { validateJobConfig, type TrainingJobConfig } from './config/index.ts';
 import { addRoutes } from './http.ts';
 import { eventsSubject } from './jobs/job-events.ts';
 import { JobManager } from './jobs/job-manager.ts';
@@ -17,9 +18,9 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 if (nats === undefined) throw new Error('the trainer needs NATS (NATS_ENABLED=true): rollouts, rewards and the policy worker are reached over it');
 
 const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: config.TRAINER_BASE_DIR, logLevel: config.LOG_LEVEL };
-const configs = new Map<string, JobConfig>();
+const configs = new Map<string, TrainingJobConfig>();
 const encoder = new TextEncoder();
-const jobs = new JobManager<JobConfig>({
+const jobs = new JobManager<TrainingJobConfig>({
   run: (c, ctx) => {
     configs.set(ctx.id, c);
     return runJob(env, c, ctx);

@@ -4,6 +4,9 @@ import { Gsm8kFormat } from '../data/gsm8k.ts';
 import { DEFAULT_STORY_OPTIONS } from '../data/story.ts';
 import { convertGsm8k, convertStory } from './rl-data-convert.ts';
 import { inspectParquet } from './rl-data-inspect.ts';
+import { synthGsm8k } from './rl-data-synth.ts';
+import { trainTokenizer } from './rl-data-tokenizer.ts';
+import { PreTokenizerStyle } from '../policy/bpe/tokenizer-json.ts';
 
 interface StoryFlags {
   dataSource: string;
@@ -17,6 +20,18 @@ interface StoryFlags {
 const nonNegativeInt = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+};
+
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+};
+
+const ratio = (v: string) => {
+  const n = Number(v);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number between 0 and 1');
   return n;
 };
 
@@ -63,6 +78,36 @@ export function buildProgram(): Command {
     .addOption(progressOption())
     .action((input: string, output: string, o: { split: string; format: Gsm8kFormat; strict?: boolean; dryRun?: boolean; progress?: boolean }) =>
       convertGsm8k(input, output, o.split, o.format, o),
+    );
+  program
+    .command('synth-gsm8k')
+    .description("synthetic GSM8K-style word problems (small numbers, 1-3 operations, a short worked solution) in verl's GSM8K parquet layout; deterministic per seed")
+    .argument('<output>', 'parquet file to write')
+    .option('--count <n>', 'rows', positiveInt, 1000)
+    .option('--seed <n>', 'generator seed', nonNegativeInt, 1)
+    .option('--split <name>', 'extra_info.split of every row', 'train')
+    .option('--hash-ratio <r>', 'share of worked solutions ending "#### N" (the rest end "The answer is N.")', ratio, 1)
+    .option('--instruction <text>', 'sentence appended to each question (default: verl\'s gsm8k.py instruction; "" for none)')
+    .option('--max-ops <n>', 'most operations per problem', positiveInt, 3)
+    .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
+    .option('--max-total <n>', 'largest running total', positiveInt, 99)
+    .action((output: string, o: { count: number; seed: number; split: string; hashRatio: number; instruction?: string; maxOps: number; maxAmount: number; maxTotal: number }) =>
+      synthGsm8k(output, {
+        count: o.count, seed: o.seed, split: o.split, hashRatio: o.hashRatio,
+        ...(o.instruction !== undefined && { instruction: o.instruction }),
+        problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },
+      }),
+    );
+  program
+    .command('train-tokenizer')
+    .description('learn a byte-level BPE tokenizer.json (ChatML specials) from text columns of parquet files')
+    .argument('<output>', 'tokenizer.json to write')
+    .argument('<inputs...>', 'parquet files')
+    .option('--vocab-size <n>', 'vocabulary size, bytes and specials included', positiveInt, 1024)
+    .option('--columns <list>', 'comma-separated columns; dotted paths follow structs, message lists give their contents', 'prompt')
+    .addOption(new Option('--pretokenizer <style>', 'word splitting before merges').choices(Object.values(PreTokenizerStyle)).default(PreTokenizerStyle.WholeNumbers))
+    .action((output: string, inputs: string[], o: { vocabSize: number; columns: string; pretokenizer: PreTokenizerStyle }) =>
+      trainTokenizer(output, inputs, { vocabSize: o.vocabSize, columns: o.columns.split(',').map((c) => c.trim()).filter((c) => c !== ''), pretokenizer: o.pretokenizer }),
     );
   program
     .command('inspect')

@@ -24,6 +24,7 @@ export interface WorkerTimeouts {
 
 /** A running worker process and its client. */
 export interface PolicyWorker extends PolicyPort {
+  sftStep(body: z.input<typeof P.SftStepRequest>): Promise<z.output<typeof P.SftStepReply>>;
   generate(prompts: number[][], sampling: z.input<typeof P.SamplingSchema>): Promise<z.output<typeof P.GenerateReply>>;
   stop(): Promise<void>;
 }
@@ -80,8 +81,10 @@ export async function startPolicyWorker(opts: {
   return {
     stop,
     takeComputeSeconds: compute.take,
-    logprobs: (model, pairs, entropy) => call('logprobs', { model, pairs, entropy }, P.LogprobsReply),
+    logprobs: (model, pairs, entropy, widths) =>
+      call('logprobs', { model, pairs, entropy, ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }) }, P.LogprobsReply),
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
+    sftStep: (body) => call('sft_step', body, P.SftStepReply, timeouts.updateMs),
     export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
     version: async () => (await call('info', {}, P.InfoReply)).version,
     generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),

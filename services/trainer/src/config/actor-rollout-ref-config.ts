@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
-import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text } from './fields.ts';
+import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text, tokenizerKey } from './fields.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 
 // verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
@@ -79,8 +79,8 @@ export const ActorConfig = z.strictObject({
 
 /** `actor_rollout_ref.model.*`: the embedded transformer (verl: a HF model path). */
 export const ModelConfig = z.strictObject({
-  /** `char` (fixed alphabet, digit tasks) or `byte` (UTF-8 bytes). @default "char" */
-  tokenizer: oneOf(['char', 'byte']).default('char'),
+  /** `char` (the digit task's alphabet), `byte` (UTF-8 bytes) or a tokenizer.json path; null = the weights' own with `path`, else "char". @default null */
+  tokenizer: tokenizerKey().nullable().default(null),
   /** Hidden width (verl's e2e digit task: 128). @default 128 */
   d_model: positiveInt().default(128),
   /** Transformer blocks (verl's e2e digit task: 4). @default 4 */

@@ -52,3 +52,9 @@ export const pathList = () =>
 /** A NATS subject: dot-separated tokens without spaces or wildcards. */
 export const subject = () =>
   z.string(expect('a NATS subject')).regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, expect('a NATS subject like "reward.rules.score"'));
+
+/** A tokenizer: "char", "byte", or a path to a tokenizer.json file. */
+export const tokenizerKey = () =>
+  z
+    .string(expect('"char", "byte" or a path to a tokenizer.json'))
+    .refine((v) => v === 'char' || v === 'byte' || v.endsWith('.json'), expect('"char", "byte" or a path to a tokenizer.json'));

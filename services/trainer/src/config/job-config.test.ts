@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ErrorCode } from '@rl/shared/errors';
-import { parseJobConfig, validateJobConfig, type ConfigProblem } from './index.ts';
+import { parseRlJobConfig, validateRlJobConfig, type ConfigProblem } from './index.ts';
 
 function problemsOf(fn: () => unknown): ConfigProblem[] {
   try {
@@ -17,7 +17,7 @@ const MINIMAL = 'data:\n  train_files: train.parquet\n';
 
 describe('job config defaults', () => {
   it('fills verl defaults and the derived keys', () => {
-    const c = parseJobConfig(MINIMAL);
+    const c = parseRlJobConfig(MINIMAL);
     expect(c.data.train_files).toEqual(['train.parquet']);
     expect(c.data.val_files).toEqual([]);
     expect(c.data.prompt_key).toBe('prompt');
@@ -36,13 +36,13 @@ describe('job config defaults', () => {
   });
 
   it('reads JSON as well as YAML, and a list of train files', () => {
-    const c = parseJobConfig('{"data": {"train_files": ["a.parquet", "b.parquet"], "mix_weights": [3, 1]}}', { format: 'json' });
+    const c = parseRlJobConfig('{"data": {"train_files": ["a.parquet", "b.parquet"], "mix_weights": [3, 1]}}', { format: 'json' });
     expect(c.data.train_files).toEqual(['a.parquet', 'b.parquet']);
     expect(c.data.mix_weights).toEqual([3, 1]);
   });
 
   it('derives null clip ratios and critic sizes from the actor', () => {
-    const c = parseJobConfig(`${MINIMAL}actor_rollout_ref:\n  actor:\n    clip_ratio: 0.3\n    clip_ratio_low: null\n    clip_ratio_high: 0.28\n    ppo_epochs: 2\n    ppo_mini_batch_size: 8\n`);
+    const c = parseRlJobConfig(`${MINIMAL}actor_rollout_ref:\n  actor:\n    clip_ratio: 0.3\n    clip_ratio_low: null\n    clip_ratio_high: 0.28\n    ppo_epochs: 2\n    ppo_mini_batch_size: 8\n`);
     expect(c.actor_rollout_ref.actor.clip_ratio_low).toBe(0.3);
     expect(c.actor_rollout_ref.actor.clip_ratio_high).toBe(0.28);
     expect(c.critic.ppo_epochs).toBe(2);
@@ -50,7 +50,7 @@ describe('job config defaults', () => {
   });
 
   it('merges reward routes over the built-in table; null removes an entry', () => {
-    const c = parseJobConfig(`${MINIMAL}reward:\n  routes:\n    my_task: reward.custom.score\n    story: null\n    default: reward.sandbox.score\n`);
+    const c = parseRlJobConfig(`${MINIMAL}reward:\n  routes:\n    my_task: reward.custom.score\n    story: null\n    default: reward.sandbox.score\n`);
     expect(c.reward.routes['my_task']).toBe('reward.custom.score');
     expect(c.reward.routes['story']).toBeUndefined();
     expect(c.reward.routes['default']).toBe('reward.sandbox.score');
@@ -61,7 +61,7 @@ describe('job config defaults', () => {
 describe('job config errors', () => {
   it('lists every bad key at once, with what was expected and what was given', () => {
     const problems = problemsOf(() =>
-      parseJobConfig(
+      parseRlJobConfig(
         [
           'data:',
           '  train_files: a.parquet',
@@ -88,36 +88,36 @@ describe('job config errors', () => {
   });
 
   it('puts every problem in the message, one per line', () => {
-    expect(() => parseJobConfig('data: {train_files: a, shuffle: maybe, seed: 1.5}')).toThrow(
+    expect(() => parseRlJobConfig('data: {train_files: a, shuffle: maybe, seed: 1.5}')).toThrow(
       /invalid job config:\n {2}data\.shuffle: expected true or false, got "maybe"\n {2}data\.seed: expected an integer or null, got 1\.5/,
     );
   });
 
   it('rejects unknown keys with the closest known key as a hint', () => {
     const problems = problemsOf(() =>
-      parseJobConfig('data: {train_files: a, trian_batch_size: 4, lr: 0.1}\ntrainer: {save_frequency: 3}\nfoo: 1'),
+      parseRlJobConfig('data: {train_files: a, trian_batch_size: 4, lr: 0.1}\ntrainer: {save_frequency: 3}\nfoo: 1'),
     );
     expect(problems).toEqual([
       { path: 'data.trian_batch_size', message: 'unknown key; did you mean data.train_batch_size?' },
       { path: 'data.lr', message: 'unknown key here; did you mean actor_rollout_ref.actor.optim.lr or critic.optim.lr?' },
       { path: 'trainer.save_frequency', message: expect.stringContaining('unknown key (known keys here: total_epochs,') as unknown as string },
-      { path: 'foo', message: 'unknown key (known keys here: data, actor_rollout_ref, algorithm, critic, trainer, reward, rollout)' },
+      { path: 'foo', message: 'unknown key (known keys here: kind, data, actor_rollout_ref, algorithm, critic, trainer, reward, rollout)' },
     ]);
   });
 
   it('reports a missing required key and a section that is not a mapping', () => {
-    expect(problemsOf(() => parseJobConfig('trainer: 3'))).toEqual([
+    expect(problemsOf(() => parseRlJobConfig('trainer: 3'))).toEqual([
       { path: 'data', message: 'missing; expected a mapping of keys to values' },
       { path: 'trainer', message: 'expected a mapping of keys to values, got 3' },
     ]);
-    expect(problemsOf(() => parseJobConfig('data: {}'))).toEqual([
+    expect(problemsOf(() => parseRlJobConfig('data: {}'))).toEqual([
       { path: 'data.train_files', message: 'missing; expected a file path or a non-empty list of file paths' },
     ]);
   });
 
   it('checks rules that span keys once every key is well-typed', () => {
     const problems = problemsOf(() =>
-      parseJobConfig(
+      parseRlJobConfig(
         'data: {train_files: [a, b], mix_weights: [1], train_batch_size: 8, max_prompt_length: 100, max_response_length: 50}\n' +
           'actor_rollout_ref: {actor: {ppo_mini_batch_size: 16}, model: {d_model: 64, n_heads: 5, max_seq_len: 120}}',
       ),
@@ -131,15 +131,15 @@ describe('job config errors', () => {
   });
 
   it('rejects the "full" KL estimator that needs whole-vocabulary log-probs', () => {
-    const problems = problemsOf(() => parseJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}`));
+    const problems = problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}`));
     expect(problems[0]?.path).toBe('algorithm.kl_penalty');
-    expect(parseJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3+}`).algorithm.kl_penalty).toBe('k3+');
+    expect(parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3+}`).algorithm.kl_penalty).toBe('k3+');
   });
 
   it('turns unreadable text into bad_request naming the source', () => {
-    expect(() => parseJobConfig('data: [', { source: 'job.yaml' })).toThrow(/job\.yaml is not valid YAML/);
-    expect(() => parseJobConfig('{', { format: 'json' })).toThrow(/job config is not valid JSON/);
-    expect(problemsOf(() => validateJobConfig([1, 2]))).toEqual([
+    expect(() => parseRlJobConfig('data: [', { source: 'job.yaml' })).toThrow(/job\.yaml is not valid YAML/);
+    expect(() => parseRlJobConfig('{', { format: 'json' })).toThrow(/job config is not valid JSON/);
+    expect(problemsOf(() => validateRlJobConfig([1, 2]))).toEqual([
       { path: '(root)', message: 'expected a mapping of sections (data, actor_rollout_ref, ...)' },
     ]);
   });
@@ -147,7 +147,7 @@ describe('job config errors', () => {
 
 describe('job config overrides', () => {
   it('applies --set overrides before validation, typed as YAML scalars', () => {
-    const c = parseJobConfig(MINIMAL, {
+    const c = parseRlJobConfig(MINIMAL, {
       overrides: [
         'data.train_batch_size=8',
         'actor_rollout_ref.rollout.n=5',
@@ -166,20 +166,20 @@ describe('job config overrides', () => {
   });
 
   it('validates overridden values like written ones', () => {
-    expect(problemsOf(() => parseJobConfig(MINIMAL, { overrides: ['data.train_batch_size=x'] }))).toEqual([
+    expect(problemsOf(() => parseRlJobConfig(MINIMAL, { overrides: ['data.train_batch_size=x'] }))).toEqual([
       { path: 'data.train_batch_size', message: 'expected a positive integer, got "x"' },
     ]);
   });
 
   it('deletes keys with ~ so defaults come back', () => {
-    const c = parseJobConfig(`${MINIMAL}  shuffle: false\n`, { overrides: ['~data.shuffle'] });
+    const c = parseRlJobConfig(`${MINIMAL}  shuffle: false\n`, { overrides: ['~data.shuffle'] });
     expect(c.data.shuffle).toBe(true);
   });
 
   it('reports malformed overrides and overrides through a non-mapping', () => {
-    expect(() => parseJobConfig(MINIMAL, { overrides: ['data.train_batch_size', '=3'] })).toThrow(
+    expect(() => parseRlJobConfig(MINIMAL, { overrides: ['data.train_batch_size', '=3'] })).toThrow(
       /data\.train_batch_size: expected key\.path=value; =3: "" is not a dotted key path/,
     );
-    expect(() => parseJobConfig(MINIMAL, { overrides: ['data.train_files.x=1'] })).toThrow(/data\.train_files is not a mapping/);
+    expect(() => parseRlJobConfig(MINIMAL, { overrides: ['data.train_files.x=1'] })).toThrow(/data\.train_files is not a mapping/);
   });
 });

@@ -7,6 +7,8 @@ import { TrainerConfig } from './trainer-config.ts';
 
 /** The job config as written: verl's key names, nested; every section optional except `data.train_files`. */
 export const JobConfigInput = z.strictObject({
+  /** Job kind: "rl" (this schema, verl main_ppo) or "sft" (verl fsdp_sft_trainer; see the SFT section). @default "rl" */
+  kind: z.literal('rl', { error: 'expected "rl" or "sft"' }).default('rl'),
   data: DataConfig,
   actor_rollout_ref: ActorRolloutRefConfig.prefault({}),
   algorithm: AlgorithmConfig.prefault({}),
@@ -32,6 +34,9 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   }
   if (arr.model.d_model % arr.model.n_heads !== 0) {
     issue(['actor_rollout_ref', 'model', 'n_heads'], `must divide actor_rollout_ref.model.d_model (${arr.model.d_model})`);
+  }
+  if (arr.model.path !== null && arr.model.tokenizer !== null) {
+    issue(['actor_rollout_ref', 'model', 'tokenizer'], 'must be null when actor_rollout_ref.model.path is set: the weights carry their tokenizer');
   }
   const needed = data.max_prompt_length + data.max_response_length;
   if (arr.model.max_seq_len !== null && arr.model.max_seq_len < needed) {

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/shared/errors';
 import { parse as parseYaml } from 'yaml';
 import { configErrorMap, formatIssues, type ConfigProblem } from './format-issues.ts';
 import { JobConfig, JobConfigInput } from './job-config.ts';
+import { SftJobConfig, SftJobConfigInput } from './sft-config.ts';
 import { applyOverrides, parseOverrides } from './overrides.ts';
 
 /** Options of {@link parseJobConfig}. */
@@ -29,31 +31,49 @@ function parseText(text: string, format: 'yaml' | 'json', source: string): unkno
   }
 }
 
+/** A validated job of either kind. */
+export type TrainingJobConfig = JobConfig | SftJobConfig;
+
+function validateWith<I extends z.ZodType, F extends z.ZodType>(input: I, full: F, merged: unknown, source: string): z.output<F> {
+  // Cross-key rules only make sense on well-typed sections, so they run in a second pass.
+  const fields = input.safeParse(merged, { error: configErrorMap });
+  if (!fields.success) throw invalidConfig(source, formatIssues(fields.error.issues, merged, input));
+  const done = full.safeParse(merged, { error: configErrorMap });
+  if (!done.success) throw invalidConfig(source, formatIssues(done.error.issues, merged, input));
+  return done.data;
+}
+
 /**
  * Validates a config object (already parsed from YAML/JSON) after applying
- * overrides. Every bad key is reported at once, each with its dotted path.
+ * overrides. `kind` picks the schema (RL by default). Every bad key is
+ * reported at once, each with its dotted path.
  */
-export function validateJobConfig(raw: unknown, overrides: readonly string[] = [], source = 'job config'): JobConfig {
+export function validateJobConfig(raw: unknown, overrides: readonly string[] = [], source = 'job config'): TrainingJobConfig {
   if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw invalidConfig(source, [{ path: '(root)', message: 'expected a mapping of sections (data, actor_rollout_ref, ...)' }]);
   }
   const merged = applyOverrides(raw ?? {}, parseOverrides(overrides));
-  // Cross-key rules only make sense on well-typed sections, so they run in a second pass.
-  const fields = JobConfigInput.safeParse(merged, { error: configErrorMap });
-  if (!fields.success) throw invalidConfig(source, formatIssues(fields.error.issues, merged, JobConfigInput));
-  const full = JobConfig.safeParse(merged, { error: configErrorMap });
-  if (!full.success) throw invalidConfig(source, formatIssues(full.error.issues, merged, JobConfigInput));
-  return full.data;
+  const kind = (merged as { kind?: unknown }).kind;
+  if (kind === 'sft') return validateWith(SftJobConfigInput, SftJobConfig, merged, source);
+  if (kind !== undefined && kind !== 'rl') throw invalidConfig(source, [{ path: 'kind', message: `expected "rl" or "sft", got ${JSON.stringify(kind)}` }]);
+  return validateWith(JobConfigInput, JobConfig, merged, source);
 }
 
-/** Parses YAML or JSON text into a validated {@link JobConfig}. */
-export function parseJobConfig(text: string, options: ParseJobConfigOptions = {}): JobConfig {
+/** {@link validateJobConfig} for callers that only take RL configs. */
+export function validateRlJobConfig(raw: unknown, overrides: readonly string[] = [], source = 'job config'): JobConfig {
+  const c = validateJobConfig(raw, overrides, source);
+  if (c.kind === 'sft') throw invalidConfig(source, [{ path: 'kind', message: 'expected an RL job here, got "sft"' }]);
+  return c;
+}
+
+/** Parses YAML or JSON text into a validated job config. */
+export function parseJobConfig(text: string, options: ParseJobConfigOptions = {}): TrainingJobConfig {
   const { format = 'yaml', overrides = [], source = 'job config' } = options;
   return validateJobConfig(parseText(text, format, source), overrides, source);
 }
 
 /** Reads a `.yaml`/`.yml`/`.json` job config file and validates it (with overrides). */
-export async function readJobConfigFile(path: string, overrides: readonly string[] = []): Promise<JobConfig> {
+export async function readJobConfigFile(path: string, overrides: readonly string[] = []): Promise<TrainingJobConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -61,4 +81,10 @@ export async function readJobConfigFile(path: string, overrides: readonly string
     throw new AppError(ErrorCode.NotFound, `${path}: cannot read job config`, { status: 404, cause: err });
   }
   return parseJobConfig(text, { format: path.endsWith('.json') ? 'json' : 'yaml', overrides, source: path });
+}
+
+/** {@link parseJobConfig} for callers that only take RL configs. */
+export function parseRlJobConfig(text: string, options: ParseJobConfigOptions = {}): JobConfig {
+  const { format = 'yaml', overrides = [], source = 'job config' } = options;
+  return validateRlJobConfig(parseText(text, format, source), overrides, source);
 }

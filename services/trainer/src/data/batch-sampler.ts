@@ -20,9 +20,15 @@ export interface BatchSamplerOptions {
   mixWeights?: readonly number[] | null;
 }
 
+/** What the sampler draws from: rows grouped by file (file f's rows are a contiguous run). */
+export interface SampledData<R> {
+  readonly rows: readonly R[];
+  readonly fileSizes: readonly number[];
+}
+
 /** One training batch and the state to resume after it. */
-export interface SampledBatch {
-  rows: DatasetRow[];
+export interface SampledBatch<R = DatasetRow> {
+  rows: R[];
   /** Epoch the batch belongs to. */
   epoch: number;
   /** 0-based batch number inside the epoch. */
@@ -32,20 +38,20 @@ export interface SampledBatch {
 }
 
 /** A deterministic, resumable batch sampler over a {@link Dataset}. */
-export interface BatchSampler {
+export interface BatchSampler<R = DatasetRow> {
   /** Full batches per epoch (the last partial one is dropped, as verl's train dataloader does). */
   readonly stepsPerEpoch: number;
   /** The state of a fresh run. */
   readonly initialState: SamplerState;
   /** The batch at `state`; equal states always give equal batches. */
-  nextBatch(state: SamplerState): SampledBatch;
+  nextBatch(state: SamplerState): SampledBatch<R>;
 }
 
 /**
  * Creates the training sampler: epoch e is a seeded permutation (seed + e) of
  * the rows, or a weighted mix of the files; batches never straddle epochs.
  */
-export function createBatchSampler(dataset: Dataset, options: BatchSamplerOptions): BatchSampler {
+export function createBatchSampler<R = DatasetRow>(dataset: SampledData<R>, options: BatchSamplerOptions): BatchSampler<R> {
   const { batchSize, shuffle, seed, mixWeights = null } = options;
   const total = dataset.rows.length;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
@@ -82,7 +88,7 @@ export function createBatchSampler(dataset: Dataset, options: BatchSamplerOption
         index = 0;
       }
       const order = orderOf(epoch);
-      const rows = Array.from(order.subarray(index, index + batchSize), (pos) => dataset.rows[pos] as DatasetRow);
+      const rows = Array.from(order.subarray(index, index + batchSize), (pos) => dataset.rows[pos] as R);
       return { rows, epoch, batchInEpoch: Math.floor(index / batchSize), state: { epoch, index: index + batchSize } };
     },
   };

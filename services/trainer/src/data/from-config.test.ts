@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseJobConfig } from '../config/index.ts';
+import { parseRlJobConfig } from '../config/index.ts';
 import { samplerOptions, trainDatasetOptions, valDatasetOptions } from './from-config.ts';
 
 describe('data options from the job config', () => {
-  const config = parseJobConfig(
+  const config = parseRlJobConfig(
     'data: {train_files: [a.parquet, b.parquet], val_files: v.parquet, mix_weights: [2, 1], train_batch_size: 8, seed: 3, ' +
       'default_data_source: arithmetic_sequence, filter_overlong_prompts: true, max_prompt_length: 20, val_max_samples: 50}',
   );

@@ -42,8 +42,8 @@ export interface Dataset {
   readonly filteredOverlong: number;
 }
 
-/** Row ids to keep when only `maxSamples` of `total` rows are wanted, ascending. */
-function sampleIds(total: number, maxSamples: number, randomly: boolean, seed: number): Set<number> | undefined {
+/** Row ids to keep when only `maxSamples` of `total` rows are wanted (a seeded random subset, or the first rows). */
+export function sampleIds(total: number, maxSamples: number, randomly: boolean, seed: number): Set<number> | undefined {
   if (maxSamples < 0 || maxSamples >= total) return undefined;
   if (!randomly) return new Set(Array.from({ length: maxSamples }, (_, i) => i));
   const ids = Array.from({ length: total }, (_, i) => i);

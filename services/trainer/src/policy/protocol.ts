@@ -9,7 +9,7 @@ import { KlPenaltyKind, POLICY_LOSS_MODES, ROLLOUT_RS_OPTIONS } from '../core/al
 
 /** Subject of one verb for one job. */
 export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
-export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'export', 'info'] as const;
+export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'sft_step', 'export', 'info'] as const;
 export type PolicyVerb = (typeof POLICY_VERBS)[number];
 
 const Ids = z.array(z.number().int().min(0));
@@ -36,6 +36,9 @@ export const LogprobsRequest = z.object({
   model: z.enum(['actor', 'ref']),
   pairs: z.array(z.object({ prompt: Ids, response: Ids })).min(1),
   entropy: z.boolean().default(false),
+  /** Padded widths to use (one compiled shape per job); at least the longest prompt / response. */
+  prompt_width: z.number().int().positive().optional(),
+  response_width: z.number().int().positive().optional(),
 });
 export const LogprobsReply = z.object({
   logprobs: z.array(Floats),
@@ -109,6 +112,32 @@ export const UpdateReply = z.object({
   compute_s: z.number().optional(),
 });
 
+/** `sft_step`: one optimizer step of supervised fine-tuning over micro-batches (gradient accumulation), verl fsdp_sft_trainer.training_step. */
+export const SftStepRequest = z.object({
+  step: z.number().int().min(1),
+  /** Learning rate of this step (the controller runs the schedule). */
+  lr: z.number().min(0),
+  micro_batches: z.array(z.array(z.object({
+    prompt: Ids.min(1),
+    response: Ids,
+    /** 1 where the response token is learned (assistant content and its end-of-turn token). */
+    loss_mask: z.array(z.number().int().min(0).max(1)),
+  })).min(1)).min(1),
+  /** Padded widths every micro-batch uses (one compiled shape per job); at least the longest prompt / response. */
+  prompt_width: z.number().int().positive().optional(),
+  response_width: z.number().int().positive().optional(),
+});
+export const SftStepReply = z.object({
+  version: z.string(),
+  /** Sum over micro-batches of their token-mean NLL / number of micro-batches (verl train/loss). */
+  loss: z.number(),
+  /** Gradient norm before clipping. */
+  grad_norm: z.number(),
+  /** The norm was not finite and the update was skipped. */
+  skipped: z.boolean(),
+  compute_s: z.number().optional(),
+});
+
 /** `export`: publish the current weights (object store) and/or write a checkpoint (weights + optimizer). */
 export const ExportRequest = z.object({
   publish: z.boolean().default(true),
@@ -126,7 +155,7 @@ export const ExportReply = z.object({
 export const InfoRequest = z.object({}).default({});
 export const InfoReply = z.object({
   version: z.string(),
-  tokenizer: z.enum(['char', 'byte']),
+  tokenizer: z.enum(['char', 'byte', 'hf']),
   vocab_size: z.number().int(),
   max_seq_len: z.number().int(),
   compute_s: z.number().optional(),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { arithmeticTokenizer } from '@rl/shared/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeActorLoss } from '../core/algos/index.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
@@ -9,7 +10,7 @@ import { WorkerSpec } from './worker-spec.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 't',
-  model: { tokenizer: 'char', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 7, path: null },
+  model: { tokenizer: arithmeticTokenizer().config, d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 7, path: null },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   loss: { clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean', entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', loss_scale_factor: 8 },
   weights: { bucket: 'b', name: 'actor' },

@@ -4,22 +4,19 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRng } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/shared/errors';
 import {
-  PolicyTrainer, arithmeticTokenizer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights,
-  type EmbeddedPolicy, type PolicyLoss, type PolicyTokenizer, type PolicyWeights,
+  PolicyTrainer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights,
+  type EmbeddedPolicy, type PolicyLoss, type PolicyWeights,
 } from '@rl/shared/policy';
 import type { z } from 'zod';
 import { createPpoLoss } from './losses/index.ts';
-import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, UpdateReply, UpdateRequest } from './protocol.ts';
+import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, SftStepReply, SftStepRequest, UpdateReply, UpdateRequest } from './protocol.ts';
+import { SFT_LOSS } from './sft-loss.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.input<T>;
-
-/** The tokenizer a job's model uses: verl's digit-task characters, or UTF-8 bytes. */
-export function jobTokenizer(kind: 'char' | 'byte'): PolicyTokenizer {
-  return kind === 'char' ? arithmeticTokenizer() : createTokenizer({ kind: 'byte' });
-}
 
 /** Files of a policy checkpoint directory. */
 export const CHECKPOINT_FILES = { actor: 'actor.safetensors', ref: 'ref.safetensors', optimizer: 'optimizer.bin' } as const;
@@ -31,15 +28,13 @@ export class PolicyWorkerCore {
   #ref: EmbeddedPolicy;
   #refWeights: PolicyWeights;
   #snapshot: EmbeddedPolicy | null = null;
-  readonly #loss: PolicyLoss;
+  #loss: PolicyLoss | null = null;
 
   private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights) {
     this.spec = spec;
     this.#trainer = trainer;
     this.#ref = ref;
     this.#refWeights = refWeights;
-    // One loss object for the whole job: the policy library compiles it once.
-    this.#loss = createPpoLoss(spec.loss);
   }
 
   /** A worker with fresh (seeded) or given initial weights; the reference model is those initial weights. */
@@ -50,7 +45,7 @@ export class PolicyWorkerCore {
     else {
       const policy = await createRandomPolicy({
         config: { dModel: m.d_model, nLayers: m.n_layers, nHeads: m.n_heads, dFF: m.d_ff, maxSeqLen: m.max_seq_len },
-        tokenizer: jobTokenizer(spec.model.tokenizer).config,
+        tokenizer: createTokenizer(spec.model.tokenizer).config,
         seed: m.seed,
         version: 'v0',
       });
@@ -75,8 +70,10 @@ export class PolicyWorkerCore {
     return this.#trainer;
   }
 
-  /** The job's actor loss (one object for the whole job). */
+  /** The job's actor loss: one object for the whole job, so the policy library compiles it once. */
   get loss(): PolicyLoss {
+    if (this.spec.loss === undefined) throw new AppError(ErrorCode.BadRequest, 'this worker has no actor loss (an SFT job): update is not available', { status: 400 });
+    this.#loss ??= createPpoLoss(this.spec.loss);
     return this.#loss;
   }
 
@@ -100,7 +97,7 @@ export class PolicyWorkerCore {
 
   async logprobs(req: In<typeof LogprobsRequest>): Promise<Out<typeof LogprobsReply>> {
     const model = req.model === 'ref' ? this.#ref : this.actor();
-    const scores = await model.score(req.pairs);
+    const scores = await model.score(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });
     return {
       logprobs: scores.map((s) => Array.from(s.logprobs)),
       ...(req.entropy && { entropies: scores.map((s) => Array.from(s.entropy)) }),
@@ -130,7 +127,7 @@ export class PolicyWorkerCore {
             response_mask: mb.map((x) => x.response_mask),
             ref_logprobs: mb.map((x) => x.ref_logprobs ?? x.old_logprobs),
           },
-        }, this.#loss);
+        }, this.loss);
         const step = await this.#trainer.applyGradients({ lr: req.loss.lr });
         for (const [k, v] of Object.entries(res.metrics)) add(k, v);
         add('actor/grad_norm', step.gradNorm);
@@ -141,6 +138,22 @@ export class PolicyWorkerCore {
     const metrics: Record<string, number> = { 'actor/lr': req.loss.lr };
     for (const [k, v] of sums) metrics[k] = v / Math.max(1, count);
     return { version: this.version, metrics };
+  }
+
+  /** One SFT optimizer step: each micro-batch adds its token-mean NLL's gradient / n, then AdamW at `lr`. */
+  async sftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
+    const n = req.micro_batches.length;
+    const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
+    let loss = 0;
+    for (const mb of req.micro_batches) {
+      const res = await this.#trainer.accumulate({
+        pairs: mb.map((x) => ({ prompt: x.prompt, response: x.response })),
+        inputs: { loss_mask: mb.map((x) => x.loss_mask) },
+      }, SFT_LOSS, 1 / n, widths);
+      loss += res.loss / n;
+    }
+    const step = await this.#trainer.applyGradients({ lr: req.lr });
+    return { version: this.version, loss, grad_norm: step.gradNorm, skipped: step.skipped };
   }
 
   /** The actor's current weights (for publishing). */

@@ -73,11 +73,12 @@ await hostService({
   endpoints: [
     verb('info', P.InfoRequest, async () => {
       const policy = core.actor();
-      return { version: core.version, tokenizer: spec.model.tokenizer, vocab_size: policy.tokenizer.vocabSize, max_seq_len: policy.maxSequenceLength };
+      return { version: core.version, tokenizer: policy.tokenizer.kind, vocab_size: policy.tokenizer.vocabSize, max_seq_len: policy.maxSequenceLength };
     }),
     verb('generate', P.GenerateRequest, (req) => core.generate(req)),
     verb('logprobs', P.LogprobsRequest, (req) => core.logprobs(req)),
     verb('update', P.UpdateRequest, (req) => core.update(req)),
+    verb('sft_step', P.SftStepRequest, (req) => core.sftStep(req)),
     verb('export', P.ExportRequest, async (req) => {
       const out: z.input<typeof P.ExportReply> = { version: core.version };
       if (req.publish) {

@@ -1,5 +1,6 @@
 // What the controller tells a policy worker at start (a JSON file whose path is
-// in POLICY_WORKER_SPEC): model, tokenizer, optimizer and loss, fixed per job.
+// in POLICY_WORKER_SPEC): model, tokenizer, optimizer and (for RL jobs) the loss, fixed per job.
+import { TokenizerConfig } from '@rl/shared/policy';
 import { z } from 'zod';
 import { ActorLossSchema } from './protocol.ts';
 
@@ -15,7 +16,8 @@ export type WorkerLossSpec = z.infer<typeof WorkerLossSpec>;
 export const WorkerSpec = z.object({
   job: z.string().min(1),
   model: z.object({
-    tokenizer: z.enum(['char', 'byte']),
+    /** Tokenizer of a randomly initialised model (weights loaded from `path` bring their own). */
+    tokenizer: TokenizerConfig,
     d_model: z.number().int().positive(),
     n_layers: z.number().int().positive(),
     n_heads: z.number().int().positive(),
@@ -26,7 +28,8 @@ export const WorkerSpec = z.object({
     path: z.string().nullable(),
   }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
-  loss: WorkerLossSpec,
+  /** The actor loss of an RL job (an SFT job has none). */
+  loss: WorkerLossSpec.optional(),
   /** JetStream object store bucket and object name the weights are published under. */
   weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
 });

@@ -9,8 +9,15 @@ import { BYTE_TO_CHAR } from './byte-level.ts';
 export const QWEN2_SPLIT_PATTERN =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
+/**
+ * GPT-2's split with numbers kept whole but never glued to the space before
+ * them, so a number is the same token at the start of a line and after a
+ * space (small models then copy numbers without learning two spellings).
+ */
+export const WHOLE_NUMBERS_SPLIT_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+|\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
 /** How text is split into words before merging. */
-export const PreTokenizerStyle = { Gpt2: 'gpt2', Qwen2: 'qwen2' } as const;
+export const PreTokenizerStyle = { Gpt2: 'gpt2', Qwen2: 'qwen2', WholeNumbers: 'whole-numbers' } as const;
 /** One of {@link PreTokenizerStyle}. */
 export type PreTokenizerStyle = (typeof PreTokenizerStyle)[keyof typeof PreTokenizerStyle];
 
@@ -27,10 +34,15 @@ export type TokenizerJson = {
 
 const byteLevel = (useRegex: boolean) => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: useRegex });
 
-// GPT-2's split is the ByteLevel pre-tokenizer's own regex; Qwen2 splits first, then maps bytes.
+function splitThenBytes(pattern: string) {
+  return { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false }, byteLevel(false)] };
+}
+
+// GPT-2's split is the ByteLevel pre-tokenizer's own regex; the others split first, then map bytes.
 const PRE_TOKENIZERS = {
   gpt2: byteLevel(true),
-  qwen2: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: QWEN2_SPLIT_PATTERN }, behavior: 'Isolated', invert: false }, byteLevel(false)] },
+  qwen2: splitThenBytes(QWEN2_SPLIT_PATTERN),
+  'whole-numbers': splitThenBytes(WHOLE_NUMBERS_SPLIT_PATTERN),
 } satisfies Record<PreTokenizerStyle, unknown>;
 
 /** Builds the tokenizer.json of a byte-level BPE with these specials and merges (each merge joins two existing tokens). */

@@ -7,7 +7,7 @@ import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
 import { buildStepMetrics, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import type { KlController } from '../algos/index.ts';
-import { commitCheckpoint, policyDir, type TrainerState } from './checkpoint.ts';
+import type { CheckpointStore, TrainerState } from './trainer-state.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
 import { runStep, type StepContext } from './step.ts';
 import { validate } from './validate.ts';
@@ -27,7 +27,7 @@ export interface FitContext {
   testFreq: number;
   saveFreq: number;
   valBeforeTrain: boolean;
-  checkpointDir: string;
+  checkpoints: CheckpointStore;
   metrics: MetricsLog;
   /** Where the loop starts: a fresh start or the latest checkpoint. */
   resume: TrainerState | null;
@@ -74,8 +74,8 @@ export async function fit(c: FitContext): Promise<string> {
     await c.metrics.append(record);
     c.emit({ type: 'step', job: c.job, step, total_steps: c.totalSteps, metrics: flat(record) });
     if (c.saveFreq > 0 && (step % c.saveFreq === 0 || last)) {
-      await c.step.policy.export(false, policyDir(c.checkpointDir, step));
-      const dir = await commitCheckpoint(c.checkpointDir, { step, sampler: state, kl_coef: c.kl?.value ?? null, version });
+      await c.step.policy.export(false, c.checkpoints.policyDir(step));
+      const dir = await c.checkpoints.commit({ step, sampler: state, kl_coef: c.kl?.value ?? null, version });
       c.emit({ type: 'checkpoint', job: c.job, step, dir });
     }
   }

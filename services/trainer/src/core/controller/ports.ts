@@ -37,9 +37,15 @@ export interface RolloutPort {
   takeComputeSeconds(): number;
 }
 
+/** Padded widths of a batch the worker should use (one compiled shape per job). */
+export interface PadWidths {
+  promptWidth: number;
+  responseWidth: number;
+}
+
 /** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */
 export interface PolicyPort {
-  logprobs(model: 'actor' | 'ref', pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, entropy: boolean): Promise<{ logprobs: number[][]; entropies?: number[][] }>;
+  logprobs(model: 'actor' | 'ref', pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, entropy: boolean, widths?: PadWidths): Promise<{ logprobs: number[][]; entropies?: number[][] }>;
   update(body: unknown): Promise<{ version: string; metrics: Record<string, number> }>;
   /** Publishes the current weights (and writes a checkpoint when `checkpointDir` is given); returns the version. */
   export(publish: boolean, checkpointDir?: string): Promise<string>;

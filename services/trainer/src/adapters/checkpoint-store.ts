@@ -4,16 +4,8 @@
 // <dir>/latest_checkpointed_iteration.txt names the newest complete one.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { SamplerState } from '../../data/index.ts';
-
-export const TrainerState = z.object({
-  step: z.number().int().min(0),
-  sampler: SamplerState,
-  kl_coef: z.number().nullable(),
-  version: z.string(),
-});
-export type TrainerState = z.infer<typeof TrainerState>;
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { TrainerState, type CheckpointStore } from '../core/controller/trainer-state.ts';
 
 export const LATEST_FILE = 'latest_checkpointed_iteration.txt';
 export const stepDir = (dir: string, step: number) => join(dir, `global_step_${step}`);
@@ -31,8 +23,8 @@ export async function commitCheckpoint(dir: string, state: TrainerState): Promis
   return d;
 }
 
-/** The newest complete checkpoint's state, or null when there is none. */
-export async function readLatestCheckpoint(dir: string): Promise<TrainerState | null> {
+/** The step the latest pointer of `dir` names, or null when there is none. */
+export async function latestStep(dir: string): Promise<number | null> {
   let text: string;
   try {
     text = await readFile(join(dir, LATEST_FILE), 'utf8');
@@ -40,7 +32,25 @@ export async function readLatestCheckpoint(dir: string): Promise<TrainerState | 
     return null;
   }
   const step = Number(text.trim());
-  if (!Number.isInteger(step) || step < 0) throw new Error(`${join(dir, LATEST_FILE)}: not a step number: ${JSON.stringify(text.slice(0, 40))}`);
+  if (!Number.isInteger(step) || step < 0) {
+    throw new AppError(ErrorCode.BadRequest, `${join(dir, LATEST_FILE)}: not a step number: ${JSON.stringify(text.slice(0, 40))}`, { status: 400 });
+  }
+  return step;
+}
+
+/** The newest complete checkpoint's state, or null when there is none. */
+export async function readLatestCheckpoint(dir: string): Promise<TrainerState | null> {
+  const step = await latestStep(dir);
+  if (step === null) return null;
   const raw: unknown = JSON.parse(await readFile(join(stepDir(dir, step), 'trainer_state.json'), 'utf8'));
   return TrainerState.parse(raw);
+}
+
+/** The file-system checkpoint store of a job directory. */
+export function fileCheckpointStore(dir: string): CheckpointStore {
+  return {
+    policyDir: (step) => policyDir(dir, step),
+    commit: (state) => commitCheckpoint(dir, state),
+    latest: () => readLatestCheckpoint(dir),
+  };
 }

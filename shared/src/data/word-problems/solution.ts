@@ -1,0 +1,17 @@
+// The worked solution of a problem in GSM8K's answer layout: one line per
+// step, then the final answer. `sentence` ends with "The answer is N." the
+// way imperfect SFT data does, which verl's strict GSM8K reward scores 0.
+import type { WordProblem } from './problem.ts';
+
+/** How the final answer is written. */
+export const AnswerStyle = { Hash: 'hash', Sentence: 'sentence' } as const;
+/** One of {@link AnswerStyle}. */
+export type AnswerStyle = (typeof AnswerStyle)[keyof typeof AnswerStyle];
+
+/** The solution text: `4 + 7 = 11` lines, then `#### 11` or `The answer is 11.`. */
+export function formatSolution(problem: WordProblem, style: AnswerStyle): string {
+  const lines = problem.steps.map((s) => `${s.left} ${s.op} ${s.right} = ${s.result}`);
+  if (lines.length === 0) lines.push(`${problem.answer}`);
+  lines.push(style === AnswerStyle.Hash ? `#### ${problem.answer}` : `The answer is ${problem.answer}.`);
+  return lines.join('\n');
+}
