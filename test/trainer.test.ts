@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
-import { validateJobConfig } from '../services/trainer/src/config/index.ts';
+import { validateRlJobConfig } from '../services/trainer/src/config/index.ts';
 import { createBatchSampler, loadDataset, samplerOptions, trainDatasetOptions } from '../services/trainer/src/data/index.ts';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
@@ -117,7 +117,7 @@ describe('trainer end to end', () => {
     const steps = events.filter((e) => e.type === 'step').map((e) => e.metrics!);
     expect(steps.map((m) => m.step)).toEqual([3, 4]);
     // The batch an uninterrupted run draws at step 3: the sampler's third batch.
-    const data = validateJobConfig(config).data;
+    const data = validateRlJobConfig(config).data;
     const sampler = createBatchSampler(await loadDataset(trainDatasetOptions(data)), samplerOptions(data));
     let state = sampler.initialState;
     const firstRows: number[] = [];
