@@ -2,7 +2,7 @@
 // a full-sequence pass (prefill, no-cache decoding, teacher forcing, training)
 // and a one-token decode step against a fixed-capacity KV cache.
 import { np, type Tensor } from './backend.ts';
-import { applyRope, attention, causalBias, keyBias, mergeHeads, rmsNorm, ropeTables, splitHeads, swiGlu } from './layers.ts';
+import { applyRope, attention, causalBias, keyBias, rmsNorm, ropeTables, splitHeads, swiGlu } from './layers.ts';
 import { headDim, type ModelConfig } from './model-config.ts';
 import { param, type Params } from './params.ts';
 
@@ -34,7 +34,7 @@ function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor): [Tensor, Tensor
 }
 
 function finishLayer(cfg: ModelConfig, p: Params, i: number, x: Tensor, attended: Tensor): Tensor {
-  const y = x.add(np.matmul(mergeHeads(attended), param(p, `layers.${i}.attn.out`)));
+  const y = x.add(np.matmul(attended, param(p, `layers.${i}.attn.out`)));
   const h = rmsNorm(y.ref, param(p, `layers.${i}.mlp_norm`), cfg.normEps);
   return y.add(swiGlu(h, param(p, `layers.${i}.mlp.gate_up`), param(p, `layers.${i}.mlp.down`)));
 }
