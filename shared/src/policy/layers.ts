@@ -13,10 +13,11 @@ export function rmsNorm(x: Tensor, gain: Tensor, eps: number): Tensor {
 }
 
 /**
- * RoPE tables for float positions `[B, T]`, each `[B, 1, T, headDim]`: `cos`
- * repeated over both halves, and `sin` negated on the first half, so that
- * rotate-half is `x * cos + swapHalves(x) * sin` with no slices or concatenation
- * (a single fused kernel; the sliced form cost 11 kernels per layer and step).
+ * RoPE tables for float positions `[B, T]`, each `[B, T, 1, headDim]` (they
+ * broadcast over the heads of `[B, T, H, headDim]`): `cos` repeated over both
+ * halves, and `sin` negated on the first half, so that rotate-half is
+ * `x * cos + swapHalves(x) * sin` with no slices or concatenation (a single
+ * fused kernel; the sliced form cost 11 kernels per layer and step).
  */
 export function ropeTables(positions: Tensor, headDim: number, theta: number): { cos: Tensor; sin: Tensor } {
   const half = headDim / 2;
@@ -28,7 +29,7 @@ export function ropeTables(positions: Tensor, headDim: number, theta: number): {
     sign[i + half] = 1;
   }
   const [b, t] = positions.shape as [number, number];
-  const angles = positions.reshape([b, 1, t, 1]).mul(np.array(invFreq).reshape([1, 1, 1, headDim]));
+  const angles = positions.reshape([b, t, 1, 1]).mul(np.array(invFreq).reshape([1, 1, 1, headDim]));
   return { cos: np.cos(angles.ref), sin: np.sin(angles).mul(np.array(sign).reshape([1, 1, 1, headDim])) };
 }
 
@@ -40,7 +41,7 @@ function swapHalves(x: Tensor): Tensor {
 }
 
 /**
- * Rotates `[B, H, T, headDim]` by the tables (rotate-half convention): the first
+ * Rotates `[B, T, H, headDim]` by the tables (rotate-half convention): the first
  * half becomes `x1·cos − x2·sin`, the second `x2·cos + x1·sin`, bit for bit.
  */
 export function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
@@ -59,27 +60,27 @@ export function causalBias(t: number): Tensor {
 }
 
 /**
- * Scaled dot-product attention: q `[B,H,Tq,d]`, k/v `[B,H,Tk,d]`, bias
- * broadcastable to `[B,H,Tq,Tk]`. Returns the heads already merged, `[B, Tq, H*d]`:
- * the weighted sum of values is a matmul batched over `[B, Tq, H]` (weights
- * `[B,Tq,H,1,Tk]` by values `[B,1,H,Tk,d]`), so its output is laid out
- * `[B, Tq, H, d]` and merging heads is a free reshape. Batched over `[B, H]`
- * instead, the output projection read `[B, H, Tq, d]` through a transposed view,
- * 6x slower than from a contiguous buffer (27 of 31 ms per layer for log-probs
- * at batch 64).
+ * Scaled dot-product attention over heads laid out `[B, T, H, d]` (q `[B,Tq,H,d]`,
+ * k/v `[B,Tk,H,d]`, bias broadcastable to `[B,H,Tq,Tk]`); returns `[B, Tq, H*d]`.
+ * The weighted sum of values is a matmul batched over `[B, Tq, H]` (weights
+ * `[B,Tq,H,1,Tk]` by values `[B,1,H,Tk,d]`), so its output is already in
+ * `[B, Tq, H, d]` order and merging heads is a free reshape. Batched over
+ * `[B, H]` instead, the output projection read `[B, H, Tq, d]` through a
+ * transposed view, 6x slower than from a contiguous buffer (27 of 31 ms per
+ * layer for log-probs at batch 64).
  */
 export function attention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
-  const [b, h, tq, d] = q.shape as [number, number, number, number];
-  const tk = k.shape[2] as number;
-  const scores = np.matmul(q, k.transpose([0, 1, 3, 2])).mul(1 / Math.sqrt(d)).add(bias);
+  const [b, tq, h, d] = q.shape as [number, number, number, number];
+  const tk = k.shape[1] as number;
+  const scores = np.matmul(q.transpose([0, 2, 1, 3]), k.transpose([0, 2, 3, 1])).mul(1 / Math.sqrt(d)).add(bias);
   const weights = nn.softmax(scores, -1).transpose([0, 2, 1, 3]).reshape([b, tq, h, 1, tk]);
-  return np.matmul(weights, v.reshape([b, 1, h, tk, d])).reshape([b, tq, h * d]);
+  return np.matmul(weights, v.transpose([0, 2, 1, 3]).reshape([b, 1, h, tk, d])).reshape([b, tq, h * d]);
 }
 
-/** `[B, T, H*d]` -> `[B, H, T, d]`. */
+/** `[B, T, H*d]` -> `[B, T, H, d]` (a reshape; attention transposes as it reads). */
 export function splitHeads(x: Tensor, nHeads: number): Tensor {
   const [b, t, dm] = x.shape as [number, number, number];
-  return x.reshape([b, t, nHeads, dm / nHeads]).transpose([0, 2, 1, 3]);
+  return x.reshape([b, t, nHeads, dm / nHeads]);
 }
 
 /**

@@ -2,6 +2,7 @@
 import { AppError, ErrorCode } from '../errors.ts';
 import { np, tree, type Tensor } from './backend.ts';
 import { batchBucket, packPairs, widthBucket, type PairBlock } from './batch-layout.ts';
+import type { HostRows } from './generation-chunk.ts';
 import { checkTokenLists, type PolicyCore } from './policy-core.ts';
 
 /** A prompt and the response to score under it. */
@@ -56,8 +57,8 @@ export function blockTensors(block: PairBlock): [Tensor, Tensor, Tensor, Tensor]
   ];
 }
 
-function unpack(data: ArrayLike<number>, pairs: readonly TokenPair[], width: number): Float32Array[] {
-  return pairs.map((p, i) => Float32Array.from(Array.prototype.slice.call(data, i * width, i * width + p.response.length) as number[]));
+function unpack(data: HostRows, pairs: readonly TokenPair[], width: number): Float32Array[] {
+  return pairs.map((p, i) => Float32Array.from(data.subarray(i * width, i * width + p.response.length)));
 }
 
 /** Scores pairs in chunks of `maxBatchSize` rows. */

@@ -62,8 +62,8 @@ export function forwardSequence(
     const q = applyRope(q0, cos.ref, sin.ref);
     const k = applyRope(k0, cos.ref, sin.ref);
     if (collectKv) {
-      cache.k.push(k.ref);
-      cache.v.push(v.ref);
+      cache.k.push(k.ref.transpose([0, 2, 1, 3]));
+      cache.v.push(v.ref.transpose([0, 2, 1, 3]));
     }
     x = finishLayer(cfg, p, i, x, attention(q, k, v, bias.ref));
   }
@@ -71,6 +71,13 @@ export function forwardSequence(
   sin.dispose();
   bias.dispose();
   return { hidden: x, cache };
+}
+
+// jax-js fuses an elementwise result into its single consumer. Fused into the
+// cache write, the new key's rotation was recomputed for every cache column
+// (the select evaluates both sides); a gather's output is always its own buffer.
+function materialize(x: Tensor): Tensor {
+  return np.take(x, np.array(Int32Array.from({ length: x.shape[1] as number }, (_, i) => i)), 1);
 }
 
 /**
@@ -92,25 +99,24 @@ export function decodeStep(
   const c = column.shape[0] as number;
   const { cos, sin } = ropeTables(positions.reshape([b, 1]), headDim(cfg), cfg.ropeTheta);
   const bias = keyBias(keyMask);
-  const write = column.reshape([1, 1, c, 1]);
-  const keep = write.ref.mul(-1).add(1);
+  // A select (not old * (1 - onehot) + new * onehot, the same values) over the cache: the
+  // step's largest kernels are these writes, and the select is cheaper per element.
+  const write = column.reshape([1, 1, c, 1]).greater(0);
   let x = embed(p, tokens.reshape([b, 1]));
   const next: KvCache = { k: [], v: [] };
   for (let i = 0; i < cfg.nLayers; i++) {
     const [q0, k0, v0] = qkv(cfg, p, i, x.ref);
     const q = applyRope(q0, cos.ref, sin.ref);
     const kNew = applyRope(k0, cos.ref, sin.ref);
-    // Functional write of one column: old * (1 - onehot) + new * onehot.
-    const k = (cache.k[i] as Tensor).mul(keep.ref).add(kNew.mul(write.ref));
-    const v = (cache.v[i] as Tensor).mul(keep.ref).add(v0.mul(write.ref));
+    const k = np.where(write.ref, materialize(kNew).transpose([0, 2, 1, 3]), cache.k[i] as Tensor);
+    const v = np.where(write.ref, v0.transpose([0, 2, 1, 3]), cache.v[i] as Tensor);
     next.k.push(k.ref);
     next.v.push(v.ref);
-    x = finishLayer(cfg, p, i, x, attention(q, k, v, bias.ref));
+    x = finishLayer(cfg, p, i, x, attention(q, k.transpose([0, 2, 1, 3]), v.transpose([0, 2, 1, 3]), bias.ref));
   }
   cos.dispose();
   sin.dispose();
   bias.dispose();
   write.dispose();
-  keep.dispose();
   return { logits: head(cfg, p, x.reshape([b, cfg.dModel])), cache: next };
 }
