@@ -4,16 +4,18 @@
 // Shape and sizes come from env vars (defaults near the training demo):
 // BENCH_LAYERS=4 BENCH_D_MODEL=128 BENCH_HEADS=4 BENCH_D_FF=512 BENCH_VOCAB=600
 // BENCH_PROMPT=40 BENCH_RESPONSE=24 BENCH_BATCHES=1,64,256 BENCH_MAX_BATCH=64
-// BENCH_SECONDS=2 BENCH_THREADS=0 (0: one thread; n: jax-js worker pool of n).
+// BENCH_SECONDS=2 BENCH_THREADS=0 (0: jax-js's single-thread path; n: its worker
+// pool of n, the calling thread included, see web-worker-shim.ts) BENCH_MIN_THREAD_ELEMENTS
+// BENCH_WORKLOADS=generate,score,update.
 // FLOPs are counted analytically (shared/src/policy/flops.ts: matmuls only, at
 // the padded shapes the kernels actually run; training = forward + 2x backward).
 // The first call of each workload (jit compilation) is reported apart and
 // excluded from the timings. Rows report the fastest call of at least 3 over
 // BENCH_SECONDS (the least disturbed by other processes on this shared 2-core
 // machine; the peak is a best-of too) and the median beside it.
-import { jit } from '@jax-js/jax';
 import { createRng } from '@rl/shared';
 import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/shared/policy';
+import { jit } from '../../shared/src/policy/backend.ts';
 import { batchBucket, widthBucket } from '../../shared/src/policy/batch-layout.ts';
 import { generateFlops, trainFlops, scoreFlops, type FlopShape } from '../../shared/src/policy/flops.ts';
 import { percentile } from './timing.ts';
@@ -25,6 +27,7 @@ const PROMPT = env('BENCH_PROMPT', 40);
 const RESPONSE = env('BENCH_RESPONSE', 24);
 const MAX_BATCH = env('BENCH_MAX_BATCH', 64);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,64,256').split(',').map(Number);
+const WORKLOADS = new Set((process.env.BENCH_WORKLOADS ?? 'generate,score,update').split(','));
 const CONFIG = {
   vocabSize: env('BENCH_VOCAB', 600),
   dModel: env('BENCH_D_MODEL', 128),
@@ -34,7 +37,8 @@ const CONFIG = {
   maxSeqLen: PROMPT + RESPONSE,
 };
 
-await ensureTensorBackend();
+const MIN_THREAD_ELEMENTS = process.env.BENCH_MIN_THREAD_ELEMENTS === undefined ? undefined : Number(process.env.BENCH_MIN_THREAD_ELEMENTS);
+await ensureTensorBackend({ threads: THREADS, ...(MIN_THREAD_ELEMENTS !== undefined && { minThreadElements: MIN_THREAD_ELEMENTS }) });
 
 /** Fastest and median ms per call over SECONDS (at least 3 calls), after a first call (compilation) timed apart. */
 async function measure(run: () => Promise<unknown>): Promise<{ firstMs: number; ms: number; medianMs: number }> {
@@ -121,17 +125,17 @@ async function row(workload: string, batch: number, tokens: number, flops: numbe
   process.stderr.write(`${table.at(-1)!.join(' | ')}\n`);
 }
 
-for (const batch of BATCHES) {
+for (const batch of WORKLOADS.has('generate') ? BATCHES : []) {
   const ps = prompts.slice(0, batch);
   const flops = chunked(batch, (r) => generateFlops(shape, r, promptWidth, capacity, RESPONSE));
   await row('generate (KV cache)', batch, batch * RESPONSE, flops, () => policy.generate(ps, { temperature: 1, maxTokens: RESPONSE, stopTokenIds: [], seed: 1 }));
 }
 const oldLogprobs = (await policy.score(pairs)).map((s) => s.logprobs);
-for (const batch of BATCHES) {
+for (const batch of WORKLOADS.has('score') ? BATCHES : []) {
   const flops = chunked(batch, (r) => scoreFlops(shape, r, promptWidth, responseWidth));
   await row('log-probs + entropy', batch, batch * (promptWidth + responseWidth), flops, () => policy.score(pairs.slice(0, batch)));
 }
-for (const batch of BATCHES) {
+for (const batch of WORKLOADS.has('update') ? BATCHES : []) {
   const micro = { pairs: pairs.slice(0, batch), inputs: { advantages: advantages.slice(0, batch), old_logprobs: oldLogprobs.slice(0, batch) } };
   await row('update (accumulate + AdamW)', batch, batch * (promptWidth + responseWidth), trainFlops(shape, batchBucket(batch), promptWidth, responseWidth), async () => {
     await trainer.accumulate(micro, ppo);
@@ -142,7 +146,7 @@ for (const batch of BATCHES) {
 const header = ['workload', 'batch', 'tokens', 'ms (best)', 'ms (median)', 'GFLOP/s', '% of peak', 'first call ms'];
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
-const threads = THREADS > 0 ? `${THREADS} worker threads` : '1 thread';
+const threads = THREADS > 0 ? `worker pool of ${THREADS} threads (main + ${THREADS - 1}), chunks >= ${MIN_THREAD_ELEMENTS ?? 32768} outputs on threads` : '1 thread';
 process.stdout.write(
   `model: ${CONFIG.nLayers} layers, d=${CONFIG.dModel}, ${CONFIG.nHeads} heads, dFF=${CONFIG.dFF}, vocab ${CONFIG.vocabSize}; prompts ${PROMPT - 7}-${PROMPT} tokens (padded ${promptWidth}), responses ${RESPONSE} (padded ${responseWidth}), cache ${capacity}; chunks of ${MAX_BATCH} rows for generate/score\n` +
     `peak: ${peak.gflops.toFixed(1)} GFLOP/s fp32 (${peak.shape} matmul, jax-js wasm jit, ${threads}); ${peak.rows.join(', ')}\n` +

@@ -2,8 +2,7 @@
 // distinct input shape, so callers pad batches and lengths to buckets
 // (batch-layout.ts). Versions of the same shape share one Kernels object, so a
 // hot-swapped model does not pay compilation again.
-import { jit } from '@jax-js/jax';
-import { nn, np, type Tensor } from './backend.ts';
+import { jit, nn, np, type Tensor } from './backend.ts';
 import type { ModelConfig } from './model-config.ts';
 import type { Params } from './params.ts';
 import { decodeStep, forwardSequence, head, type KvCache } from './transformer.ts';

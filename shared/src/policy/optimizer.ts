@@ -1,9 +1,8 @@
 // AdamW with global-norm gradient clipping (torch.optim.AdamW and
 // torch.nn.utils.clip_grad_norm_ semantics, as verl's FSDP actor uses them).
-import { jit } from '@jax-js/jax';
 import { z } from 'zod';
 import { validationError } from '../validation.ts';
-import { np, tree, type Tensor } from './backend.ts';
+import { jit, np, tree, type Tensor } from './backend.ts';
 import type { Params } from './params.ts';
 
 /** Optimizer settings (verl's `actor_rollout_ref.actor.optim` names in camelCase). */
@@ -43,14 +42,28 @@ export function zeroAdamState(params: Params): AdamState {
   return { step: 0, m: zeros(), v: zeros() };
 }
 
+// Compiled on first use: jax-js is loaded by ensureTensorBackend, after this module.
+let treeKernels: { norm: (grads: Params) => Tensor; add: (a: Params, b: Params) => Params } | undefined;
+function compiledTreeKernels() {
+  treeKernels ??= {
+    norm: jit((grads: Params) => {
+      const parts = Object.values(grads).map((g) => np.sum(np.square(g)));
+      return np.sqrt(parts.reduce((a, b) => a.add(b)));
+    }),
+    add: jit((a: Params, b: Params) => tree.map((x: Tensor, y: Tensor) => x.add(y), a, b) as Params),
+  };
+  return treeKernels;
+}
+
 /** Global L2 norm of a gradient tree, as a scalar tensor. */
-export const globalNorm = jit((grads: Params) => {
-  const parts = Object.values(grads).map((g) => np.sum(np.square(g)));
-  return np.sqrt(parts.reduce((a, b) => a.add(b)));
-});
+export function globalNorm(grads: Params): Tensor {
+  return compiledTreeKernels().norm(grads);
+}
 
 /** Elementwise sum of two trees of the same structure. */
-export const addTrees = jit((a: Params, b: Params) => tree.map((x: Tensor, y: Tensor) => x.add(y), a, b) as Params);
+export function addTrees(a: Params, b: Params): Params {
+  return compiledTreeKernels().add(a, b);
+}
 
 /**
  * One AdamW update. `scalars` is `[lr, clipCoef, 1 - beta1^t, 1 - beta2^t]`

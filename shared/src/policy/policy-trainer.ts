@@ -2,9 +2,9 @@
 // loss over per-token log-probs, accumulated over micro-batches, then one
 // AdamW step. The trainer's weights change; generation uses immutable
 // snapshots of them (snapshot()).
-import { jit, valueAndGrad, type OwnedFunction } from '@jax-js/jax';
+import type { OwnedFunction } from '@jax-js/jax';
 import { AppError, ErrorCode } from '../errors.ts';
-import { np, tree, type Tensor } from './backend.ts';
+import { jit, np, tree, valueAndGrad, type Tensor } from './backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from './embedded-policy.ts';
 import { responseLogSoftmax } from './kernels.ts';
 import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
