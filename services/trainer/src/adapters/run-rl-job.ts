@@ -3,7 +3,7 @@
 // loop, writes the plots, and stops the worker whatever happens.
 import { resolve } from 'node:path';
 import { createRng } from '@rl/shared';
-import type { ChatMessage } from '@rl/shared/policy';
+import { widthBucket, type ChatMessage } from '@rl/shared/policy';
 import { AlgoConfig, createKlController } from '../core/algos/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fit } from '../core/controller/fit.ts';
@@ -37,6 +37,9 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const train = await loadDataset(trainDatasetOptions(data, countTokens));
   const val = data.val_files.length > 0 ? await loadDataset(valDatasetOptions(data, countTokens)) : null;
   const sampler = createBatchSampler(train, samplerOptions(data));
+  // One padded shape for every log-prob and update batch: jax-js compiles per shape.
+  const longestPrompt = train.rows.reduce((n, r) => Math.max(n, countTokens(r.prompt)), 1);
+  const widths = { promptWidth: widthBucket(Math.min(longestPrompt, c.data.max_prompt_length)), responseWidth: widthBucket(c.data.max_response_length) };
   const totalSteps = c.trainer.total_training_steps ?? sampler.stepsPerEpoch * c.trainer.total_epochs;
   const checkpoints = fileCheckpointStore(dir);
   const resume = c.trainer.resume_mode === 'auto' ? await checkpoints.latest() : null;
@@ -80,6 +83,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
         loss: { ...spec.loss, ppo_epochs: actor.ppo_epochs, ppo_mini_batch_size: actor.ppo_mini_batch_size * c.actor_rollout_ref.rollout.n, grad_clip: actor.grad_clip, lr: actor.optim.lr },
         needRef: actor.use_kl_loss || algorithm.use_kl_in_reward,
         tokenRewardsKey: c.reward.token_rewards_key,
+        widths,
         signal: ctx.signal,
       },
       sampler, valData: val, valBatchSize: c.data.val_batch_size,

@@ -95,6 +95,9 @@ export const UpdateRequest = z.object({
   step: z.number().int().min(0),
   loss: ActorLossSchema,
   seed: z.number().int(),
+  /** Padded widths every mini-batch uses (one compiled shape per job); at least the longest prompt / response. */
+  prompt_width: z.number().int().positive().optional(),
+  response_width: z.number().int().positive().optional(),
   batch: z.array(z.object({
     prompt: Ids,
     response: Ids,

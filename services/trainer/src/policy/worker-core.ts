@@ -127,7 +127,7 @@ export class PolicyWorkerCore {
             response_mask: mb.map((x) => x.response_mask),
             ref_logprobs: mb.map((x) => x.ref_logprobs ?? x.old_logprobs),
           },
-        }, this.loss);
+        }, this.loss, 1, { promptWidth: req.prompt_width, responseWidth: req.response_width });
         const step = await this.#trainer.applyGradients({ lr: req.loss.lr });
         for (const [k, v] of Object.entries(res.metrics)) add(k, v);
         add('actor/grad_norm', step.gradNorm);

@@ -6,7 +6,7 @@ import type { DatasetRow } from '../../data/index.ts';
 import { buildStepMetrics, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
-import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import type { PadWidths, PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
 
 /** Everything one step needs (built once per job). */
 export interface StepContext {
@@ -21,6 +21,8 @@ export interface StepContext {
   needRef: boolean;
   /** reward.token_rewards_key: dense per-token rewards in the reward's extra. */
   tokenRewardsKey: string | null;
+  /** Padded widths of every log-prob and update batch (one compiled shape per job). */
+  widths: PadWidths;
   signal: AbortSignal;
 }
 
@@ -59,8 +61,8 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, results, ctx.signal));
   if (scored.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
   const pairs = scored.map((s) => ({ prompt: s.rollout.promptIds, response: s.rollout.responseIds }));
-  const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false));
-  const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false)) : undefined;
+  const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false, ctx.widths));
+  const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false, ctx.widths)) : undefined;
   const trajs: ScoredTrajectory[] = scored.map((s, i) => ({
     uid: s.rollout.uid,
     responseIds: s.rollout.responseIds,
@@ -75,6 +77,8 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     step,
     seed: step,
     loss: ctx.loss,
+    prompt_width: ctx.widths.promptWidth,
+    response_width: ctx.widths.responseWidth,
     batch: trajs.map((t, b) => ({
       prompt: pairs[b]!.prompt,
       response: pairs[b]!.response,
