@@ -20,15 +20,32 @@ export ONNXRUNTIME_NODE_INSTALL := skip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)
 
-.PHONY: help run test test-unit test-integration typecheck up down status bench openapi deps tools clean
+.PHONY: help run demo-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
 
-run: deps nats-server up ## set up, start the stack, score sample items, then train the embedded model with GRPO (live curve, plots)
+run: deps nats-server up demo-data ## set up, start the stack, score sample items, then SFT the embedded model and improve it with GRPO against the remote rewards (live curves, plots)
 	node infra/scripts/demo.ts
-	node services/trainer/bin/rl-train.ts infra/demo/arithmetic-grpo.yaml --id demo-$$(date +%s)
-	@echo "metrics: .run/demo/arithmetic_grpo/metrics.jsonl  plots: .run/demo/arithmetic_grpo/plots/index.html"
+	@id=$$(date +%s); \
+	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-sft.yaml --id sft-$$id && \
+	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-grpo.yaml --id grpo-$$id && \
+	node infra/scripts/demo-report.ts .run/demo/gsm8k_sft .run/demo/gsm8k_grpo --jobs sft-$$id,grpo-$$id
+
+# The demo's data: synthetic GSM8K-style problems (rl-data synth-gsm8k) in verl's
+# GSM8K layout and a BPE tokenizer learned from the SFT split. The test split
+# holds none of the training questions.
+DEMO_DATA := .run/demo/data
+SYNTH := node shared/bin/rl-data.ts synth-gsm8k --max-amount 10 --max-total 40
+demo-data: $(DEMO_DATA)/tokenizer.json ## the demo's synthetic GSM8K splits and tokenizer under .run/demo/data
+
+$(DEMO_DATA)/tokenizer.json: | deps
+	@mkdir -p $(DEMO_DATA)
+	$(SYNTH) $(DEMO_DATA)/sft_train.parquet --count 20000 --seed 1 --split train --hash-ratio 0.3
+	$(SYNTH) $(DEMO_DATA)/rl_train.parquet --count 4000 --seed 2 --split train
+	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val --hash-ratio 0.3 --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
+	$(SYNTH) $(DEMO_DATA)/test.parquet --count 200 --seed 4 --split test --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
+	node shared/bin/rl-data.ts train-tokenizer $@ $(DEMO_DATA)/sft_train.parquet --vocab-size 640 --columns prompt,extra_info.answer --pretokenizer gpt2
 
 test: deps nats-server typecheck ## unit, integration (real nats-server and processes) and OpenAPI drift tests
 	npx vitest run

@@ -1,6 +1,18 @@
+import { openParquetFile } from '../data/parquet-reader.ts';
 import { createParquetWriter } from '../data/parquet-writer.ts';
+import { textsAt } from '../data/text/column-texts.ts';
 import { gsm8kFields } from '../data/gsm8k.ts';
 import { synthGsm8kRows, type SynthOptions } from '../data/word-problems/index.ts';
+
+/** The `extra_info.question` of every row of `files`. */
+export async function questionsOf(files: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const path of files) {
+    const file = await openParquetFile(path);
+    for await (const batch of file.batches()) for (const row of batch.rows) for (const q of textsAt(row, ['extra_info', 'question'])) out.add(q);
+  }
+  return out;
+}
 
 /** `rl-data synth-gsm8k`: synthetic GSM8K-style word problems in verl's GSM8K parquet layout. */
 export async function synthGsm8k(output: string, options: SynthOptions): Promise<void> {
@@ -12,5 +24,5 @@ export async function synthGsm8k(output: string, options: SynthOptions): Promise
     await writer.abort();
     throw err;
   }
-  process.stdout.write(`${output}: ${options.count} rows (split ${options.split}, seed ${options.seed})\n`);
+  process.stdout.write(`${output}: ${options.count} rows (split ${options.split}, seed ${options.seed}${options.exclude ? `, none of ${options.exclude.size} excluded questions` : ''})\n`);
 }

@@ -4,7 +4,7 @@ import { Gsm8kFormat } from '../data/gsm8k.ts';
 import { DEFAULT_STORY_OPTIONS } from '../data/story.ts';
 import { convertGsm8k, convertStory } from './rl-data-convert.ts';
 import { inspectParquet } from './rl-data-inspect.ts';
-import { synthGsm8k } from './rl-data-synth.ts';
+import { questionsOf, synthGsm8k } from './rl-data-synth.ts';
 import { trainTokenizer } from './rl-data-tokenizer.ts';
 import { PreTokenizerStyle } from '../policy/bpe/tokenizer-json.ts';
 
@@ -91,10 +91,12 @@ export function buildProgram(): Command {
     .option('--max-ops <n>', 'most operations per problem', positiveInt, 3)
     .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
     .option('--max-total <n>', 'largest running total', positiveInt, 99)
-    .action((output: string, o: { count: number; seed: number; split: string; hashRatio: number; instruction?: string; maxOps: number; maxAmount: number; maxTotal: number }) =>
+    .option('--exclude <files>', 'comma-separated parquet files whose questions (extra_info.question) must not appear (a held-out split)')
+    .action(async (output: string, o: { count: number; seed: number; split: string; hashRatio: number; instruction?: string; maxOps: number; maxAmount: number; maxTotal: number; exclude?: string }) =>
       synthGsm8k(output, {
         count: o.count, seed: o.seed, split: o.split, hashRatio: o.hashRatio,
         ...(o.instruction !== undefined && { instruction: o.instruction }),
+        ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
         problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },
       }),
     );

@@ -6,6 +6,7 @@ import { createRng } from '@rl/shared';
 import { widthBucket, type ChatMessage } from '@rl/shared/policy';
 import { AlgoConfig, createKlController } from '../core/algos/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
+import { fileGenerationDump } from './generation-dump-files.ts';
 import { fit } from '../core/controller/fit.ts';
 import type { RolloutSampling } from '../core/controller/ports.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';
@@ -31,6 +32,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const m = c.actor_rollout_ref.model;
   const model = await resolveModelSource({ path: m.path, tokenizer: m.tokenizer, baseDir: env.baseDir, pathField: 'actor_rollout_ref.model.path', tokenizerField: 'actor_rollout_ref.model.tokenizer' });
   const tokenizer = model.tokenizer;
+  const decode = (ids: readonly number[]) => tokenizer.decode(ids);
   const countTokens: CountTokens = (prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true }).length;
   const files = (xs: readonly string[]) => xs.map((f) => resolve(env.baseDir, f));
   const data = { ...c.data, train_files: files(c.data.train_files), val_files: files(c.data.val_files) };
@@ -84,12 +86,14 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
         needRef: actor.use_kl_loss || algorithm.use_kl_in_reward,
         tokenRewardsKey: c.reward.token_rewards_key,
         widths,
+        ...(c.trainer.rollout_data_dir !== null && { rolloutDump: { sink: fileGenerationDump(resolve(env.baseDir, c.trainer.rollout_data_dir)), decode } }),
         signal: ctx.signal,
       },
       sampler, valData: val, valBatchSize: c.data.val_batch_size,
       valSampling: sampling(c.actor_rollout_ref.rollout.val_kwargs, c.data.max_response_length, seed + 1_000_003),
       rollout, rewards, ...(kl && { kl }),
       totalSteps, testFreq: c.trainer.test_freq, saveFreq: c.trainer.save_freq, valBeforeTrain: c.trainer.val_before_train,
+      ...(c.trainer.validation_data_dir !== null && { validationDump: { sink: fileGenerationDump(resolve(env.baseDir, c.trainer.validation_data_dir)), decode } }),
       checkpoints, metrics, resume, initialSampler: sampler.initialState, emit: ctx.emit, signal: ctx.signal,
     });
   } finally {

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { parse as parseYaml } from 'yaml';
 import { readSse } from './sse.ts';
-import { stepLine, valScore } from './step-line.ts';
+import { curveValue, stepLine, valScore } from './step-line.ts';
 
 interface Options {
   url: string;
@@ -80,7 +80,7 @@ export async function main(argv: string[]): Promise<number> {
     const e = JSON.parse(msg.data) as Event;
     if (e.type === 'step' && e.metrics !== undefined) {
       const total = e.total_steps ?? e.step ?? 0;
-      scores.push(e.metrics['critic/score/mean'] ?? 0);
+      scores.push(curveValue(e.metrics));
       lastVal = valScore(e.metrics) ?? lastVal;
       if (bar !== null && !bar.isActive) bar.start(total, 0);
       bar?.update(e.step ?? 0);
@@ -88,7 +88,9 @@ export async function main(argv: string[]): Promise<number> {
       console.log(stepLine(e.step ?? 0, total, e.metrics, scores, lastVal));
     } else if (e.type === 'validation' && e.metrics !== undefined) {
       lastVal = valScore(e.metrics) ?? lastVal;
-      console.log(`validation at step ${e.step}: ${Object.entries(e.metrics).filter(([k]) => k.includes('/mean@')).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(' ')}`);
+      console.log(`validation at step ${e.step}: ${Object.entries(e.metrics).filter(([k]) => k.includes('/mean@') || k === 'val/loss').map(([k, v]) => `${k}=${v.toFixed(3)}`).join(' ')}`);
+    } else if (e.type === 'log' && e.message !== undefined) {
+      console.log(e.message);
     } else if (e.type === 'checkpoint') {
       console.log(`checkpoint at step ${e.step}: ${e.dir}`);
     } else if (e.type === 'state' && ['succeeded', 'failed', 'cancelled'].includes(e.state ?? '')) {

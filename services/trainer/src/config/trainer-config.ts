@@ -21,6 +21,10 @@ export const TrainerConfig = z.strictObject({
   default_local_dir: text().nullable().default(null),
   /** "auto" resumes from the latest checkpoint in default_local_dir; "disable" starts fresh. @default "auto" */
   resume_mode: oneOf(['auto', 'disable']).default('auto'),
+  /** Each validation's generations as `<dir>/<step>.jsonl` (verl _dump_generations); null = none. @default null */
+  validation_data_dir: text().nullable().default(null),
+  /** Each training step's rollouts as `<dir>/<step>.jsonl`; null = none. @default null */
+  rollout_data_dir: text().nullable().default(null),
 });
 /** Parsed `trainer` section (before `default_local_dir` is filled in). */
 export type TrainerConfig = z.infer<typeof TrainerConfig>;

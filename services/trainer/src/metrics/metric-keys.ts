@@ -45,6 +45,11 @@ export const MetricKey = {
   /** Ours: `extra.acc` over the training batch. */
   RewardAccMean: 'reward/acc/mean',
   RewardRetries: 'reward/retries',
+  /** SFT (verl fsdp_sft_trainer). */
+  SftLoss: 'train/loss',
+  SftValLoss: 'val/loss',
+  SftLr: 'train/lr',
+  SftGradNorm: 'train/grad_norm',
 } as const;
 /** A named metric key. */
 export type MetricKey = (typeof MetricKey)[keyof typeof MetricKey];

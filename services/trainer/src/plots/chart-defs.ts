@@ -56,6 +56,8 @@ export const CHARTS: readonly ChartDef[] = [
   { name: 'kl', title: 'KL', yTitle: 'KL', series: present([MetricKey.PpoKl, MetricKey.KlLoss, MetricKey.RewardKlPenalty]) },
   { name: 'entropy', title: 'Policy entropy', yTitle: 'nats / token', series: present([MetricKey.Entropy]) },
   { name: 'pg-loss', title: 'Policy loss', yTitle: 'loss', series: present([MetricKey.PgLoss, MetricKey.VfLoss]) },
-  { name: 'grad-norm', title: 'Gradient norm (before clipping)', yTitle: 'L2 norm', series: present([MetricKey.GradNorm, MetricKey.CriticGradNorm]) },
+  { name: 'grad-norm', title: 'Gradient norm (before clipping)', yTitle: 'L2 norm', series: present([MetricKey.GradNorm, MetricKey.CriticGradNorm, MetricKey.SftGradNorm]) },
+  { name: 'sft-loss', title: 'SFT loss (token-mean NLL)', yTitle: 'nats / token', series: present([MetricKey.SftLoss, MetricKey.SftValLoss]) },
+  { name: 'lr', title: 'Learning rate', yTitle: 'lr', series: present([MetricKey.SftLr]) },
   { name: 'timing', title: 'Time per stage', yTitle: 'seconds', series: timingKeys, stacked: true },
 ];

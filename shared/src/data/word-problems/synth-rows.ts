@@ -17,6 +17,8 @@ export interface SynthOptions {
   /** Replaces verl's instruction sentence; '' for none. @default verl's */
   instruction?: string;
   problem?: ProblemOptions;
+  /** Questions never to produce (e.g. those of the training files, so a test split is held out). */
+  exclude?: ReadonlySet<string>;
 }
 
 /** Draws `count` rows; the same options always give the same rows. */
@@ -24,7 +26,8 @@ export function* synthGsm8kRows(o: SynthOptions): Generator<Gsm8kRow> {
   const rng = createRng(o.seed);
   const hashRatio = o.hashRatio ?? 1;
   for (let index = 0; index < o.count; index++) {
-    const problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
+    let problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
+    while (o.exclude?.has(problem.question)) problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
     const style = rng.next() < hashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
     const raw = { question: problem.question, answer: formatSolution(problem, style), solution: String(problem.answer) };
     yield gsm8kRow(raw, index, o.split, 'plain', o.instruction);

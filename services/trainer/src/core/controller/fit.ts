@@ -7,6 +7,7 @@ import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
 import { buildStepMetrics, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import type { KlController } from '../algos/index.ts';
+import type { GenerationDump } from './generation-dump.ts';
 import type { CheckpointStore, TrainerState } from './trainer-state.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
 import { runStep, type StepContext } from './step.ts';
@@ -28,6 +29,8 @@ export interface FitContext {
   saveFreq: number;
   valBeforeTrain: boolean;
   checkpoints: CheckpointStore;
+  /** trainer.validation_data_dir: the dump of every validation's generations. */
+  validationDump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
   metrics: MetricsLog;
   /** Where the loop starts: a fresh start or the latest checkpoint. */
   resume: TrainerState | null;
@@ -50,7 +53,10 @@ export async function fit(c: FitContext): Promise<string> {
   let version = await c.step.policy.export(true);
   const runValidation = async () => {
     if (c.valData === null || c.valData.rows.length === 0) return {};
-    const m = await validate(c.valData, c.valBatchSize, c.rollout, c.rewards, c.valSampling, version, c.signal);
+    const m = await validate({
+      data: c.valData, batchSize: c.valBatchSize, rollout: c.rollout, rewards: c.rewards, sampling: c.valSampling, version, signal: c.signal, step,
+      ...(c.validationDump && { dump: c.validationDump }),
+    });
     c.emit({ type: 'validation', job: c.job, step, metrics: m });
     return m;
   };

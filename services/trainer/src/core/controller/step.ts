@@ -6,6 +6,7 @@ import type { DatasetRow } from '../../data/index.ts';
 import { buildStepMetrics, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
+import { dumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { PadWidths, PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
 
 /** Everything one step needs (built once per job). */
@@ -23,6 +24,8 @@ export interface StepContext {
   tokenRewardsKey: string | null;
   /** Padded widths of every log-prob and update batch (one compiled shape per job). */
   widths: PadWidths;
+  /** trainer.rollout_data_dir: the dump of every step's rollouts. */
+  rolloutDump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
   signal: AbortSignal;
 }
 
@@ -60,6 +63,10 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const failedRollouts = results.filter((r) => r.error !== undefined).length;
   const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, results, ctx.signal));
   if (scored.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  if (ctx.rolloutDump !== undefined) {
+    const { sink, decode } = ctx.rolloutDump;
+    await sink.write(step, scored.map((s) => dumpEntry(decode(s.rollout.promptIds), s.rollout.text, rows[s.rollout.row]!.ground_truth, s.result.score ?? 0, step, s.result.extra)));
+  }
   const pairs = scored.map((s) => ({ prompt: s.rollout.promptIds, response: s.rollout.responseIds }));
   const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false, ctx.widths));
   const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false, ctx.widths)) : undefined;

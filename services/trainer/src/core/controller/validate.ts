@@ -1,23 +1,41 @@
 // Validation (verl `_validate`): every validation row rolled out with
 // val_kwargs (greedy by default), scored remotely, summarised as
-// `val-core/<data_source>/<var>/mean@n` and friends.
+// `val-core/<data_source>/<var>/mean@n` and friends; optionally dumped.
 import type { Dataset } from '../../data/index.ts';
 import { validationBatches } from '../../data/index.ts';
 import { computeValidationMetrics, type ValidationSample } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
+import { dumpEntry, type DumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
 import { scoreRollouts } from './step.ts';
 
-export async function validate(
-  data: Dataset, batchSize: number | null, rollout: RolloutPort, rewards: RewardClient,
-  sampling: RolloutSampling, version: string, signal: AbortSignal,
-): Promise<Record<string, number>> {
+/** What one validation pass needs. */
+export interface ValidateInput {
+  data: Dataset;
+  batchSize: number | null;
+  rollout: RolloutPort;
+  rewards: RewardClient;
+  sampling: RolloutSampling;
+  version: string;
+  signal: AbortSignal;
+  /** Step the pass belongs to (0 = before training). */
+  step: number;
+  /** trainer.validation_data_dir: where the generations go, with the prompt decoder. */
+  dump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
+}
+
+export async function validate(v: ValidateInput): Promise<Record<string, number>> {
   const samples: ValidationSample[] = [];
-  for (const rows of validationBatches(data, batchSize)) {
-    const results = await rollout.rollout(rows, sampling, version, signal);
-    for (const { rollout: r, result } of await scoreRollouts(rewards, rows, results, signal)) {
-      samples.push({ data_source: rows[r.row]!.data_source, uid: r.uid, score: result.score ?? 0, extra: result.extra });
+  const dumped: DumpEntry[] = [];
+  for (const rows of validationBatches(v.data, v.batchSize)) {
+    const results = await v.rollout.rollout(rows, v.sampling, v.version, v.signal);
+    for (const { rollout: r, result } of await scoreRollouts(v.rewards, rows, results, v.signal)) {
+      const row = rows[r.row]!;
+      const score = result.score ?? 0;
+      samples.push({ data_source: row.data_source, uid: r.uid, score, extra: result.extra });
+      if (v.dump !== undefined) dumped.push(dumpEntry(v.dump.decode(r.promptIds), r.text, row.ground_truth, score, v.step, result.extra));
     }
   }
+  if (v.dump !== undefined) await v.dump.sink.write(v.step, dumped);
   return computeValidationMetrics(samples, { seed: 0 });
 }

@@ -6,7 +6,7 @@
 import type { BatchSampler, SamplerState } from '../../data/index.ts';
 import type { SftSequence } from '../../data/sft/sft-tokenize.ts';
 import type { JobEvent } from '../../jobs/job-events.ts';
-import { buildStepMetrics, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
+import { buildStepMetrics, MetricKey, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
 import type { CheckpointStore, TrainerState } from '../controller/trainer-state.ts';
 import { lrAtStep, type LrSchedule } from './lr-schedule.ts';
 import type { PadWidths } from '../controller/ports.ts';
@@ -62,8 +62,8 @@ export async function sftFit(c: SftFitContext): Promise<string> {
     if (c.valRows.length === 0) return {};
     const loss = await validationLoss(c.policy, c.valRows, c.microBatchSize, c.widths);
     if (loss === null) return {};
-    c.emit({ type: 'validation', job: c.job, step, metrics: { 'val/loss': loss } });
-    return { 'val/loss': loss };
+    c.emit({ type: 'validation', job: c.job, step, metrics: { [MetricKey.SftValLoss]: loss } });
+    return { [MetricKey.SftValLoss]: loss };
   };
   if (step === 0 && c.valBeforeTrain) {
     const m = await validate();
@@ -84,7 +84,7 @@ export async function sftFit(c: SftFitContext): Promise<string> {
       step, epoch: batch.epoch,
       timingS: { step: stepS },
       scalars: {
-        'train/loss': out.loss, 'train/lr': lr, 'train/grad_norm': out.gradNorm, 'train/update_skipped': out.skipped ? 1 : 0,
+        [MetricKey.SftLoss]: out.loss, [MetricKey.SftLr]: lr, [MetricKey.SftGradNorm]: out.gradNorm, 'train/update_skipped': out.skipped ? 1 : 0,
         'train/learned_tokens': learned, 'perf/throughput': learned / Math.max(stepS, 1e-9),
       },
     });
