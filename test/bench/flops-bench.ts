@@ -41,13 +41,13 @@ const MIN_THREAD_ELEMENTS = process.env.BENCH_MIN_THREAD_ELEMENTS === undefined 
 await ensureTensorBackend({ threads: THREADS, ...(MIN_THREAD_ELEMENTS !== undefined && { minThreadElements: MIN_THREAD_ELEMENTS }) });
 
 /** Fastest and median ms per call over SECONDS (at least 3 calls), after a first call (compilation) timed apart. */
-async function measure(run: () => Promise<unknown>): Promise<{ firstMs: number; ms: number; medianMs: number }> {
+async function measure(run: () => Promise<unknown>, seconds = SECONDS): Promise<{ firstMs: number; ms: number; medianMs: number }> {
   const t0 = performance.now();
   await run();
   const firstMs = performance.now() - t0;
   const times: number[] = [];
   const started = performance.now();
-  while (performance.now() - started < SECONDS * 1000 || times.length < 3) {
+  while (performance.now() - started < seconds * 1000 || times.length < 3) {
     const t = performance.now();
     await run();
     times.push(performance.now() - t);
@@ -55,24 +55,31 @@ async function measure(run: () => Promise<unknown>): Promise<{ firstMs: number; 
   return { firstMs, ms: Math.min(...times), medianMs: percentile(times, 50) };
 }
 
-/** Best GFLOP/s over square and model-shaped fp32 matmuls, each jit-compiled as the policy's kernels are. */
-async function matmulPeak(): Promise<{ gflops: number; shape: string; rows: string[] }> {
+type Shape = [m: number, k: number, n: number];
+
+/** Best GFLOP/s of one jit-compiled fp32 matmul over `seconds` (at least 3 calls). */
+async function matmulGflops([m, k, n]: Shape, seconds: number): Promise<number> {
+  const f = jit((a: ReturnType<typeof np.ones>, b: ReturnType<typeof np.ones>) => np.matmul(a, b));
+  const a = np.ones([m, k]);
+  const b = np.ones([k, n]);
+  const { ms } = await measure(async () => f(a.ref, b.ref).data(), seconds);
+  a.dispose();
+  b.dispose();
+  f.dispose();
+  return (2 * m * k * n) / ms / 1e6;
+}
+
+/** Best GFLOP/s over a square and the model's matmul shapes, compiled as the policy's kernels are. */
+async function matmulPeak(): Promise<{ gflops: number; shape: Shape; rows: string[] }> {
   const d = CONFIG.dModel;
   const tokens = Math.min(MAX_BATCH, 64) * 64;
-  const shapes: Array<[number, number, number]> = [[1024, 1024, 1024], [tokens, d, 2 * CONFIG.dFF], [tokens, CONFIG.dFF, d], [tokens, d, 3 * d], [tokens, d, CONFIG.vocabSize]];
-  let best = { gflops: 0, shape: '' };
+  const shapes: Shape[] = [[1024, 1024, 1024], [tokens, d, 2 * CONFIG.dFF], [tokens, CONFIG.dFF, d], [tokens, d, 3 * d], [tokens, d, CONFIG.vocabSize]];
+  let best: { gflops: number; shape: Shape } = { gflops: 0, shape: shapes[0]! };
   const rows: string[] = [];
-  for (const [m, k, n] of shapes) {
-    const f = jit((a: ReturnType<typeof np.ones>, b: ReturnType<typeof np.ones>) => np.matmul(a, b));
-    const a = np.ones([m, k]);
-    const b = np.ones([k, n]);
-    const { ms } = await measure(async () => f(a.ref, b.ref).data());
-    const gflops = (2 * m * k * n) / ms / 1e6;
-    rows.push(`${m}x${k}x${n}: ${gflops.toFixed(1)} GFLOP/s`);
-    if (gflops > best.gflops) best = { gflops, shape: `${m}x${k}x${n}` };
-    a.dispose();
-    b.dispose();
-    f.dispose();
+  for (const shape of shapes) {
+    const gflops = await matmulGflops(shape, SECONDS);
+    rows.push(`${shape.join('x')}: ${gflops.toFixed(1)} GFLOP/s`);
+    if (gflops > best.gflops) best = { gflops, shape };
   }
   return { ...best, rows };
 }
@@ -130,11 +137,12 @@ for (const batch of WORKLOADS.has('generate') ? BATCHES : []) {
   const flops = chunked(batch, (r) => generateFlops(shape, r, promptWidth, capacity, RESPONSE));
   await row('generate (KV cache)', batch, batch * RESPONSE, flops, () => policy.generate(ps, { temperature: 1, maxTokens: RESPONSE, stopTokenIds: [], seed: 1 }));
 }
-const oldLogprobs = (await policy.score(pairs)).map((s) => s.logprobs);
 for (const batch of WORKLOADS.has('score') ? BATCHES : []) {
   const flops = chunked(batch, (r) => scoreFlops(shape, r, promptWidth, responseWidth));
   await row('log-probs + entropy', batch, batch * (promptWidth + responseWidth), flops, () => policy.score(pairs.slice(0, batch)));
 }
+// After the log-prob rows, so that their first calls include compilation.
+const oldLogprobs = WORKLOADS.has('update') ? await policy.logprobs(pairs) : [];
 for (const batch of WORKLOADS.has('update') ? BATCHES : []) {
   const micro = { pairs: pairs.slice(0, batch), inputs: { advantages: advantages.slice(0, batch), old_logprobs: oldLogprobs.slice(0, batch) } };
   await row('update (accumulate + AdamW)', batch, batch * (promptWidth + responseWidth), trainFlops(shape, batchBucket(batch), promptWidth, responseWidth), async () => {
@@ -149,7 +157,7 @@ const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join
 const threads = THREADS > 0 ? `worker pool of ${THREADS} threads (main + ${THREADS - 1}), chunks >= ${MIN_THREAD_ELEMENTS ?? 32768} outputs on threads` : '1 thread';
 process.stdout.write(
   `model: ${CONFIG.nLayers} layers, d=${CONFIG.dModel}, ${CONFIG.nHeads} heads, dFF=${CONFIG.dFF}, vocab ${CONFIG.vocabSize}; prompts ${PROMPT - 7}-${PROMPT} tokens (padded ${promptWidth}), responses ${RESPONSE} (padded ${responseWidth}), cache ${capacity}; chunks of ${MAX_BATCH} rows for generate/score\n` +
-    `peak: ${peak.gflops.toFixed(1)} GFLOP/s fp32 (${peak.shape} matmul, jax-js wasm jit, ${threads}); ${peak.rows.join(', ')}\n` +
+    `peak: ${peak.gflops.toFixed(1)} GFLOP/s fp32 (${peak.shape.join('x')} matmul, jax-js wasm jit, ${threads}); ${peak.rows.join(', ')}\n` +
     `FLOPs: matmuls only (projections, QK^T and AV over padded lengths, output head); update = forward + 2x backward\n`,
 );
 process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${table.map(line).join('\n')}\n${failures.map((f) => `failed: ${f}\n`).join('')}`);
