@@ -2,7 +2,7 @@
 // achieved FLOP/s. Only matrix products are counted (2·m·k·n each): the
 // projections, attention's QK^T and AV over the padded key lengths actually
 // computed, and the output head. Norms, RoPE, softmax and other elementwise
-// work are left out (under 2% of the total at the model sizes we run), and the
+// work are left out (about 1% of the FLOPs at the demo shape), and the
 // embedding counts as a lookup (0 FLOPs) however it is implemented.
 import type { ModelConfig } from './model-config.ts';
 
