@@ -57,6 +57,7 @@ export type MetricKey = (typeof MetricKey)[keyof typeof MetricKey];
 /** Stage timers, verl's `timing_s/<stage>` names plus ours (`reward`, `weights_sync`). */
 export const TimingStage = {
   Gen: 'gen',
+  GenMax: 'gen_max',
   Reward: 'reward',
   OldLogProb: 'old_log_prob',
   Ref: 'ref',

@@ -19,7 +19,7 @@ export interface ChartDef {
 const present = (wanted: readonly string[]) => (keys: readonly string[]) => wanted.filter((k) => keys.includes(k));
 
 // Stages in pipeline order; any other timer follows, and the total (`step`) is not stacked.
-const STAGE_ORDER = ['gen', 'reward', 'old_log_prob', 'ref', 'values', 'adv', 'update_critic', 'update_actor', 'weights_sync', 'testing', 'save_checkpoint'];
+const STAGE_ORDER = ['gen', 'gen_max', 'reward', 'old_log_prob', 'ref', 'values', 'adv', 'update_critic', 'update_actor', 'weights_sync', 'testing', 'save_checkpoint'];
 const NOT_STACKED = new Set([`${TIMING_PREFIX}step`]);
 
 function timingKeys(keys: readonly string[]): string[] {

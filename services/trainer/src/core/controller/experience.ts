@@ -18,6 +18,8 @@ export interface ScoredTrajectory {
   tokenRewards?: readonly number[];
   oldLogprobs: readonly number[];
   refLogprobs?: readonly number[];
+  /** ReMax: the score of the greedy response to the same prompt (verl `reward_baselines`). */
+  rewardBaseline?: number;
 }
 
 /** The padded batch and the advantages. */
@@ -69,6 +71,10 @@ export function buildExperience(trajs: readonly ScoredTrajectory[], algorithm: A
     tokenLevelRewards = out.tokenLevelRewards;
     metrics = { ...out.metrics };
   }
-  const { advantages, returns } = computeAdvantage({ shape, tokenLevelRewards, responseMask, index: trajs.map((t) => t.uid) }, algorithm);
+  const baselines = trajs.every((t) => t.rewardBaseline !== undefined) ? Float64Array.from(trajs, (t) => t.rewardBaseline!) : undefined;
+  const { advantages, returns } = computeAdvantage(
+    { shape, tokenLevelRewards, responseMask, index: trajs.map((t) => t.uid), ...(baselines && { rewardBaselines: baselines }) },
+    algorithm,
+  );
   return { shape, responseMask, tokenLevelScores: scores, tokenLevelRewards, advantages, returns, metrics };
 }

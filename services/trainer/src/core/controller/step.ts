@@ -60,6 +60,10 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const timing: Record<string, number> = {};
   const started = performance.now();
   const results = await timed(timing, 'gen', () => ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal));
+  // ReMax (verl RayPPOTrainer.fit): one greedy response per prompt; its score is the baseline of that prompt's samples.
+  const baselines = ctx.algorithm.adv_estimator === 'remax'
+    ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version))
+    : undefined;
   const failedRollouts = results.filter((r) => r.error !== undefined).length;
   const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, results, ctx.signal));
   if (scored.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
@@ -77,6 +81,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     score: s.result.score ?? 0,
     ...denseRewards(s.result.extra, ctx.tokenRewardsKey),
     oldLogprobs: old.logprobs[i]!,
+    ...(baselines && { rewardBaseline: baselines[s.rollout.row]! }),
     ...(ref && { refLogprobs: ref.logprobs[i]! }),
   }));
   const x = await timed(timing, 'adv', async () => buildExperience(trajs, ctx.algorithm, ctx.kl));
@@ -126,6 +131,14 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     },
   });
   return { metrics, version: newVersion };
+}
+
+/** The score of each row's greedy response (0 where the rollout or its reward failed, as verl's reward fn would give). */
+async function greedyBaselines(ctx: StepContext, rows: readonly DatasetRow[], step: number, version: string): Promise<number[]> {
+  const greedy = await ctx.rollout.rollout(rows, { ...ctx.sampling, temperature: 0, n: 1, seed: ctx.sampling.seed + step }, version, ctx.signal);
+  const out = rows.map(() => 0);
+  for (const { rollout, result } of await scoreRollouts(ctx.rewards, rows, greedy, ctx.signal)) out[rollout.row] = result.score ?? 0;
+  return out;
 }
 
 function denseRewards(extra: Record<string, unknown> | undefined, key: string | null): { tokenRewards?: number[] } {

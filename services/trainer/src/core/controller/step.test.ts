@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { DatasetRow } from '../../data/index.ts';
+import type { RewardClient } from '../../rewards/index.ts';
+import { AlgoConfig } from '../algos/index.ts';
+import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import { runStep, type StepContext } from './step.ts';
+
+const row = (id: number, answer: string): DatasetRow => ({
+  row_id: id, file_index: 0, data_source: 'openai/gsm8k', prompt: `q${id}`, ability: null, ground_truth: answer,
+  reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
+});
+
+// Greedy rollouts answer "1"; sampled ones alternate "1" and "2" within each group.
+function fakeRollout(calls: RolloutSampling[]): RolloutPort {
+  return {
+    takeComputeSeconds: () => 0,
+    rollout: async (rows, s) => {
+      calls.push(s);
+      const out: RolloutResult[] = [];
+      rows.forEach((r, i) => {
+        for (let k = 0; k < s.n; k++) {
+          const text = s.temperature === 0 || k % 2 === 0 ? '1' : '2';
+          out.push({ row: i, uid: `u${r.row_id}`, promptIds: [1], responseIds: [5, 6], responseMask: [1, 1], text, modelVersion: 'v0' });
+        }
+      });
+      return out;
+    },
+  };
+}
+
+const rewards: RewardClient = {
+  score: async (items) => ({
+    results: items.map((it) => ({ score: it.solution_str === it.ground_truth ? 1 : 0, extra: {}, error: null })),
+    stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} },
+  }),
+} as RewardClient;
+
+function fakePolicy(updates: unknown[]): PolicyPort {
+  return {
+    logprobs: async (_m, pairs) => ({ logprobs: pairs.map((p) => p.response.map(() => -1)) }),
+    update: async (body) => {
+      updates.push(body);
+      return { version: 'v1', metrics: {} };
+    },
+    export: async () => 'v1',
+    version: async () => 'v1',
+    takeComputeSeconds: () => 0,
+  };
+}
+
+function ctx(estimator: string, calls: RolloutSampling[], updates: unknown[]): StepContext {
+  return {
+    policy: fakePolicy(updates), rollout: fakeRollout(calls), rewards, algorithm: AlgoConfig.parse({ adv_estimator: estimator }),
+    sampling: { temperature: 1, topP: 1, topK: -1, n: 4, maxTokens: 8, seed: 7 },
+    loss: { ppo_mini_batch_size: 8 }, needRef: false, tokenRewardsKey: null, widths: { promptWidth: 8, responseWidth: 8 },
+    signal: new AbortController().signal,
+  };
+}
+
+type Update = { batch: Array<{ advantages: number[] }> };
+
+describe('runStep', () => {
+  it('remax: a greedy rollout per prompt gives the baseline; advantage = reward-to-go - baseline (verl RayPPOTrainer.fit)', async () => {
+    const calls: RolloutSampling[] = [];
+    const updates: unknown[] = [];
+    // Row 0's answer is "1" (the greedy one: baseline 1), row 1's is "2" (greedy wrong: baseline 0).
+    const out = await runStep(ctx('remax', calls, updates), 3, 0, [row(0, '1'), row(1, '2')], 'v0');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({ temperature: 0, n: 1 });
+    const adv = (updates[0] as Update).batch.map((b) => b.advantages);
+    // Row 0: scores 1,0,1,0 minus baseline 1; row 1: scores 0,1,0,1 minus baseline 0. Reward-to-go is the score on every token.
+    expect(adv).toEqual([[0, 0], [-1, -1], [0, 0], [-1, -1], [0, 0], [1, 1], [0, 0], [1, 1]]);
+    expect(out.metrics['timing_s/gen_max']).toBeTypeOf('number');
+  });
+
+  it('other estimators make no baseline rollout', async () => {
+    const calls: RolloutSampling[] = [];
+    await runStep(ctx('grpo', calls, []), 1, 0, [row(0, '1')], 'v0');
+    expect(calls).toHaveLength(1);
+  });
+});
