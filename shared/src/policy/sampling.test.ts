@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../random.ts';
-import { candidates, logSoftmaxAt, sampleToken, type SamplerSettings } from './sampling.ts';
+import { candidates, idsByLogit, logSoftmaxAt, sampleToken, type SamplerSettings } from './sampling.ts';
 
 // Probabilities 0.5, 0.3, 0.15, 0.05 at temperature 1.
 const LOGITS = Float32Array.from([0.5, 0.3, 0.15, 0.05].map(Math.log));
@@ -66,5 +66,21 @@ describe('sampleToken', () => {
 
   it('is deterministic for a seed', () => {
     expect(histogram(LOGITS, settings({}), 200, 9)).toEqual(histogram(LOGITS, settings({}), 200, 9));
+  });
+});
+
+describe('idsByLogit', () => {
+  it('orders float32 logits exactly as a comparator sort (highest first, ties by lower id), negatives, zeros and infinities included', () => {
+    const rng = createRng(11);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 1 + rng.int(0, 700);
+      const logits = new Float32Array(n);
+      for (let i = 0; i < n; i++) {
+        const r = rng.next();
+        logits[i] = r < 0.1 ? 0 : r < 0.15 ? -0 : r < 0.17 ? -Infinity : r < 0.18 ? Infinity : r < 0.4 ? Math.round((rng.next() - 0.5) * 8) : (rng.next() - 0.5) * 40;
+      }
+      const expected = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b]! - logits[a]! || a - b);
+      expect(idsByLogit(logits)).toEqual(expected);
+    }
   });
 });

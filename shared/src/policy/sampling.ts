@@ -32,13 +32,43 @@ function argmax(logits: ArrayLike<number>): number {
   return best;
 }
 
+const ID_BITS = 1 << 20;
+const bits = new Uint32Array(1);
+const asFloat = new Float32Array(bits.buffer);
+
+/**
+ * Ids by logit, highest first, ties by lower id: the order `candidates` samples
+ * in. For float32 logits (what the model returns) one native numeric sort of
+ * float64 keys does it: the logit's bits, mapped to an order-preserving
+ * unsigned integer and inverted, times 2^20, plus the id. That is exact below
+ * 2^53 and several times faster than sorting with a comparator, once per
+ * sampled token of every row.
+ */
+export function idsByLogit(logits: ArrayLike<number>): number[] {
+  const n = logits.length;
+  if (!(logits instanceof Float32Array) || n > ID_BITS) {
+    return Array.from({ length: n }, (_, i) => i).sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    asFloat[0] = (logits[i] as number) + 0; // -0 + 0 is +0: the comparator ties them too
+    const u = bits[0] as number;
+    // Order-preserving map of float32 bits to uint32 (negatives flipped, positives above them).
+    const ordered = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
+    keys[i] = (0xffffffff - ordered) * ID_BITS + i;
+  }
+  keys.sort();
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = (keys[i] as number) % ID_BITS;
+  return out;
+}
+
 /**
  * Candidate ids with their unnormalised tempered probabilities, best first,
  * after top-k and top-p. Ties keep the lower id first, so the result is deterministic.
  */
 export function candidates(logits: ArrayLike<number>, s: SamplerSettings): { ids: number[]; weights: number[] } {
-  let ids = Array.from({ length: logits.length }, (_, i) => i);
-  ids.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
+  let ids = idsByLogit(logits);
   if (s.topK > 0 && s.topK < ids.length) ids = ids.slice(0, s.topK);
   const top = logits[ids[0] as number] as number;
   let weights = ids.map((i) => Math.exp(((logits[i] as number) - top) / s.temperature));
