@@ -6,7 +6,7 @@ import { createKernels, type Kernels } from './kernels.ts';
 import { parseModelConfig, type ModelConfig, type ModelConfigInput } from './model-config.ts';
 import { checkHostParams, initHostParams, toDevice, toHost, type HostParams, type Params } from './params.ts';
 import type { PolicyCore } from './policy-core.ts';
-import { scorePairs, type PackWidths, type PairScores, type TokenPair } from './score.ts';
+import { scorePairs, valuePairs, type PackWidths, type PairScores, type TokenPair } from './score.ts';
 import { createTokenizer, type PolicyTokenizer, type TokenizerConfig } from './tokenizer.ts';
 import type { Generation, PolicyModel, SamplingParams } from './types.ts';
 
@@ -79,6 +79,11 @@ export class EmbeddedPolicy implements PolicyModel, PolicyCore {
   /** Teacher-forced log-probs and per-token entropies of the distribution each response token was drawn from. */
   async score(pairs: readonly TokenPair[], widths: PackWidths = {}): Promise<Required<PairScores>[]> {
     return (await scorePairs(this, pairs, true, this.#maxBatchSize, widths)) as Required<PairScores>[];
+  }
+
+  /** A critic's value of the state before each response token (models with a value head). */
+  async values(pairs: readonly TokenPair[], widths: PackWidths = {}): Promise<Float32Array[]> {
+    return valuePairs(this, pairs, this.#maxBatchSize, widths);
   }
 
   /** Copies the weights to host memory (for saving or publishing). */

@@ -10,6 +10,7 @@ export { rowSeed } from './policy-core.ts';
 export type { PackWidths, PairScores, TokenPair } from './score.ts';
 export { candidates, logSoftmaxAt, sampleToken, type SampledToken, type SamplerSettings } from './sampling.ts';
 export { PolicyTrainer, type AccumulateResult, type StepResult } from './policy-trainer.ts';
+export { withValueHead } from './value-head.ts';
 export { widthBucket } from './batch-layout.ts';
 export type { TrainBatch } from './train-batch.ts';
 export type { LossInputs, PolicyLoss } from './loss-inputs.ts';

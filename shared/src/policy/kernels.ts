@@ -4,21 +4,41 @@
 // hot-swapped model does not pay compilation again.
 import { jit, nn, np, type Tensor } from './backend.ts';
 import type { ModelConfig } from './model-config.ts';
-import type { Params } from './params.ts';
+import { rmsNorm } from './layers.ts';
+import { param, type Params } from './params.ts';
 import { decodeStep, forwardSequence, head, type KvCache } from './transformer.ts';
 
 /**
- * Teacher forcing over `[prompt | response]`: log-softmax of the distribution
- * each response token was drawn from, `[B, R, V]`. Traced (not compiled) so
- * the trainer can differentiate through it.
+ * Teacher forcing over `[prompt | response]`: the final hidden states (before
+ * the final norm) of the columns the response tokens are predicted from,
+ * `[B, R, D]`. Column j predicts token j + 1, so response token r comes from
+ * column pLen - 1 + r (the state before it: also where a critic's value of
+ * that step is read, as verl's dp_critic slices `[-R - 1 : -1]`). Traced, not
+ * compiled, so the trainer can differentiate through it.
  */
-export function responseLogSoftmax(cfg: ModelConfig, p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): Tensor {
+export function responseStates(cfg: ModelConfig, p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): Tensor {
   const pLen = prompt.shape[1] as number;
   const rLen = response.shape[1] as number;
   const ids = np.concatenate([prompt, response], 1);
   const { hidden } = forwardSequence(cfg, p, ids, positions, keyMask, false);
-  // Column j predicts token j + 1, so response token r comes from column pLen - 1 + r.
-  return nn.logSoftmax(head(cfg, p, hidden.slice([], [pLen - 1, pLen - 1 + rLen])), -1);
+  return hidden.slice([], [pLen - 1, pLen - 1 + rLen]);
+}
+
+/** Log-softmax `[B, R, V]` of the next-token distributions at `states` `[B, R, D]`. */
+export function distributionsAt(cfg: ModelConfig, p: Params, states: Tensor): Tensor {
+  return nn.logSoftmax(head(cfg, p, states), -1);
+}
+
+/** A critic's values `[B, R]` at `states` `[B, R, D]`: the value head over the final-norm states. */
+export function valuesAt(cfg: ModelConfig, p: Params, states: Tensor): Tensor {
+  const [b, r] = states.shape as [number, number, number];
+  const x = rmsNorm(states, param(p, 'final_norm'), cfg.normEps);
+  return np.matmul(x, param(p, 'value_head')).reshape([b, r]);
+}
+
+/** Log-softmax `[B, R, V]` of the distribution each response token was drawn from. */
+export function responseLogSoftmax(cfg: ModelConfig, p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): Tensor {
+  return distributionsAt(cfg, p, responseStates(cfg, p, prompt, response, positions, keyMask));
 }
 
 /** Log-prob of each token `[B, R]` under `logSoftmax` `[B, R, V]`. */
@@ -44,6 +64,8 @@ export interface Kernels {
   score(p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): Tensor;
   /** Same with per-token entropies. */
   scoreWithEntropy(p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): { logprobs: Tensor; entropy: Tensor };
+  /** A critic's value `[B, R]` of the state before each response token (models with a value head). */
+  values(p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor): Tensor;
   /** Adds a user (models of the same shape share kernels). */
   retain(): Kernels;
   /** Drops a user; the compiled programs are freed with the last one. */
@@ -78,6 +100,9 @@ export function createKernels(cfg: ModelConfig): Kernels {
     const lsm = responseLogSoftmax(cfg, p, prompt, response.ref, positions, keyMask);
     return { logprobs: pickTokens(lsm.ref, response), entropy: entropyOf(lsm) };
   });
+  const values = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor) =>
+    valuesAt(cfg, p, responseStates(cfg, p, prompt, response, positions, keyMask)),
+  );
   let users = 1;
   const kernels: Kernels = {
     config: cfg,
@@ -86,13 +111,14 @@ export function createKernels(cfg: ModelConfig): Kernels {
     logitsAt: (p, ids, positions, keyMask, column) => logitsAt(p, ids, positions, keyMask, column),
     score: (p, prompt, response, positions, keyMask) => score(p, prompt, response, positions, keyMask),
     scoreWithEntropy: (p, prompt, response, positions, keyMask) => scoreWithEntropy(p, prompt, response, positions, keyMask),
+    values: (p, prompt, response, positions, keyMask) => values(p, prompt, response, positions, keyMask),
     retain: () => {
       if (users === 0) throw new Error('kernels retained after their last release');
       users++;
       return kernels;
     },
     release: () => {
-      if (--users === 0) for (const f of [prefill, decode, logitsAt, score, scoreWithEntropy]) f.dispose();
+      if (--users === 0) for (const f of [prefill, decode, logitsAt, score, scoreWithEntropy, values]) f.dispose();
     },
   };
   return kernels;

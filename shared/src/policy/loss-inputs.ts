@@ -1,6 +1,8 @@
 import { AppError, ErrorCode } from '../errors.ts';
 import type { Tensor } from './backend.ts';
-import { entropyOf, pickTokens } from './kernels.ts';
+import { distributionsAt, entropyOf, pickTokens, valuesAt } from './kernels.ts';
+import type { ModelConfig } from './model-config.ts';
+import type { Params } from './params.ts';
 
 /**
  * What a loss function sees, all `[B, R]` (rows x response tokens, padded).
@@ -12,6 +14,8 @@ export interface LossInputs {
   readonly logprobs: Tensor;
   /** Differentiable entropy of each token's distribution (computed only if read). */
   readonly entropy: Tensor;
+  /** Differentiable value of the state before each response token: critics only (a model with a value head). */
+  readonly values: Tensor;
   /** 1 on real response tokens, 0 on padding (and on filler rows). */
   readonly mask: Tensor;
   /** A per-token input passed in {@link TrainBatch.inputs} (advantages, old log-probs, ...), 0 on padding. */
@@ -23,18 +27,39 @@ export interface LossInputs {
 /** A loss over per-token tensors: a scalar `loss` plus optional scalar metrics (clip fraction, KL, ...). */
 export type PolicyLoss = (t: LossInputs) => { loss: Tensor; metrics?: Record<string, Tensor> };
 
-/** Builds the accessors over traced tensors; `release()` frees the originals afterwards. */
-export function lossInputs(logSoftmax: Tensor, response: Tensor, mask: Tensor, inputs: Record<string, Tensor>): LossInputs & { release(): void } {
+/** The model pieces the lazy getters need: the hidden states of the response columns and the weights. */
+export interface ResponseStates {
+  cfg: ModelConfig;
+  params: Params;
+  /** `[B, R, D]` (see responseStates). */
+  states: Tensor;
+}
+
+/**
+ * Builds the accessors over traced tensors; `release()` frees the originals
+ * afterwards. Log-probs, entropies and values are computed from the states only
+ * when a loss reads them, so an actor loss never builds a value head and a
+ * critic loss never builds the vocabulary softmax.
+ */
+export function lossInputs(model: ResponseStates, response: Tensor, mask: Tensor, inputs: Record<string, Tensor>): LossInputs & { release(): void } {
+  let logSoftmax: Tensor | null = null;
   let logprobs: Tensor | null = null;
   let entropy: Tensor | null = null;
+  let values: Tensor | null = null;
+  const distributions = () => (logSoftmax ??= distributionsAt(model.cfg, model.params, model.states.ref));
   return {
     get logprobs() {
-      logprobs ??= pickTokens(logSoftmax.ref, response.ref);
+      logprobs ??= pickTokens(distributions().ref, response.ref);
       return logprobs.ref;
     },
     get entropy() {
-      entropy ??= entropyOf(logSoftmax.ref);
+      entropy ??= entropyOf(distributions().ref);
       return entropy.ref;
+    },
+    get values() {
+      if (!model.cfg.valueHead) throw new AppError(ErrorCode.BadRequest, 'loss reads values, but the model has no value head (not a critic)', { status: 400 });
+      values ??= valuesAt(model.cfg, model.params, model.states.ref);
+      return values.ref;
     },
     get mask() {
       return mask.ref;
@@ -46,7 +71,7 @@ export function lossInputs(logSoftmax: Tensor, response: Tensor, mask: Tensor, i
     },
     inputNames: Object.keys(inputs),
     release() {
-      for (const t of [logprobs, entropy, logSoftmax, response, mask, ...Object.values(inputs)]) t?.dispose();
+      for (const t of [logprobs, entropy, values, logSoftmax, model.states, response, mask, ...Object.values(inputs)]) t?.dispose();
     },
   };
 }

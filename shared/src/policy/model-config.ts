@@ -18,6 +18,11 @@ export const ModelConfig = z
     normEps: z.number().positive().default(1e-6),
     /** Output head shares the embedding matrix. @default true */
     tieEmbeddings: z.boolean().default(true),
+    /**
+     * A scalar value head `value_head [D, 1]` on the final-norm hidden states: the
+     * model is a critic (verl's AutoModelForTokenClassification with one label). @default false
+     */
+    valueHead: z.boolean().default(false),
   })
   .strict()
   .refine((c) => c.dModel % c.nHeads === 0, { message: 'dModel must be divisible by nHeads', path: ['dModel'] })

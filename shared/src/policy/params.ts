@@ -35,10 +35,12 @@ export function paramShapes(config: ModelConfig): Array<[name: string, shape: nu
   }
   out.push(['final_norm', [D]]);
   if (!config.tieEmbeddings) out.push(['lm_head', [D, V]]);
+  if (config.valueHead) out.push(['value_head', [D, 1]]);
   return out;
 }
 
-function gaussian(rng: Rng): number {
+/** One standard normal draw (Box-Muller). */
+export function gaussian(rng: Rng): number {
   // Box-Muller; 1 - u keeps the log argument in (0, 1].
   const u = 1 - rng.next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());

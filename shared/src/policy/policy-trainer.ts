@@ -6,7 +6,7 @@ import type { OwnedFunction } from '@jax-js/jax';
 import { AppError, ErrorCode } from '../errors.ts';
 import { jit, np, tree, valueAndGrad, type Tensor } from './backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from './embedded-policy.ts';
-import { responseLogSoftmax } from './kernels.ts';
+import { responseStates } from './kernels.ts';
 import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
 import { addTrees, createAdamW, globalNorm, parseOptimizerConfig, zeroAdamState, type AdamState, type OptimizerConfig, type OptimizerConfigInput } from './optimizer.ts';
 import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
@@ -145,8 +145,8 @@ export class PolicyTrainer {
     const cfg = this.#model.config;
     f = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => {
       const objective = (params: Params): [Tensor, Record<string, Tensor>] => {
-        const lsm = responseLogSoftmax(cfg, params, prompt, response.ref, positions, keyMask);
-        const li = lossInputs(lsm, response, mask, inputs);
+        const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
+        const li = lossInputs({ cfg, params, states }, response, mask, inputs);
         const res = loss(li);
         li.release();
         tree.dispose(params);

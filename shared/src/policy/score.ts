@@ -81,3 +81,17 @@ export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], 
   }
   return out;
 }
+
+/** A critic's values of the state before each response token, in chunks of `maxBatchSize` rows. */
+export async function valuePairs(core: PolicyCore, pairs: readonly TokenPair[], maxBatchSize = 64, widths: PackWidths = {}): Promise<Float32Array[]> {
+  if (!core.config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values need a model with a value head (a critic)', { status: 400 });
+  checkPairs(core, pairs);
+  const out: Float32Array[] = [];
+  for (let start = 0; start < pairs.length; start += maxBatchSize) {
+    const part = pairs.slice(start, start + maxBatchSize);
+    const block = packBucketed(part, core.tokenizer.padId, widths);
+    const v = core.kernels.values(tree.ref(core.params), ...blockTensors(block));
+    out.push(...unpack(await v.data(), part, block.responseWidth));
+  }
+  return out;
+}

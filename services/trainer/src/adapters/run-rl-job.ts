@@ -82,7 +82,11 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       step: {
         policy: worker, rollout, rewards, algorithm, ...(kl && { kl }),
         sampling: sampling(c.actor_rollout_ref.rollout, c.data.max_response_length, seed),
-        loss: { ...spec.loss, ppo_epochs: actor.ppo_epochs, ppo_mini_batch_size: actor.ppo_mini_batch_size * c.actor_rollout_ref.rollout.n, grad_clip: actor.grad_clip, lr: actor.optim.lr },
+        loss: {
+          ...spec.loss!, ppo_epochs: actor.ppo_epochs, ppo_mini_batch_size: actor.ppo_mini_batch_size * c.actor_rollout_ref.rollout.n,
+          ppo_micro_batch_size: actor.ppo_micro_batch_size_per_gpu, shuffle: actor.shuffle, data_loader_seed: actor.data_loader_seed,
+          grad_clip: actor.grad_clip, lr: actor.optim.lr,
+        },
         needRef: actor.use_kl_loss || algorithm.use_kl_in_reward,
         tokenRewardsKey: c.reward.token_rewards_key,
         widths,

@@ -50,8 +50,10 @@ export const ActorConfig = z.strictObject({
   ppo_micro_batch_size_per_gpu: positiveInt().nullable().default(null),
   /** Passes over each batch. @default 1 */
   ppo_epochs: positiveInt().default(1),
-  /** Shuffle sequences between PPO epochs. @default false */
+  /** Reshuffle the sequences every PPO epoch (otherwise mini-batches are taken in order). @default false */
   shuffle: bool().default(false),
+  /** Seed of that shuffle. @default 42 */
+  data_loader_seed: z.int({ error: 'expected an integer' }).default(42),
   /** Symmetric PPO clip; used for `clip_ratio_low/high` when they are null. @default 0.2 */
   clip_ratio: nonNegative().default(0.2),
   /** Lower clip (1 - low); null = clip_ratio. @default 0.2 */

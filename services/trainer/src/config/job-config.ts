@@ -29,6 +29,11 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   if (arr.actor.ppo_mini_batch_size !== null && arr.actor.ppo_mini_batch_size > data.train_batch_size) {
     issue(['actor_rollout_ref', 'actor', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
   }
+  const mini = (arr.actor.ppo_mini_batch_size ?? data.train_batch_size) * arr.rollout.n;
+  const micro = arr.actor.ppo_micro_batch_size_per_gpu;
+  if (micro !== null && mini % micro !== 0) {
+    issue(['actor_rollout_ref', 'actor', 'ppo_micro_batch_size_per_gpu'], `must divide actor_rollout_ref.actor.ppo_mini_batch_size × rollout.n (${mini}), as verl asserts`);
+  }
   if (critic.ppo_mini_batch_size !== null && critic.ppo_mini_batch_size > data.train_batch_size) {
     issue(['critic', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
   }

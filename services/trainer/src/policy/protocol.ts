@@ -85,7 +85,14 @@ export const ActorLossSchema = z.object({
   tau_neg: z.number().refine((v) => v !== 0, { error: 'tau_neg must not be 0' }).default(1.05),
   policy_loss: PolicyLossSchema.prefault({}),
   ppo_epochs: z.number().int().positive(),
+  /** Sequences per optimizer step. */
   ppo_mini_batch_size: z.number().int().positive(),
+  /** Sequences per forward/backward pass (gradient accumulation); null: the whole mini-batch. */
+  ppo_micro_batch_size: z.number().int().positive().nullable().default(null),
+  /** Reshuffle the sequences every PPO epoch (verl actor.shuffle); otherwise mini-batches are taken in order. */
+  shuffle: z.boolean().default(false),
+  /** Seed of that shuffle (verl actor.data_loader_seed). */
+  data_loader_seed: z.number().int().default(42),
   grad_clip: z.number().positive(),
   lr: z.number().positive(),
 });

@@ -10,7 +10,9 @@ import {
   type EmbeddedPolicy, type PolicyLoss, type PolicyWeights,
 } from '@rl/shared/policy';
 import type { z } from 'zod';
-import { createPpoLoss } from './losses/index.ts';
+import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
+import { withDetachedOldLogprobs } from './on-policy-loss.ts';
+import { runPpoEpochs } from './ppo-epochs.ts';
 import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, SftStepReply, SftStepRequest, UpdateReply, UpdateRequest } from './protocol.ts';
 import { SFT_LOSS } from './sft-loss.ts';
 import type { WorkerSpec } from './worker-spec.ts';
@@ -29,6 +31,7 @@ export class PolicyWorkerCore {
   #refWeights: PolicyWeights;
   #snapshot: EmbeddedPolicy | null = null;
   #loss: PolicyLoss | null = null;
+  #onPolicy: PolicyLoss | null = null;
 
   private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights) {
     this.spec = spec;
@@ -104,40 +107,39 @@ export class PolicyWorkerCore {
     };
   }
 
-  /** PPO epochs over seeded-shuffled mini-batches (sizes in trajectories), one optimizer step per mini-batch. */
+  /** verl update_policy: PPO epochs over mini-batches (shuffled only with `shuffle`), micro-batches accumulated, one AdamW step per mini-batch. */
   async update(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
-    const rng = createRng(req.seed);
-    const sums = new Map<string, number>();
-    let count = 0;
-    const add = (k: string, v: number) => sums.set(k, (sums.get(k) ?? 0) + v);
-    const order = req.batch.map((_, i) => i);
-    for (let epoch = 0; epoch < req.loss.ppo_epochs; epoch++) {
-      // Fisher-Yates with the request's seeded stream: the same update request shuffles the same way.
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = rng.int(0, i);
-        [order[i], order[j]] = [order[j]!, order[i]!];
-      }
-      for (let start = 0; start < order.length; start += req.loss.ppo_mini_batch_size) {
-        const mb = order.slice(start, start + req.loss.ppo_mini_batch_size).map((i) => req.batch[i]!);
-        const res = await this.#trainer.accumulate({
-          pairs: mb.map((x) => ({ prompt: x.prompt, response: x.response })),
-          inputs: {
-            advantages: mb.map((x) => x.advantages),
-            old_logprobs: mb.map((x) => x.old_logprobs),
-            response_mask: mb.map((x) => x.response_mask),
-            ref_logprobs: mb.map((x) => x.ref_logprobs ?? x.old_logprobs),
-          },
-        }, this.loss, 1, { promptWidth: req.prompt_width, responseWidth: req.response_width });
-        const step = await this.#trainer.applyGradients({ lr: req.loss.lr });
-        for (const [k, v] of Object.entries(res.metrics)) add(k, v);
-        add('actor/grad_norm', step.gradNorm);
-        add('actor/update_skipped', step.skipped ? 1 : 0);
-        count++;
-      }
-    }
-    const metrics: Record<string, number> = { 'actor/lr': req.loss.lr };
-    for (const [k, v] of sums) metrics[k] = v / Math.max(1, count);
-    return { version: this.version, metrics };
+    const l = req.loss;
+    const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
+    // verl dp_actor: with one mini-batch and one epoch the update is on-policy and the old log-probs are the current ones, detached.
+    const onPolicy = l.ppo_epochs === 1 && req.batch.length <= l.ppo_mini_batch_size;
+    const loss = onPolicy ? this.#onPolicyLoss() : this.loss;
+    // clip_cov picks tokens by uniform keys: drawn from the request's seed, on a stream apart from the shuffle's.
+    const keyRng = createRng(req.seed ^ 0x9e3779b9);
+    const keys = l.policy_loss.loss_mode === 'clip_cov' ? req.batch.map((x) => x.advantages.map(() => keyRng.next())) : null;
+    const rows = req.batch.map((x, i) => ({ x, keys: keys?.[i] }));
+    const metrics = await runPpoEpochs(rows, {
+      ppoEpochs: l.ppo_epochs, miniBatchSize: l.ppo_mini_batch_size, microBatchSize: l.ppo_micro_batch_size, shuffle: l.shuffle, seed: l.data_loader_seed,
+    }, {
+      accumulate: async (micro, scale) => (await this.#trainer.accumulate({
+        pairs: micro.map(({ x }) => ({ prompt: x.prompt, response: x.response })),
+        inputs: {
+          advantages: micro.map(({ x }) => x.advantages),
+          old_logprobs: micro.map(({ x }) => x.old_logprobs),
+          response_mask: micro.map(({ x }) => x.response_mask),
+          ref_logprobs: micro.map(({ x }) => x.ref_logprobs ?? x.old_logprobs),
+          ...(keys !== null && { [CLIP_COV_KEYS]: micro.map((r) => r.keys!) }),
+        },
+      }, loss, scale, widths)).metrics,
+      step: () => this.#trainer.applyGradients({ lr: l.lr }),
+    }, ['actor/pg_loss', 'actor/kl_loss'], 'actor/grad_norm');
+    if (!l.use_kl_loss) delete metrics['actor/kl_loss'];
+    return { version: this.version, metrics: { ...metrics, 'actor/lr': l.lr } };
+  }
+
+  #onPolicyLoss(): PolicyLoss {
+    this.#onPolicy ??= withDetachedOldLogprobs(this.loss);
+    return this.#onPolicy;
   }
 
   /** One SFT optimizer step: each micro-batch adds its token-mean NLL's gradient / n, then AdamW at `lr`. */

@@ -35,6 +35,7 @@ export async function runJaxLoss(loss: PolicyLoss, batch: HostBatch): Promise<Ja
         get logprobs() { return lp.ref; },
         get entropy() { return entropy.ref; },
         get mask() { return np.onesLike(lp.ref); },
+        get values(): Tensor { throw new Error('actor losses do not read values'); },
         input: (name: string) => (inputs[name] as Tensor).ref,
         inputNames: names,
       };
