@@ -10,6 +10,7 @@ import {
   type EmbeddedPolicy, type PolicyLoss, type PolicyWeights,
 } from '@rl/shared/policy';
 import type { z } from 'zod';
+import { AppliedOnce } from './applied-once.ts';
 import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
 import { withDetachedOldLogprobs } from './on-policy-loss.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
@@ -31,6 +32,8 @@ export class PolicyWorkerCore {
   #refWeights: PolicyWeights;
   #snapshot: EmbeddedPolicy | null = null;
   #loss: PolicyLoss | null = null;
+  readonly #updates = new AppliedOnce<Out<typeof UpdateReply>>();
+  readonly #sftSteps = new AppliedOnce<Out<typeof SftStepReply>>();
   #onPolicy: PolicyLoss | null = null;
 
   private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights) {
@@ -108,7 +111,12 @@ export class PolicyWorkerCore {
   }
 
   /** verl update_policy: PPO epochs over mini-batches (shuffled only with `shuffle`), micro-batches accumulated, one AdamW step per mini-batch. */
-  async update(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
+  update(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
+    return this.#updates.run(req.step, () => this.#applyUpdate(req));
+  }
+
+  /** The update itself, applied once per step by {@link update} (applied-once.ts: a repeated step gets its stored reply). */
+  async #applyUpdate(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
     const l = req.loss;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     // verl dp_actor: with one mini-batch and one epoch the update is on-policy and the old log-probs are the current ones, detached.
@@ -143,7 +151,12 @@ export class PolicyWorkerCore {
   }
 
   /** One SFT optimizer step: each micro-batch adds its token-mean NLL's gradient / n, then AdamW at `lr`. */
-  async sftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
+  sftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
+    return this.#sftSteps.run(req.step, () => this.#applySftStep(req));
+  }
+
+  /** The SFT step itself, applied once per step by {@link sftStep} (applied-once.ts: a repeated step gets its stored reply). */
+  async #applySftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
     const n = req.micro_batches.length;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     let loss = 0;
