@@ -10,6 +10,7 @@ import type { KlController } from '../algos/index.ts';
 import type { GenerationDump } from './generation-dump.ts';
 import type { CheckpointStore, TrainerState } from './trainer-state.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
+import { describeStepRetry, retryStep, type StepRetryOptions } from './retry-step.ts';
 import { runStep, type StepContext } from './step.ts';
 import { validate } from './validate.ts';
 
@@ -37,6 +38,8 @@ export interface FitContext {
   initialSampler: SamplerState;
   emit(e: JobEvent): void;
   signal: AbortSignal;
+  /** Retries of a step that failed on the bus (retry-step.ts); its defaults when absent. */
+  stepRetry?: StepRetryOptions;
 }
 
 const flat = (r: MetricsRecord): Record<string, number> & { step: number } => {
@@ -68,7 +71,7 @@ export async function fit(c: FitContext): Promise<string> {
     c.signal.throwIfAborted();
     const batch = c.sampler.nextBatch(state);
     step += 1;
-    const out = await runStep(c.step, step, batch.epoch, batch.rows, version);
+    const out = await retryStep(step, () => runStep(c.step, step, batch.epoch, batch.rows, version), { signal: c.signal, onRetry: (r) => c.emit({ type: 'log', job: c.job, message: describeStepRetry(r) }), ...c.stepRetry });
     version = out.version;
     state = batch.state;
     const last = step === c.totalSteps;
