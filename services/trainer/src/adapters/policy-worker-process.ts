@@ -4,17 +4,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode, requestJson } from '@rl/shared';
 import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
+import { stepRetryDelayMs } from '../core/controller/retry-step.ts';
 import * as P from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('../policy/worker-main.ts', import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
+/**
+ * Re-sending a call the bus lost: the connection dropped while the reply was
+ * awaited (`unavailable`), or the worker had not re-subscribed yet after a
+ * nats-server restart (`no_responders`). Every verb is safe to send again:
+ * logprobs, info and generate only read, export publishes the same version
+ * again, and the worker applies update and sft_step once per step
+ * (policy/applied-once.ts). 8 attempts from 250 ms, doubling to 4 s: about 16 s.
+ */
+const RESEND = { attempts: 8, baseDelayMs: 250, maxDelayMs: 4_000, codes: new Set<string>([ErrorCode.Unavailable, ErrorCode.NoResponders]) } as const;
 
 /** Timeouts per verb: updates and checkpoints of a big batch take a while on CPU. */
 export interface WorkerTimeouts {
@@ -45,11 +56,22 @@ export async function startPolicyWorker(opts: {
   let exited: string | null = null;
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
   const compute = createComputeMeter();
-  const call = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
+  const callOnce = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
     if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited, { status: 503 });
     const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
     compute.add(out.compute_s);
     return out;
+  };
+  const call: typeof callOnce = async (verb, body, response, timeoutMs) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await callOnce(verb, body, response, timeoutMs);
+      } catch (err) {
+        const resend = err instanceof AppError && RESEND.codes.has(err.code) && exited === null && !opts.signal.aborted;
+        if (!resend || attempt >= RESEND.attempts) throw err;
+        await delay(stepRetryDelayMs(attempt, RESEND.baseDelayMs, RESEND.maxDelayMs), undefined, { signal: opts.signal });
+      }
+    }
   };
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -67,7 +89,7 @@ export async function startPolicyWorker(opts: {
       opts.signal.throwIfAborted();
     }
     try {
-      await call('info', {}, P.InfoReply, 2_000);
+      await callOnce('info', {}, P.InfoReply, 2_000);
       break;
     } catch (err) {
       const retry = err instanceof AppError && (err.code === ErrorCode.NoResponders || err.code === ErrorCode.Timeout);
@@ -85,6 +107,8 @@ export async function startPolicyWorker(opts: {
       call('logprobs', { model, pairs, entropy, ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }) }, P.LogprobsReply),
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
     sftStep: (body) => call('sft_step', body, P.SftStepReply, timeouts.updateMs),
+    values: async (pairs, widths) => (await call('values', { pairs, prompt_width: widths.promptWidth, response_width: widths.responseWidth }, P.ValuesReply)).values,
+    updateCritic: async (body) => (await call('update_critic', body, P.UpdateCriticReply, timeouts.updateMs)).metrics,
     export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
     version: async () => (await call('info', {}, P.InfoReply)).version,
     generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),

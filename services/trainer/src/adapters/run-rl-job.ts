@@ -20,7 +20,7 @@ import { RolloutCorrectionSchema } from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 import { createRewardClient, natsScoreTransport, rewardClientOptions } from '../rewards/index.ts';
 import { jobDir, type JobEnvironment } from './job-environment.ts';
-import { resolveModelSource } from './model-source.ts';
+import { resolveModelSource, resolveWeightsFile } from './model-source.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 
 function sampling(s: { temperature: number; top_p: number; top_k: number; n: number; do_sample: boolean }, maxTokens: number, seed: number): RolloutSampling {
@@ -60,6 +60,14 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       policy_loss: { ...actor.policy_loss, rollout_correction: RolloutCorrectionSchema.parse({}) },
     },
     weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name },
+    ...(c.critic.enable && {
+      critic: {
+        optim: { lr: c.critic.optim.lr, weight_decay: c.critic.optim.weight_decay, betas: c.critic.optim.betas, grad_clip: c.critic.grad_clip },
+        cliprange_value: c.critic.cliprange_value, loss_agg_mode: c.critic.loss_agg_mode, loss_scale_factor: c.data.max_response_length,
+        path: c.critic.model.path === null ? null : await resolveWeightsFile(resolve(env.baseDir, c.critic.model.path), 'critic.model.path'),
+        seed: m.seed,
+      },
+    }),
   };
   const worker = await startPolicyWorker({
     nc: env.nc, natsUrl: env.natsUrl, spec, dir, resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
@@ -90,6 +98,15 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
         needRef: actor.use_kl_loss || algorithm.use_kl_in_reward,
         tokenRewardsKey: c.reward.token_rewards_key,
         widths,
+        ...(c.critic.enable && {
+          critic: {
+            warmup: c.trainer.critic_warmup,
+            loss: {
+              ppo_epochs: c.critic.ppo_epochs, ppo_mini_batch_size: c.critic.ppo_mini_batch_size * c.actor_rollout_ref.rollout.n,
+              ppo_micro_batch_size: c.critic.ppo_micro_batch_size_per_gpu, shuffle: c.critic.shuffle, data_loader_seed: c.critic.data_loader_seed, lr: c.critic.optim.lr,
+            },
+          },
+        }),
         ...(c.trainer.rollout_data_dir !== null && { rolloutDump: { sink: fileGenerationDump(resolve(env.baseDir, c.trainer.rollout_data_dir)), decode } }),
         signal: ctx.signal,
       },

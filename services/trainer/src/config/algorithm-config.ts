@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AdvEstimatorName, KlPenaltyKind } from '../core/algos/index.ts';
-import { bool, between, nonNegative, oneOf, positive, positiveInt } from './fields.ts';
+import { AdvEstimatorName, KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
+import { bool, between, nonNegative, oneOf, positive, positiveInt, text } from './fields.ts';
 import { OptimConfig } from './actor-rollout-ref-config.ts';
 
 const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
@@ -36,10 +36,18 @@ export const AlgorithmConfig = z.strictObject({
 /** Parsed `algorithm` section. */
 export type AlgorithmConfig = z.infer<typeof AlgorithmConfig>;
 
-/** `critic.*`: the value model, used when `algorithm.adv_estimator` is "gae". */
+/** `critic.*`: the value model (verl critic.yaml), used when `critic.enable` is on (by default: with adv_estimator "gae"). */
 export const CriticConfig = z.strictObject({
+  /** Use a critic: null = only with adv_estimator "gae" (verl need_critic). @default null */
+  enable: bool().nullable().default(null),
   /** Critic optimizer (verl lr: 1e-5). */
   optim: OptimConfig(1e-5).prefault({}),
+  model: z
+    .strictObject({
+      /** Weights the critic starts from (a value head is added unless they have one); null = the actor's initial weights. @default null */
+      path: text().nullable().default(null),
+    })
+    .prefault({}),
   /** Value clip range around old values. @default 0.5 */
   cliprange_value: nonNegative().default(0.5),
   /** Gradient-norm clip. @default 1.0 */
@@ -48,6 +56,14 @@ export const CriticConfig = z.strictObject({
   ppo_epochs: positiveInt().nullable().default(null),
   /** Prompts per critic optimizer step; null = actor.ppo_mini_batch_size. @default null */
   ppo_mini_batch_size: positiveInt().nullable().default(null),
+  /** Sequences per forward/backward pass (gradient accumulation); null = the whole mini-batch. @default null */
+  ppo_micro_batch_size_per_gpu: positiveInt().nullable().default(null),
+  /** Reshuffle the sequences every epoch; null = actor.shuffle. @default null */
+  shuffle: bool().nullable().default(null),
+  /** Seed of that shuffle. @default 42 */
+  data_loader_seed: z.int({ error: 'expected an integer' }).default(42),
+  /** How token losses become one scalar; null = actor.loss_agg_mode. @default null */
+  loss_agg_mode: oneOf(LossAggMode.options).nullable().default(null),
 });
 /** Parsed `critic` section (before null fields are filled from the actor). */
 export type CriticConfig = z.infer<typeof CriticConfig>;

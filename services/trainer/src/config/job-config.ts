@@ -34,6 +34,13 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   if (micro !== null && mini % micro !== 0) {
     issue(['actor_rollout_ref', 'actor', 'ppo_micro_batch_size_per_gpu'], `must divide actor_rollout_ref.actor.ppo_mini_batch_size × rollout.n (${mini}), as verl asserts`);
   }
+  if (c.algorithm.adv_estimator === 'gae' && critic.enable === false) {
+    issue(['critic', 'enable'], 'must not be false with algorithm.adv_estimator "gae": GAE needs the critic\'s values');
+  }
+  const criticMini = (critic.ppo_mini_batch_size ?? arr.actor.ppo_mini_batch_size ?? data.train_batch_size) * arr.rollout.n;
+  if (critic.ppo_micro_batch_size_per_gpu !== null && criticMini % critic.ppo_micro_batch_size_per_gpu !== 0) {
+    issue(['critic', 'ppo_micro_batch_size_per_gpu'], `must divide critic.ppo_mini_batch_size × rollout.n (${criticMini}), as verl asserts`);
+  }
   if (critic.ppo_mini_batch_size !== null && critic.ppo_mini_batch_size > data.train_batch_size) {
     issue(['critic', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
   }
@@ -68,8 +75,11 @@ function resolveDerived(c: Parsed) {
     },
     critic: {
       ...critic,
+      enable: critic.enable ?? c.algorithm.adv_estimator === 'gae',
       ppo_epochs: critic.ppo_epochs ?? actor.ppo_epochs,
       ppo_mini_batch_size: critic.ppo_mini_batch_size ?? miniBatch,
+      shuffle: critic.shuffle ?? actor.shuffle,
+      loss_agg_mode: critic.loss_agg_mode ?? actor.loss_agg_mode,
     },
     trainer: { ...trainer, default_local_dir: trainer.default_local_dir ?? `checkpoints/${trainer.project_name}/${trainer.experiment_name}` },
   };

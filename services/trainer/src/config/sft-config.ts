@@ -66,7 +66,7 @@ export const SftModelConfig = ModelConfig.omit({ path: true }).extend({
 });
 
 /** `trainer.*` of an SFT job: the RL keys plus verl's `trainer.seed`, with sft_trainer.yaml's defaults. */
-export const SftTrainerConfig = TrainerConfig.omit({ validation_data_dir: true, rollout_data_dir: true }).extend({
+export const SftTrainerConfig = TrainerConfig.omit({ validation_data_dir: true, rollout_data_dir: true, critic_warmup: true }).extend({
   /** Passes over the training data. @default 4 */
   total_epochs: positiveInt().default(4),
   /** Validate before the first step (val/loss at step 0). verl's SFT trainer does not. @default false */

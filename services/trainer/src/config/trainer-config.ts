@@ -11,6 +11,8 @@ export const TrainerConfig = z.strictObject({
   save_freq: intOrOff().default(-1),
   /** Validate every N steps (and at the end); -1 = never during training. @default -1 */
   test_freq: intOrOff().default(-1),
+  /** Steps at the start that update only the critic (verl: the actor updates once critic_warmup <= step). @default 0 */
+  critic_warmup: z.int({ error: 'expected a non-negative integer' }).min(0, { error: 'expected a non-negative integer' }).default(0),
   /** Run validation before the first step. @default true */
   val_before_train: bool().default(true),
   /** Project name; part of the default output directory. @default "verl_examples" */

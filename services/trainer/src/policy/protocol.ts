@@ -9,7 +9,7 @@ import { KlPenaltyKind, POLICY_LOSS_MODES, ROLLOUT_RS_OPTIONS } from '../core/al
 
 /** Subject of one verb for one job. */
 export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
-export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'sft_step', 'export', 'info'] as const;
+export const POLICY_VERBS = ['generate', 'logprobs', 'update', 'sft_step', 'values', 'update_critic', 'export', 'info'] as const;
 export type PolicyVerb = (typeof POLICY_VERBS)[number];
 
 const Ids = z.array(z.number().int().min(0));
@@ -145,6 +145,45 @@ export const SftStepReply = z.object({
   grad_norm: z.number(),
   /** The norm was not finite and the update was skipped. */
   skipped: z.boolean(),
+  compute_s: z.number().optional(),
+});
+
+/** `values`: the critic's value of the state before each response token (GAE jobs). */
+export const ValuesRequest = z.object({
+  pairs: z.array(z.object({ prompt: Ids, response: Ids })).min(1),
+  prompt_width: z.number().int().positive().optional(),
+  response_width: z.number().int().positive().optional(),
+});
+export const ValuesReply = z.object({ values: z.array(Floats), compute_s: z.number().optional() });
+
+/** The critic's update settings (verl `critic.*`). */
+export const CriticLossSchema = z.object({
+  ppo_epochs: z.number().int().positive(),
+  ppo_mini_batch_size: z.number().int().positive(),
+  ppo_micro_batch_size: z.number().int().positive().nullable().default(null),
+  shuffle: z.boolean().default(false),
+  data_loader_seed: z.number().int().default(42),
+  lr: z.number().positive(),
+});
+
+/** `update_critic`: verl update_critic over one step's values and GAE returns. */
+export const UpdateCriticRequest = z.object({
+  step: z.number().int().min(0),
+  loss: CriticLossSchema,
+  prompt_width: z.number().int().positive().optional(),
+  response_width: z.number().int().positive().optional(),
+  batch: z.array(z.object({
+    prompt: Ids,
+    response: Ids,
+    response_mask: z.array(z.number().int().min(0).max(1)),
+    /** Values at rollout time (the centre of the clip window). */
+    values: Floats,
+    returns: Floats,
+  })).min(1),
+});
+export const UpdateCriticReply = z.object({
+  /** verl critic metric names: critic/vf_loss, critic/vf_clipfrac, critic/vpred_mean, critic/grad_norm, critic/lr. */
+  metrics: z.record(z.string(), z.number()),
   compute_s: z.number().optional(),
 });
 

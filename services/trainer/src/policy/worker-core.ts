@@ -11,6 +11,7 @@ import {
 } from '@rl/shared/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
+import { CriticCore } from './critic-core.ts';
 import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
 import { withDetachedOldLogprobs } from './on-policy-loss.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
@@ -36,11 +37,14 @@ export class PolicyWorkerCore {
   readonly #sftSteps = new AppliedOnce<Out<typeof SftStepReply>>();
   #onPolicy: PolicyLoss | null = null;
 
-  private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights) {
+  #critic: CriticCore | null;
+
+  private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights, critic: CriticCore | null) {
     this.spec = spec;
     this.#trainer = trainer;
     this.#ref = ref;
     this.#refWeights = refWeights;
+    this.#critic = critic;
   }
 
   /** A worker with fresh (seeded) or given initial weights; the reference model is those initial weights. */
@@ -58,13 +62,20 @@ export class PolicyWorkerCore {
       initial = await policy.exportWeights('v0');
       policy.dispose();
     }
-    return PolicyWorkerCore.#build(spec, initial, initial);
+    const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic);
+    return PolicyWorkerCore.#build(spec, initial, initial, critic);
   }
 
-  static async #build(spec: WorkerSpec, actor: PolicyWeights, ref: PolicyWeights): Promise<PolicyWorkerCore> {
+  static async #build(spec: WorkerSpec, actor: PolicyWeights, ref: PolicyWeights, critic: CriticCore | null): Promise<PolicyWorkerCore> {
     const o = spec.optim;
     const trainer = await PolicyTrainer.create(actor, { lr: o.lr, betas: o.betas, weightDecay: o.weight_decay, maxGradNorm: o.grad_clip });
-    return new PolicyWorkerCore(spec, trainer, await policyFromWeights(ref), ref);
+    return new PolicyWorkerCore(spec, trainer, await policyFromWeights(ref), ref, critic);
+  }
+
+  /** The critic of a GAE job. */
+  get critic(): CriticCore {
+    if (this.#critic === null) throw new AppError(ErrorCode.BadRequest, 'this worker has no critic (the job does not use algorithm.adv_estimator: gae)', { status: 400 });
+    return this.#critic;
   }
 
   /** `v<updates>`: changes with every applied update. */
@@ -182,11 +193,13 @@ export class PolicyWorkerCore {
     await saveWeights(join(dir, CHECKPOINT_FILES.actor), await this.exportWeights());
     await saveWeights(join(dir, CHECKPOINT_FILES.ref), this.#refWeights);
     await writeFile(join(dir, CHECKPOINT_FILES.optimizer), await this.#trainer.exportOptimizerState());
+    await this.#critic?.save(dir);
   }
 
   /** A worker restored from {@link saveCheckpoint}. */
   static async fromCheckpoint(spec: WorkerSpec, dir: string): Promise<PolicyWorkerCore> {
-    const core = await PolicyWorkerCore.#build(spec, await loadWeights(join(dir, CHECKPOINT_FILES.actor)), await loadWeights(join(dir, CHECKPOINT_FILES.ref)));
+    const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic);
+    const core = await PolicyWorkerCore.#build(spec, await loadWeights(join(dir, CHECKPOINT_FILES.actor)), await loadWeights(join(dir, CHECKPOINT_FILES.ref)), critic);
     core.#trainer.importOptimizerState(new Uint8Array(await readFile(join(dir, CHECKPOINT_FILES.optimizer))));
     return core;
   }
@@ -195,5 +208,6 @@ export class PolicyWorkerCore {
     this.#snapshot?.dispose();
     this.#ref.dispose();
     this.#trainer.dispose();
+    this.#critic?.dispose();
   }
 }

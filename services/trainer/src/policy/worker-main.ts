@@ -79,6 +79,8 @@ await hostService({
     verb('logprobs', P.LogprobsRequest, (req) => core.logprobs(req)),
     verb('update', P.UpdateRequest, (req) => core.update(req)),
     verb('sft_step', P.SftStepRequest, (req) => core.sftStep(req)),
+    verb('values', P.ValuesRequest, (req) => core.critic.values(req)),
+    verb('update_critic', P.UpdateCriticRequest, (req) => core.critic.update(req)),
     verb('export', P.ExportRequest, async (req) => {
       const out: z.input<typeof P.ExportReply> = { version: core.version };
       if (req.publish) {

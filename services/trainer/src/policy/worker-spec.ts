@@ -30,6 +30,17 @@ export const WorkerSpec = z.object({
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
   /** The actor loss of an RL job (an SFT job has none). */
   loss: WorkerLossSpec.optional(),
+  /** The critic of a GAE job (verl critic.*); absent otherwise. */
+  critic: z.object({
+    optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
+    cliprange_value: z.number().min(0),
+    loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+    loss_scale_factor: z.number().positive(),
+    /** Weights to build the critic from; null = the actor's initial weights. */
+    path: z.string().nullable(),
+    /** Seed of the value head's initialisation. */
+    seed: z.number().int().min(0),
+  }).optional(),
   /** JetStream object store bucket and object name the weights are published under. */
   weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
 });

@@ -20,6 +20,8 @@ export interface ScoredTrajectory {
   refLogprobs?: readonly number[];
   /** ReMax: the score of the greedy response to the same prompt (verl `reward_baselines`). */
   rewardBaseline?: number;
+  /** The critic's value of the state before each response token (GAE). */
+  values?: readonly number[];
 }
 
 /** The padded batch and the advantages. */
@@ -31,6 +33,8 @@ export interface Experience {
   tokenLevelRewards: Float32Array;
   advantages: Float32Array;
   returns: Float32Array;
+  /** [batch, seqLen] critic values, when the trajectories carry them. */
+  values: Float32Array | null;
   /** KL-in-reward metrics (verl `actor/reward_kl_penalty*`), when enabled. */
   metrics: Record<string, number>;
 }
@@ -49,12 +53,14 @@ export function buildExperience(trajs: readonly ScoredTrajectory[], algorithm: A
   const scores = new Float32Array(n);
   const oldLp = new Float32Array(n);
   const refLp = new Float32Array(n);
+  const values = trajs.every((t) => t.values !== undefined) && trajs.length > 0 ? new Float32Array(n) : null;
   trajs.forEach((t, b) => {
     const base = b * seqLen;
     for (let i = 0; i < t.responseIds.length; i++) {
       responseMask[base + i] = t.responseMask[i] ?? 1;
       oldLp[base + i] = t.oldLogprobs[i] ?? 0;
       refLp[base + i] = t.refLogprobs?.[i] ?? 0;
+      if (values !== null) values[base + i] = t.values?.[i] ?? 0;
     }
     if (t.tokenRewards !== undefined) {
       for (let i = 0; i < Math.min(t.tokenRewards.length, t.responseIds.length); i++) scores[base + i] = t.tokenRewards[i] ?? 0;
@@ -73,8 +79,8 @@ export function buildExperience(trajs: readonly ScoredTrajectory[], algorithm: A
   }
   const baselines = trajs.every((t) => t.rewardBaseline !== undefined) ? Float64Array.from(trajs, (t) => t.rewardBaseline!) : undefined;
   const { advantages, returns } = computeAdvantage(
-    { shape, tokenLevelRewards, responseMask, index: trajs.map((t) => t.uid), ...(baselines && { rewardBaselines: baselines }) },
+    { shape, tokenLevelRewards, responseMask, index: trajs.map((t) => t.uid), ...(baselines && { rewardBaselines: baselines }), ...(values && { values }) },
     algorithm,
   );
-  return { shape, responseMask, tokenLevelScores: scores, tokenLevelRewards, advantages, returns, metrics };
+  return { shape, responseMask, tokenLevelScores: scores, tokenLevelRewards, advantages, returns, values, metrics };
 }

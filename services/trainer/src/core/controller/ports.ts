@@ -47,6 +47,10 @@ export interface PadWidths {
 export interface PolicyPort {
   logprobs(model: 'actor' | 'ref', pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, entropy: boolean, widths?: PadWidths): Promise<{ logprobs: number[][]; entropies?: number[][] }>;
   update(body: unknown): Promise<{ version: string; metrics: Record<string, number> }>;
+  /** The critic's values of the state before each response token (GAE jobs). */
+  values(pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, widths: PadWidths): Promise<number[][]>;
+  /** One critic update (verl update_critic); returns its critic/* metrics. */
+  updateCritic(body: unknown): Promise<Record<string, number>>;
   /** Publishes the current weights (and writes a checkpoint when `checkpointDir` is given); returns the version. */
   export(publish: boolean, checkpointDir?: string): Promise<string>;
   version(): Promise<string>;

@@ -44,6 +44,12 @@ function fakePolicy(updates: unknown[]): PolicyPort {
     },
     export: async () => 'v1',
     version: async () => 'v1',
+    // A critic that values every state at 0.25 (GAE tests).
+    values: async (pairs) => pairs.map((p) => p.response.map(() => 0.25)),
+    updateCritic: async (body) => {
+      updates.push({ critic: body });
+      return { 'critic/vf_loss': 0.1 };
+    },
     takeComputeSeconds: () => 0,
   };
 }
@@ -77,5 +83,37 @@ describe('runStep', () => {
     const calls: RolloutSampling[] = [];
     await runStep(ctx('grpo', calls, []), 1, 0, [row(0, '1')], 'v0');
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('runStep with a critic (GAE, verl fit)', () => {
+  const gae = (warmup: number, calls: RolloutSampling[], updates: unknown[]): StepContext => ({
+    ...ctx('gae', calls, updates),
+    algorithm: AlgoConfig.parse({ adv_estimator: 'gae', gamma: 1, lam: 1 }),
+    critic: { warmup, loss: { ppo_epochs: 1, ppo_mini_batch_size: 8, lr: 1e-5 } },
+  });
+
+  it('values the states, updates the critic on GAE returns, then the actor on whitened advantages', async () => {
+    const updates: unknown[] = [];
+    const out = await runStep(gae(0, [], updates), 1, 0, [row(0, '1')], 'v0');
+    const critic = (updates[0] as { critic: { batch: Array<{ values: number[]; returns: number[] }> } }).critic;
+    // gamma = lam = 1: the return of every token is the sequence score (1 for "1", 0 for "2"); values are the critic's 0.25.
+    expect(critic.batch.map((b) => b.returns)).toEqual([[1, 1], [0, 0], [1, 1], [0, 0]]);
+    expect(critic.batch[0]!.values).toEqual([0.25, 0.25]);
+    expect(updates).toHaveLength(2);
+    expect(out.metrics['critic/vf_loss']).toBe(0.1);
+    expect(out.metrics['critic/values/mean']).toBe(0.25);
+    expect(out.metrics['critic/returns/mean']).toBe(0.5);
+    expect(out.metrics['timing_s/values']).toBeTypeOf('number');
+    expect(out.metrics['timing_s/update_critic']).toBeTypeOf('number');
+  });
+
+  it('during trainer.critic_warmup only the critic trains', async () => {
+    const updates: unknown[] = [];
+    await runStep(gae(2, [], updates), 1, 0, [row(0, '1')], 'v0');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toHaveProperty('critic');
+    await runStep(gae(2, [], updates), 2, 0, [row(0, '1')], 'v0');
+    expect(updates).toHaveLength(3);
   });
 });

@@ -3,7 +3,7 @@
 // Each stage is timed (`timing_s/<stage>`, verl's names).
 import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
 import type { DatasetRow } from '../../data/index.ts';
-import { buildStepMetrics, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
+import { buildStepMetrics, computeExplainedVariance, computeTokenStats, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
@@ -24,6 +24,8 @@ export interface StepContext {
   tokenRewardsKey: string | null;
   /** Padded widths of every log-prob and update batch (one compiled shape per job). */
   widths: PadWidths;
+  /** The critic (critic.enable, or GAE): its update settings and verl's trainer.critic_warmup. */
+  critic?: { loss: Record<string, unknown>; warmup: number };
   /** trainer.rollout_data_dir: the dump of every step's rollouts. */
   rolloutDump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
   signal: AbortSignal;
@@ -74,6 +76,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const pairs = scored.map((s) => ({ prompt: s.rollout.promptIds, response: s.rollout.responseIds }));
   const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false, ctx.widths));
   const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false, ctx.widths)) : undefined;
+  const values = ctx.critic ? await timed(timing, 'values', () => ctx.policy.values(pairs, ctx.widths)) : undefined;
   const trajs: ScoredTrajectory[] = scored.map((s, i) => ({
     uid: s.rollout.uid,
     responseIds: s.rollout.responseIds,
@@ -82,10 +85,26 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     ...denseRewards(s.result.extra, ctx.tokenRewardsKey),
     oldLogprobs: old.logprobs[i]!,
     ...(baselines && { rewardBaseline: baselines[s.rollout.row]! }),
+    ...(values && { values: values[i]! }),
     ...(ref && { refLogprobs: ref.logprobs[i]! }),
   }));
   const x = await timed(timing, 'adv', async () => buildExperience(trajs, ctx.algorithm, ctx.kl));
-  const update = await timed(timing, 'update_actor', () => ctx.policy.update({
+  const criticMetrics = ctx.critic === undefined ? {} : await timed(timing, 'update_critic', () => ctx.policy.updateCritic({
+    step,
+    loss: ctx.critic!.loss,
+    prompt_width: ctx.widths.promptWidth,
+    response_width: ctx.widths.responseWidth,
+    batch: trajs.map((t, b) => ({
+      prompt: pairs[b]!.prompt,
+      response: pairs[b]!.response,
+      response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
+      values: row(x.values!, x.shape, b, t.responseIds.length),
+      returns: row(x.returns, x.shape, b, t.responseIds.length),
+    })),
+  }));
+  // verl: the actor trains once trainer.critic_warmup <= global step.
+  const trainActor = ctx.critic === undefined || ctx.critic.warmup <= step;
+  const update = !trainActor ? { metrics: {} } : await timed(timing, 'update_actor', () => ctx.policy.update({
     step,
     seed: step,
     loss: ctx.loss,
@@ -120,7 +139,13 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     timingS: timing,
     scalars: {
       ...update.metrics,
+      ...criticMetrics,
       ...x.metrics,
+      ...(x.values !== null && {
+        ...computeTokenStats('values', x.values, x.responseMask),
+        ...computeTokenStats('returns', x.returns, x.responseMask),
+        ...computeExplainedVariance(x.returns, x.values, x.responseMask),
+      }),
       'critic/advantages/mean': maskedMean(x.advantages, x.responseMask),
       'rollout/failed': failedRollouts,
       'reward/errors': scored.filter((s) => s.result.error !== null).length,
