@@ -6,6 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PolicyTrainer, loadWeights, saveWeights, withValueHead, type PolicyLoss, type PolicyWeights } from '@rl/shared/policy';
 import type { z } from 'zod';
+import { AppliedOnce } from './applied-once.ts';
 import { createValueLoss } from './losses/index.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
 import type { UpdateCriticReply, UpdateCriticRequest, ValuesReply, ValuesRequest } from './protocol.ts';
@@ -20,6 +21,7 @@ type CriticSpec = NonNullable<WorkerSpec['critic']>;
 export class CriticCore {
   readonly #trainer: PolicyTrainer;
   readonly #loss: PolicyLoss;
+  readonly #updates = new AppliedOnce<z.input<typeof UpdateCriticReply>>();
 
   private constructor(trainer: PolicyTrainer, spec: CriticSpec) {
     this.#trainer = trainer;
@@ -63,7 +65,12 @@ export class CriticCore {
   }
 
   /** verl dp_critic.update_critic: PPO epochs over mini-batches of the clipped value loss. */
-  async update(req: z.output<typeof UpdateCriticRequest>): Promise<z.input<typeof UpdateCriticReply>> {
+  update(req: z.output<typeof UpdateCriticRequest>): Promise<z.input<typeof UpdateCriticReply>> {
+    return this.#updates.run(req.step, () => this.#applyUpdate(req));
+  }
+
+  /** The critic update itself, applied once per step by {@link update} (applied-once.ts: a repeated step gets its stored reply). */
+  async #applyUpdate(req: z.output<typeof UpdateCriticRequest>): Promise<z.input<typeof UpdateCriticReply>> {
     const l = req.loss;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     const metrics = await runPpoEpochs(req.batch, {
