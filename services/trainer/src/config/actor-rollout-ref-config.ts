@@ -80,24 +80,48 @@ export const ActorConfig = z.strictObject({
 });
 
 /** `actor_rollout_ref.model.*`: the embedded transformer (verl: a HF model path). */
+/** Architecture defaults of a randomly initialised model (verl's e2e digit-task size). */
+export const MODEL_DEFAULTS = { d_model: 128, n_layers: 4, n_heads: 4, d_ff: 512 } as const;
+
+/** Architecture keys: they shape a randomly initialised model; weights loaded from a path carry their own. */
+export const ARCHITECTURE_KEYS = ['d_model', 'n_layers', 'n_heads', 'd_ff', 'max_seq_len'] as const;
+
 export const ModelConfig = z.strictObject({
   /** `char` (the digit task's alphabet), `byte` (UTF-8 bytes) or a tokenizer.json path; null = the weights' own with `path`, else "char". @default null */
   tokenizer: tokenizerKey().nullable().default(null),
-  /** Hidden width (verl's e2e digit task: 128). @default 128 */
-  d_model: positiveInt().default(128),
-  /** Transformer blocks (verl's e2e digit task: 4). @default 4 */
-  n_layers: positiveInt().default(4),
-  /** Attention heads; must divide d_model. @default 4 */
-  n_heads: positiveInt().default(4),
-  /** MLP width. @default 512 */
-  d_ff: positiveInt().default(512),
-  /** Longest prompt + response; null = data.max_prompt_length + data.max_response_length. @default null */
+  /** Hidden width; null = 128. Must be null with `path`. @default null */
+  d_model: positiveInt().nullable().default(null),
+  /** Transformer blocks; null = 4. Must be null with `path`. @default null */
+  n_layers: positiveInt().nullable().default(null),
+  /** Attention heads (must divide d_model); null = 4. Must be null with `path`. @default null */
+  n_heads: positiveInt().nullable().default(null),
+  /** MLP width; null = 512. Must be null with `path`. @default null */
+  d_ff: positiveInt().nullable().default(null),
+  /** Longest prompt + response; null = data.max_prompt_length + data.max_response_length. Must be null with `path`. @default null */
   max_seq_len: positiveInt().nullable().default(null),
-  /** Initialisation seed. @default 42 */
+  /** Initialisation seed of the weights (random init) and of a critic's value head. @default 42 */
   seed: nonNegativeInt().default(42),
   /** Initial weights to load instead of random initialisation. @default null */
   path: text().nullable().default(null),
 });
+
+/** Issues for architecture keys set next to a weights path (the weights define the architecture). */
+export function architectureWithPath(model: Partial<Record<(typeof ARCHITECTURE_KEYS)[number], number | null>>, pathKey: string): Array<{ key: string; message: string }> {
+  return ARCHITECTURE_KEYS.filter((k) => model[k] !== null && model[k] !== undefined).map((k) => ({
+    key: k, message: `must be null when ${pathKey} is set: the weights define the architecture`,
+  }));
+}
+
+/** The architecture with its defaults filled in. */
+export function resolveArchitecture<M extends { d_model: number | null; n_layers: number | null; n_heads: number | null; d_ff: number | null }>(m: M) {
+  return {
+    ...m,
+    d_model: m.d_model ?? MODEL_DEFAULTS.d_model,
+    n_layers: m.n_layers ?? MODEL_DEFAULTS.n_layers,
+    n_heads: m.n_heads ?? MODEL_DEFAULTS.n_heads,
+    d_ff: m.d_ff ?? MODEL_DEFAULTS.d_ff,
+  };
+}
 
 /** `actor_rollout_ref.*`. */
 export const ActorRolloutRefConfig = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelConfig } from './actor-rollout-ref-config.ts';
+import { ModelConfig, architectureWithPath, resolveArchitecture } from './actor-rollout-ref-config.ts';
 import { between, bool, intOrOff, nonNegative, oneOf, pathList, positive, positiveInt, text } from './fields.ts';
 import { TrainerConfig } from './trainer-config.ts';
 
@@ -95,8 +95,12 @@ function checkCrossKeys(c: z.infer<typeof SftJobConfigInput>, ctx: z.RefinementC
   if (data.train_batch_size % data.micro_batch_size_per_gpu !== 0) {
     ctx.addIssue({ code: 'custom', path: ['data', 'micro_batch_size_per_gpu'], message: `must divide data.train_batch_size (${data.train_batch_size})` });
   }
-  if (model.d_model % model.n_heads !== 0) {
-    ctx.addIssue({ code: 'custom', path: ['model', 'n_heads'], message: `must divide model.d_model (${model.d_model})` });
+  const arch = resolveArchitecture(model);
+  if (arch.d_model % arch.n_heads !== 0) {
+    ctx.addIssue({ code: 'custom', path: ['model', 'n_heads'], message: `must divide model.d_model (${arch.d_model})` });
+  }
+  if (model.partial_pretrain !== null) {
+    for (const p of architectureWithPath(model, 'model.partial_pretrain')) ctx.addIssue({ code: 'custom', path: ['model', p.key], message: p.message });
   }
   if (model.partial_pretrain !== null && model.tokenizer !== null) {
     ctx.addIssue({ code: 'custom', path: ['model', 'tokenizer'], message: 'must be null when model.partial_pretrain is set: the weights carry their tokenizer' });
@@ -109,7 +113,7 @@ function checkCrossKeys(c: z.infer<typeof SftJobConfigInput>, ctx: z.RefinementC
 /** The validated SFT job config with derived keys filled in. */
 export const SftJobConfig = SftJobConfigInput.superRefine(checkCrossKeys).transform((c) => ({
   ...c,
-  model: { ...c.model, max_seq_len: c.model.max_seq_len ?? c.data.max_length },
+  model: { ...resolveArchitecture(c.model), max_seq_len: c.model.max_seq_len ?? c.data.max_length },
   trainer: { ...c.trainer, default_local_dir: c.trainer.default_local_dir ?? `checkpoints/${c.trainer.project_name}/${c.trainer.experiment_name}` },
 }));
 /** A validated SFT job config. */
