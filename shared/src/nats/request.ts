@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { AppError, ErrorCode, fromErrorBody, isErrorCode } from '../errors.ts';
 import { assembleChunks, chunkHeaders, chunkLimit, serveChunks, splitChunks } from './chunking.ts';
 import { correlationHeaders, type Correlation } from './headers.ts';
+import { requestOnce } from './request-once.ts';
 
 /** Options of {@link requestJson}. `timeoutMs` is required, as in nats.js. */
 export interface RequestJsonOptions<O> extends Correlation {
@@ -20,9 +21,10 @@ const decoder = new TextDecoder();
 
 /**
  * JSON request/reply over NATS with the project's conventions: payloads over the
- * connection's `max_payload` are chunked both ways, `no_responders` and timeouts
- * become typed errors at once, error replies come back as the same {@link AppError}
- * the service threw, and the reply is validated before it is returned.
+ * connection's `max_payload` are chunked both ways; `no_responders`, timeouts and
+ * a connection lost while the reply is awaited become typed, retryable errors at
+ * once; error replies come back as the same {@link AppError} the service threw;
+ * and the reply is validated before it is returned.
  */
 export async function requestJson<O>(nc: NatsConnection, subject: string, body: unknown, opts: RequestJsonOptions<O>): Promise<O> {
   const { timeoutMs, response, maxReplyBytes = 64 * 1024 * 1024 } = opts;
@@ -33,7 +35,7 @@ export async function requestJson<O>(nc: NatsConnection, subject: string, body: 
   if (upload !== undefined) chunkHeaders(chunks.length, upload.inbox, headers);
   let reply;
   try {
-    reply = await nc.request(subject, chunks[0], { timeout: timeoutMs, headers });
+    reply = await requestOnce(nc, subject, chunks[0]!, { timeoutMs, headers });
   } catch (err) {
     throw mapRequestError(err, subject, timeoutMs);
   } finally {
