@@ -17,7 +17,8 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-function launch(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Running {
+/** Spawns `cmd` in its own process group, collecting its output lines. */
+export function launch(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Running {
   const proc = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   for (const stream of [proc.stdout, proc.stderr]) createInterface({ input: stream }).on('line', (l) => output.push(l));

@@ -38,7 +38,7 @@ export interface StepRetry {
 
 /** Options of {@link retryStep}. */
 export interface StepRetryOptions {
-  /** Attempts in all, the first included (1: no retry). @default 4 */
+  /** Attempts in all, the first included (1: no retry). @default 6 */
   attempts?: number;
   /** Delay before the first retry; doubles with each further one. @default 1000 */
   baseDelayMs?: number;
@@ -55,7 +55,7 @@ export interface StepRetryOptions {
 }
 
 /** Defaults of {@link StepRetryOptions}. */
-export const DEFAULT_STEP_RETRY = { attempts: 4, baseDelayMs: 1_000, maxDelayMs: 30_000 } as const;
+export const DEFAULT_STEP_RETRY = { attempts: 6, baseDelayMs: 1_000, maxDelayMs: 30_000 } as const;
 
 const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> => delay(ms, undefined, { signal });
 

@@ -1,0 +1,52 @@
+// A test's eye on the bus: a plain (non-queue) subscription receives a copy of
+// every request sent to a queue-group service, so a test can act at the exact
+// moment a given request is on its way (a step's rollout, its update) instead
+// of guessing with sleeps.
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectTestClient } from './nats-client.ts';
+
+/** A gate that opens on the first matching request. */
+export interface MessageGate {
+  /** Resolves with the matching message's JSON body; rejects after `timeoutMs`. */
+  readonly seen: Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+
+/** Parses a message body as JSON, or returns undefined (e.g. the first chunk of a chunked payload). */
+function parseBody(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(data));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Connects to `url` and opens a gate on the first message on `subject` whose
+ * body satisfies `match`. Resolves once the subscription is registered with the
+ * server, so no request sent afterwards is missed.
+ */
+export async function gateOnRequest(url: string, subject: string, match: (body: unknown) => boolean, timeoutMs: number): Promise<MessageGate> {
+  const nc: NatsConnection = await connectTestClient(url);
+  const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+  const timer = setTimeout(() => reject(new Error(`no matching request on ${subject} within ${timeoutMs} ms`)), timeoutMs);
+  nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err !== null) return;
+      const body = parseBody(msg.data);
+      if (!match(body)) return;
+      clearTimeout(timer);
+      resolve(body);
+    },
+  });
+  await nc.flush();
+  return {
+    seen: promise,
+    close: async () => {
+      clearTimeout(timer);
+      await nc.close();
+    },
+  };
+}
