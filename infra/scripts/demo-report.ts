@@ -95,7 +95,10 @@ if (jobs.length > 0) {
 const out = resolve(sftDir, '..', 'plots');
 const section = (title: string, dir: string) => {
   const plots = join(dir, 'plots');
-  const svgs = existsSync(plots) ? readdirSync(plots).filter((f) => f.endsWith('.svg')).sort() : [];
+  // The headline charts first (accuracy, reward, loss), then the rest as rendered.
+  const order = ['val-accuracy', 'reward', 'sft-loss', 'lr', 'response-length', 'entropy', 'kl', 'pg-loss', 'grad-norm', 'timing'];
+  const rank = (f: string) => (order.indexOf(f.replace(/\.svg$/, '')) + order.length + 1) % (order.length + 1);
+  const svgs = existsSync(plots) ? readdirSync(plots).filter((f) => f.endsWith('.svg')).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)) : [];
   const imgs = svgs.map((f) => `<figure><img src="${relative(out, join(plots, f))}" alt="${f}"><figcaption>${f}</figcaption></figure>`).join('');
   return `<h2>${title}</h2><main>${imgs || '<p>no plots</p>'}</main>`;
 };

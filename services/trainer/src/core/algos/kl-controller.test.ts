@@ -5,6 +5,14 @@ import { KlCtrlConfig, createKlController, nextKlCoef } from './kl-controller.ts
 describe('KL controllers (verl FixedKLController / AdaptiveKLController)', () => {
   const adaptive = KlCtrlConfig.parse({ type: 'adaptive', kl_coef: 0.002, horizon: 5000, target_kl: 0.05 });
 
+  it('restore sets the coefficient back (a retried step starts from the same one)', () => {
+    const ctrl = createKlController(adaptive);
+    ctrl.update(0.06, 256);
+    expect(ctrl.value).not.toBe(0.002);
+    ctrl.restore(0.002);
+    expect(ctrl.value).toBe(0.002);
+  });
+
   it('fixed never changes', () => {
     const ctrl = createKlController(KlCtrlConfig.parse({}));
     ctrl.update(100, 256);

@@ -21,6 +21,8 @@ export interface KlController {
   readonly value: number;
   /** Updates beta from the batch's mean KL; `nSteps` is the batch size in verl. */
   update(currentKl: number, nSteps: number): void;
+  /** Sets beta back to a value it had (a retried step must not move it twice). */
+  restore(value: number): void;
 }
 
 /**
@@ -45,6 +47,9 @@ export function createKlController(config: KlCtrlConfig, initialValue: number = 
     },
     update(currentKl, nSteps) {
       value = nextKlCoef(config, value, currentKl, nSteps);
+    },
+    restore(v) {
+      value = v;
     },
   };
 }

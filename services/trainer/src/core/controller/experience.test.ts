@@ -27,7 +27,7 @@ describe('buildExperience', () => {
   it('subtracts beta * KL from the rewards when use_kl_in_reward is on', () => {
     const cfg = AlgoConfig.parse({ adv_estimator: 'grpo', use_kl_in_reward: true, kl_ctrl: { type: 'fixed', kl_coef: 0.5 } });
     const t = { ...traj('a', 2, 1), refLogprobs: [-2, -2] };
-    const kl = { value: 0.5, update: () => {} };
+    const kl = { value: 0.5, update: () => {}, restore: () => {} };
     const x = buildExperience([t, { ...traj('a', 2, 0), refLogprobs: [-1, -1] }], cfg, kl);
     // kl = old - ref = 1 on each token of the first row: rewards = [0 - 0.5, 1 - 0.5].
     expect(row(x.tokenLevelRewards, x.shape, 0, 2)).toEqual([-0.5, 0.5]);

@@ -71,7 +71,13 @@ export async function fit(c: FitContext): Promise<string> {
     c.signal.throwIfAborted();
     const batch = c.sampler.nextBatch(state);
     step += 1;
-    const out = await retryStep(step, () => runStep(c.step, step, batch.epoch, batch.rows, version), { signal: c.signal, onRetry: (r) => c.emit({ type: 'log', job: c.job, message: describeStepRetry(r) }), ...c.stepRetry });
+    // An attempt that reached the advantages may have moved an adaptive KL coefficient: every attempt starts from the same one.
+    const klBefore = c.kl?.value;
+    const attempt = () => {
+      if (klBefore !== undefined) c.kl!.restore(klBefore);
+      return runStep(c.step, step, batch.epoch, batch.rows, version);
+    };
+    const out = await retryStep(step, attempt, { signal: c.signal, onRetry: (r) => c.emit({ type: 'log', job: c.job, message: describeStepRetry(r) }), ...c.stepRetry });
     version = out.version;
     state = batch.state;
     const last = step === c.totalSteps;

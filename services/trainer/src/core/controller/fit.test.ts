@@ -1,0 +1,89 @@
+import { AppError, ErrorCode } from '@rl/shared/errors';
+import { describe, expect, it } from 'vitest';
+import { createBatchSampler, type DatasetRow } from '../../data/index.ts';
+import type { JobEvent } from '../../jobs/job-events.ts';
+import type { MetricsRecord } from '../../metrics/index.ts';
+import type { RewardClient } from '../../rewards/index.ts';
+import { AlgoConfig, createKlController, KlCtrlConfig } from '../algos/index.ts';
+import { fit, type FitContext } from './fit.ts';
+import type { PolicyPort, RolloutPort } from './ports.ts';
+import type { TrainerState } from './trainer-state.ts';
+
+const row = (id: number): DatasetRow => ({
+  row_id: id, file_index: 0, data_source: 'd', prompt: `q${id}`, ability: null, ground_truth: '1',
+  reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
+});
+const rows = Array.from({ length: 8 }, (_, i) => row(i));
+
+function context(failures: number) {
+  let failuresLeft = failures;
+  const rollout: RolloutPort = {
+    takeComputeSeconds: () => 0,
+    rollout: async (rs, s) => {
+      return rs.flatMap((r, i) => Array.from({ length: s.n }, (_, k) => ({
+        row: i, uid: `u${r.row_id}`, promptIds: [1], responseIds: [2, 3], responseMask: [1, 1], text: k % 2 === 0 ? '1' : '2', modelVersion: 'v',
+      })));
+    },
+  };
+  const rewards = {
+    score: async (items: readonly { solution_str: string }[]) => ({
+      results: items.map((it) => ({ score: it.solution_str === '1' ? 1 : 0, extra: {}, error: null })), stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} },
+    }),
+  } as unknown as RewardClient;
+  let updates = 0;
+  const policy: PolicyPort = {
+    logprobs: async (model, pairs) => ({ logprobs: pairs.map((p) => p.response.map(() => (model === 'ref' ? -2 : -1))) }),
+    // The first `failures` updates are lost on the bus, after the advantages (and the KL coefficient) were computed.
+    update: async () => {
+      if (failuresLeft-- > 0) throw new AppError(ErrorCode.Unavailable, 'bus down', { status: 503, retryable: true });
+      return { version: `v${++updates}`, metrics: {} };
+    },
+    values: async () => [],
+    updateCritic: async () => ({}),
+    export: async () => `v${updates}`,
+    version: async () => `v${updates}`,
+    takeComputeSeconds: () => 0,
+  };
+  const kl = createKlController(KlCtrlConfig.parse({ type: 'adaptive', kl_coef: 0.1, horizon: 10, target_kl: 0.01 }));
+  const records: MetricsRecord[] = [];
+  const events: JobEvent[] = [];
+  const commits: TrainerState[] = [];
+  const sampling = { temperature: 1, topP: 1, topK: -1, n: 2, maxTokens: 4, seed: 1 };
+  const c: FitContext = {
+    job: 'j',
+    step: {
+      policy, rollout, rewards, kl, sampling, algorithm: AlgoConfig.parse({ adv_estimator: 'grpo', use_kl_in_reward: true, kl_ctrl: { type: 'adaptive', kl_coef: 0.1, horizon: 10, target_kl: 0.01 } }),
+      loss: { ppo_mini_batch_size: 4 }, needRef: true, tokenRewardsKey: null, widths: { promptWidth: 8, responseWidth: 8 }, signal: new AbortController().signal,
+    },
+    sampler: createBatchSampler({ rows, fileSizes: [8] }, { batchSize: 2, shuffle: false, seed: 1 }),
+    valData: { rows: rows.slice(0, 2), fileSizes: [2], files: [], filteredOverlong: 0 }, valBatchSize: null, valSampling: { ...sampling, temperature: 0, n: 1 },
+    rollout, rewards, kl, totalSteps: 3, testFreq: 2, saveFreq: 2, valBeforeTrain: true,
+    checkpoints: { policyDir: (s) => `/c/${s}`, commit: async (s) => (commits.push(s), `/c/${s.step}`), latest: async () => null },
+    metrics: { path: 'm', append: async (r) => void records.push(r), close: async () => {} },
+    resume: null, initialSampler: { epoch: 0, index: 0 }, emit: (e) => events.push(e), signal: new AbortController().signal,
+    stepRetry: { sleep: async () => {} },
+  };
+  return { c, kl, records, events, commits, updates: () => updates };
+}
+
+describe('fit (verl RayPPOTrainer.fit)', () => {
+  it('validates before training, every test_freq and at the last step; checkpoints every save_freq and at the last step', async () => {
+    const { c, records, commits } = context(0);
+    await fit(c);
+    expect(records.map((r) => r.step)).toEqual([0, 1, 2, 3]);
+    expect(records.filter((r) => Object.keys(r).some((k) => k.startsWith('val-core/'))).map((r) => r.step)).toEqual([0, 2, 3]);
+    expect(commits.map((s) => s.step)).toEqual([2, 3]);
+  });
+
+  it('a step lost on the bus is re-run on the same batch, once, and moves an adaptive KL coefficient once', async () => {
+    const clean = context(0);
+    await fit(clean.c);
+    const retried = context(2);
+    await fit(retried.c);
+    expect(retried.events.filter((e) => e.type === 'log' && /retrying step 1/.test(e.message))).toHaveLength(2);
+    expect(retried.records.map((r) => [r.step, r['data/first_row_id']])).toEqual(clean.records.map((r) => [r.step, r['data/first_row_id']]));
+    expect(retried.updates()).toBe(3);
+    expect(retried.kl.value).toBe(clean.kl.value);
+    expect(retried.kl.value).not.toBe(0.1);
+  });
+});
