@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
-import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text, tokenizerKey } from './fields.ts';
+import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 
 // verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
-const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
 
 /** Sampling knobs shared by training and validation rollouts (verl rollout / SamplingConfig). */
 const sampling = (d: { temperature: number; n: number; do_sample: boolean }) => ({
@@ -71,7 +70,7 @@ export const ActorConfig = z.strictObject({
   /** Coefficient of the KL loss. @default 0.001 */
   kl_loss_coef: nonNegative().default(0.001),
   /** KL estimator of the KL loss. @default "low_var_kl" */
-  kl_loss_type: oneOf(KL_KINDS).default('low_var_kl'),
+  kl_loss_type: klEstimator(KlPenaltyKind.options).default('low_var_kl'),
   /** Gradient-norm clip. @default 1.0 */
   grad_clip: positive().default(1.0),
   /** The policy loss (verl PolicyLossConfig). */

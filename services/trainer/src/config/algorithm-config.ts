@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { AdvEstimatorName, KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
-import { bool, between, nonNegative, oneOf, positive, positiveInt, text } from './fields.ts';
+import { bool, between, nonNegative, oneOf, positive, positiveInt, klEstimator, text } from './fields.ts';
 import { OptimConfig } from './actor-rollout-ref-config.ts';
 
-const KL_KINDS = KlPenaltyKind.options.filter((k) => !k.startsWith('full'));
 
 /** `algorithm.kl_ctrl.*`: the in-reward KL coefficient controller. */
 export const KlCtrlSection = z.strictObject({
@@ -30,7 +29,7 @@ export const AlgorithmConfig = z.strictObject({
   /** Subtract kl_coef * KL(actor || ref) from token rewards. @default false */
   use_kl_in_reward: bool().default(false),
   /** KL estimator for the in-reward penalty. @default "kl" */
-  kl_penalty: oneOf(KL_KINDS).default('kl'),
+  kl_penalty: klEstimator(KlPenaltyKind.options).default('kl'),
   kl_ctrl: KlCtrlSection.prefault({}),
 });
 /** Parsed `algorithm` section. */

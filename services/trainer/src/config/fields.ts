@@ -58,3 +58,22 @@ export const tokenizerKey = () =>
   z
     .string(expect('"char", "byte" or a path to a tokenizer.json'))
     .refine((v) => v === 'char' || v === 'byte' || v.endsWith('.json'), expect('"char", "byte" or a path to a tokenizer.json'));
+
+/**
+ * A KL estimator name as verl's kl_penalty takes it. "full" needs whole-vocabulary
+ * log-probs and straight-through names ("k3+", "low_var_kl+", ...) reach
+ * kl_penalty_forward with the "+" still on at verl b178a3c, which raises
+ * NotImplementedError for both: they are refused here, before a job starts.
+ */
+export const klEstimator = <const T extends string>(names: readonly T[]) => {
+  const plain: string[] = names.filter((k) => !k.startsWith('full') && !k.endsWith('+'));
+  return z.string(expect(`one of ${plain.map((v) => JSON.stringify(v)).join(', ')}`)).superRefine((v, ctx) => {
+    if (plain.includes(v)) return;
+    const why = v.endsWith('+') && plain.includes(v.slice(0, -1))
+      ? `a straight-through name: verl b178a3c passes "${v}" to kl_penalty_forward unchanged and raises NotImplementedError; use "${v.slice(0, -1)}"`
+      : v.startsWith('full')
+        ? 'needs whole-vocabulary log-probs: verl raises NotImplementedError for it too'
+        : `${EXPECTED}one of ${plain.map((p) => JSON.stringify(p)).join(', ')}`;
+    ctx.addIssue({ code: 'custom', message: why });
+  }).transform((v) => v as T);
+};

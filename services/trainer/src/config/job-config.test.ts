@@ -130,10 +130,13 @@ describe('job config errors', () => {
     ]);
   });
 
-  it('rejects the "full" KL estimator that needs whole-vocabulary log-probs', () => {
-    const problems = problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}`));
-    expect(problems[0]?.path).toBe('algorithm.kl_penalty');
-    expect(parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3+}`).algorithm.kl_penalty).toBe('k3+');
+  it('rejects the KL estimators verl b178a3c raises NotImplementedError for: "full" and the straight-through names', () => {
+    const problems = problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}\nactor_rollout_ref: {actor: {kl_loss_type: low_var_kl+}}`));
+    expect(problems.map((p) => p.path)).toEqual(['actor_rollout_ref.actor.kl_loss_type', 'algorithm.kl_penalty']);
+    expect(problems[0]!.message).toMatch(/^a straight-through name: verl b178a3c passes "low_var_kl\+" to kl_penalty_forward unchanged and raises NotImplementedError; use "low_var_kl"/);
+    expect(problems[1]!.message).toMatch(/whole-vocabulary/);
+    expect(problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k9}`))[0]!.message).toMatch(/^expected one of "kl", "k1", /);
+    expect(parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3}`).algorithm.kl_penalty).toBe('k3');
   });
 
   it('turns unreadable text into bad_request naming the source', () => {
