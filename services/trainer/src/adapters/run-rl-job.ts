@@ -10,7 +10,8 @@ import { fit } from '../core/controller/fit.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';
 import { createRemoteRollout, toMessages } from '../core/controller/rollout-remote.ts';
 import type { JobConfig } from '../config/index.ts';
-import { createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
+import { compatKeysSet } from '../config/compat-keys.ts';
+import { checkPromptLengths, createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
 import type { JobContext } from '../jobs/job-manager.ts';
 import { openMetricsLog } from '../metrics/index.ts';
 import { planRlJob, type DatasetPlan } from '../plan/rl-plan.ts';
@@ -42,6 +43,10 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     longestPromptTokens: train.rows.reduce((n, r) => Math.max(n, countTokens(r.prompt)), 1),
   });
   const val = plan.val === null ? null : await loadDataset(datasetOptions(plan.val, countTokens));
+  if (plan.train.filterMaxPromptLength === null) {
+    for (const d of [train, val]) if (d !== null) checkPromptLengths(d, countTokens, c.data.max_prompt_length);
+  }
+  for (const { key, reason } of compatKeysSet(c)) ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
   const sampler = createBatchSampler(train, plan.sampler);
   const totalSteps = plan.totalSteps ?? sampler.stepsPerEpoch * plan.totalEpochs;
   const checkpoints = fileCheckpointStore(plan.dir);

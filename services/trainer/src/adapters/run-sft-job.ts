@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { widthBucket } from '@rl/shared/policy';
 import type { SftJobConfig } from '../config/index.ts';
+import { compatKeysSet } from '../config/compat-keys.ts';
 import { warmupSteps } from '../core/sft/lr-schedule.ts';
 import { sftFit } from '../core/sft/sft-fit.ts';
 import { createBatchSampler, loadSftDataset } from '../data/index.ts';
@@ -41,6 +42,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
   const resume = plan.resume ? await checkpoints.latest() : null;
   ctx.emit({ type: 'log', job: ctx.id, message: `sft: ${train.rows.length} training sequences (${train.learnedTokens} learned tokens), ${val?.rows.length ?? 0} validation; ${totalSteps} steps; padded to ${widths.promptWidth}+${widths.responseWidth} tokens` });
   if (resume !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${resume.step} (${plan.dir})` });
+  for (const { key, reason } of compatKeysSet(c)) ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
 
   const worker = await startPolicyWorker({
     nc: env.nc, natsUrl: env.natsUrl, spec: { job: ctx.id, ...plan.spec }, dir: plan.dir, resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),

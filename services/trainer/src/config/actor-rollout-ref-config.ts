@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
 import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
+import { ignored } from './compat-keys.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 
 // verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
@@ -22,6 +23,14 @@ const sampling = (d: { temperature: number; n: number; do_sample: boolean }) => 
 /** `actor_rollout_ref.rollout.*`. */
 export const RolloutSamplingConfig = z.strictObject({
   ...sampling({ temperature: 1, n: 1, do_sample: true }),
+  /** Accepted and ignored (compat-keys.ts): the inference engine. */
+  name: ignored(text()),
+  /** Accepted and ignored (compat-keys.ts). */
+  gpu_memory_utilization: ignored(between(0, 1)),
+  /** Accepted and ignored (compat-keys.ts). */
+  tensor_model_parallel_size: ignored(positiveInt()),
+  /** Accepted and ignored (compat-keys.ts). */
+  log_prob_micro_batch_size_per_gpu: ignored(positiveInt().nullable()),
   /** Validation sampling (verl: greedy, one response). */
   val_kwargs: z.strictObject(sampling({ temperature: 0, n: 1, do_sample: false })).prefault({}),
 });
@@ -75,6 +84,8 @@ export const ActorConfig = z.strictObject({
   grad_clip: positive().default(1.0),
   /** The policy loss (verl PolicyLossConfig). */
   policy_loss: PolicyLossSection.prefault({}),
+  /** Accepted and ignored (compat-keys.ts): FSDP CPU offload. */
+  fsdp_config: z.strictObject({ param_offload: ignored(bool()), optimizer_offload: ignored(bool()) }).optional(),
   ...SapoTemperatureFields,
 });
 
@@ -102,6 +113,10 @@ export const ModelConfig = z.strictObject({
   seed: nonNegativeInt().default(42),
   /** Initial weights to load instead of random initialisation. @default null */
   path: text().nullable().default(null),
+  /** Accepted and ignored (compat-keys.ts). */
+  enable_gradient_checkpointing: ignored(bool()),
+  /** Accepted and ignored (compat-keys.ts). */
+  use_remove_padding: ignored(bool()),
 });
 
 /** Issues for architecture keys set next to a weights path (the weights define the architecture). */
@@ -123,10 +138,19 @@ export function resolveArchitecture<M extends { d_model: number | null; n_layers
 }
 
 /** `actor_rollout_ref.*`. */
+/** `actor_rollout_ref.ref.*`: the reference policy is the initial weights; these verl keys only place it. */
+export const RefConfig = z.strictObject({
+  /** Accepted and ignored (compat-keys.ts). */
+  log_prob_micro_batch_size_per_gpu: ignored(positiveInt().nullable()),
+  /** Accepted and ignored (compat-keys.ts). */
+  fsdp_config: z.strictObject({ param_offload: ignored(bool()) }).optional(),
+});
+
 export const ActorRolloutRefConfig = z.strictObject({
   rollout: RolloutSamplingConfig.prefault({}),
   actor: ActorConfig.prefault({}),
   model: ModelConfig.prefault({}),
+  ref: RefConfig.optional(),
 });
 /** Parsed `actor_rollout_ref` section. */
 export type ActorRolloutRefConfig = z.infer<typeof ActorRolloutRefConfig>;

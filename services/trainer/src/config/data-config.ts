@@ -27,6 +27,13 @@ export const DataConfig = z.strictObject({
   max_response_length: positiveInt().default(256),
   /** Drop prompts longer than `max_prompt_length` tokens when loading. @default false */
   filter_overlong_prompts: bool().default(false),
+  /** A prompt longer than max_prompt_length (not filtered): "error" stops the job naming the row (verl's default). @default "error" */
+  truncation: z
+    .string({ error: 'expected "error"' })
+    .refine((v) => v === 'error', {
+      error: 'only "error" is implemented: left/right/middle would cut token ids the generation service produces from the messages; use data.filter_overlong_prompts to drop long prompts instead',
+    })
+    .default('error'),
   /** Shuffle training rows each epoch (epoch e uses seed + e). @default true */
   shuffle: bool().default(true),
   /** Shuffling seed; null means 1 (verl's torch generator is then unseeded, we stay deterministic). @default null */

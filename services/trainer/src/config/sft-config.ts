@@ -60,7 +60,7 @@ export const SftOptimConfig = z.strictObject({
 export type SftOptimConfig = z.infer<typeof SftOptimConfig>;
 
 /** The embedded model of an SFT job: the RL model keys, with verl's `partial_pretrain` for the starting weights. */
-export const SftModelConfig = ModelConfig.omit({ path: true }).extend({
+export const SftModelConfig = ModelConfig.omit({ path: true, use_remove_padding: true }).extend({
   /** Weights to start from (a .safetensors file or a checkpoint directory); null = random initialisation. @default null */
   partial_pretrain: text().nullable().default(null),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ignored } from './compat-keys.ts';
 import { bool, intOrOff, oneOf, positiveInt, text } from './fields.ts';
 
 /** `trainer.*` (verl ppo_trainer.yaml `trainer` subset). */
@@ -27,6 +28,12 @@ export const TrainerConfig = z.strictObject({
   validation_data_dir: text().nullable().default(null),
   /** Each training step's rollouts as `<dir>/<step>.jsonl`; null = none. @default null */
   rollout_data_dir: text().nullable().default(null),
+  /** Accepted and ignored (compat-keys.ts): GPU placement. */
+  n_gpus_per_node: ignored(positiveInt()),
+  /** Accepted and ignored (compat-keys.ts): node placement. */
+  nnodes: ignored(positiveInt()),
+  /** Accepted and ignored (compat-keys.ts): logging backends. */
+  logger: ignored(z.union([text(), z.array(text())], { error: 'expected a logger name or a list of them' })),
 });
 /** Parsed `trainer` section (before `default_local_dir` is filled in). */
 export type TrainerConfig = z.infer<typeof TrainerConfig>;

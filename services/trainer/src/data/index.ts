@@ -6,3 +6,4 @@ export { samplerOptions, trainDatasetOptions, valDatasetOptions } from './from-c
 export { loadSftDataset, type LoadSftOptions, type SftDataset } from './sft/load-sft-dataset.ts';
 export { toSftExample, type SftColumns, type SftExample } from './sft/sft-example.ts';
 export { tokenizeSft, type SftSequence, type Truncation } from './sft/sft-tokenize.ts';
+export { checkPromptLengths } from './check-prompt-lengths.ts';

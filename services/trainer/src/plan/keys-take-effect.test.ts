@@ -7,6 +7,7 @@
 import { arithmeticTokenizer } from '@rl/shared/policy';
 import { describe, expect, it } from 'vitest';
 import { JobConfigInput, SftJobConfigInput, validateJobConfig, validateRlJobConfig, type SftJobConfig } from '../config/index.ts';
+import { COMPAT_KEYS, compatKeysSet } from '../config/compat-keys.ts';
 import { allKeyPaths, knownKeysAt } from '../config/schema-keys.ts';
 import { planRlJob } from './rl-plan.ts';
 import { planSftJob } from './sft-plan.ts';
@@ -141,9 +142,10 @@ const RL: Record<string, Change> = {
   'rollout.weights_name': { at: 'spec.weights.name', value: 'a2' },
 };
 
-/** Keys read before planning: they choose the model's files; the named tests cover them. */
+/** Keys read before planning: they choose the model's files or check the data; the named tests cover them. */
 const RESOLVED: Record<string, string> = {
   kind: 'picks the schema (config/job-config.test.ts, and the SFT table below)',
+  'data.truncation': 'one value ("error"): an over-long prompt fails the job (data/check-prompt-lengths.test.ts); the others are refused (config tests)',
   'actor_rollout_ref.model.path': 'resolved to the initial weights file (adapters/model-source.test.ts)',
   'actor_rollout_ref.model.tokenizer': 'resolved to the tokenizer config (adapters/model-source.test.ts)',
   'critic.model.path': 'resolved to the critic weights file (adapters/model-source.test.ts)',
@@ -201,8 +203,17 @@ function withContext(base: Raw, change: Change): Raw {
 }
 
 describe('every accepted RL key changes the job', () => {
-  it('the table covers every leaf key of the schema', () => {
-    expect(leaves(JobConfigInput).filter((k) => !(k in RL) && !(k in RESOLVED))).toEqual([]);
+  it('the table covers every leaf key of the schema; the rest are verl-compatibility keys, accepted and logged as ignored', () => {
+    expect(leaves(JobConfigInput).filter((k) => !(k in RL) && !(k in RESOLVED) && !(k in COMPAT_KEYS))).toEqual([]);
+  });
+
+  it('a job that sets a compatibility key says so, with the reason', () => {
+    const c = validateRlJobConfig({ ...RL_BASE, trainer: { n_gpus_per_node: 8, logger: ['console'] }, actor_rollout_ref: { rollout: { name: 'vllm' } } });
+    expect(compatKeysSet(c).map((k) => k.key)).toEqual(['trainer.n_gpus_per_node', 'trainer.logger', 'actor_rollout_ref.rollout.name']);
+    expect(compatKeysSet(validateRlJobConfig(RL_BASE))).toEqual([]);
+    // Every compatibility key is one the schemas accept.
+    const all = [...leaves(JobConfigInput), ...leaves(SftJobConfigInput)];
+    expect(Object.keys(COMPAT_KEYS).filter((k) => !all.includes(k))).toEqual([]);
   });
   for (const [key, change] of Object.entries(RL)) {
     it(key, () => {
@@ -217,7 +228,7 @@ describe('every accepted RL key changes the job', () => {
 describe('every accepted SFT key changes the job', () => {
   const plan = (raw: Raw) => planSftJob(validateJobConfig(raw) as SftJobConfig, { baseDir: '/jobs', tokenizer: FACTS.tokenizer, weightsFile: null });
   it('the table covers every leaf key of the schema', () => {
-    expect(leaves(SftJobConfigInput).filter((k) => !(k in SFT) && !(k in SFT_RESOLVED))).toEqual([]);
+    expect(leaves(SftJobConfigInput).filter((k) => !(k in SFT) && !(k in SFT_RESOLVED) && !(k in COMPAT_KEYS))).toEqual([]);
   });
   for (const [key, change] of Object.entries(SFT)) {
     it(key, () => {
