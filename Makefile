@@ -41,7 +41,7 @@ demo-data: $(DEMO_DATA)/tokenizer.json ## the demo's synthetic GSM8K splits and 
 
 $(DEMO_DATA)/tokenizer.json: | deps
 	@mkdir -p $(DEMO_DATA)
-	$(SYNTH) $(DEMO_DATA)/sft_train.parquet --count 25600 --seed 1 --split train --hash-ratio 0.3
+	$(SYNTH) $(DEMO_DATA)/sft_train.parquet --count 32000 --seed 1 --split train --hash-ratio 0.3
 	$(SYNTH) $(DEMO_DATA)/rl_train.parquet --count 4000 --seed 2 --split train
 	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val --hash-ratio 0.3 --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	$(SYNTH) $(DEMO_DATA)/test.parquet --count 200 --seed 4 --split test --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
