@@ -175,10 +175,11 @@ describe('a request across a nats-server restart', () => {
       const arrived = Promise.withResolvers<void>();
       responder.subscribe(SUBJECT, { callback: () => arrived.resolve() });
       await responder.flush();
-      const pending = request(client);
+      // The expectation is attached before the kill: the rejection may land while kill() still awaits the process's exit.
+      const failed = expect(request(client)).rejects.toMatchObject({ code: ErrorCode.Unavailable, retryable: true });
       await arrived.promise;
       await nats.kill();
-      await expect(pending).rejects.toMatchObject({ code: ErrorCode.Unavailable, retryable: true });
+      await failed;
     } finally {
       await nats.restart();
       await Promise.all([responder.close(), client.close()]);

@@ -83,7 +83,7 @@ describe('SFT warm start, then RL from its checkpoint', () => {
     expect(existsSync(join(work, 'sft', 'plots', 'sft-loss.svg'))).toBe(true);
 
     const rl = await run('grpo', {
-      data: { train_files: 'rl.parquet', val_files: 'test.parquet', train_batch_size: 4, max_prompt_length: 64, max_response_length: 16 },
+      data: { train_files: 'rl.parquet', val_files: 'test.parquet', train_batch_size: 4, max_prompt_length: 128, max_response_length: 16 },
       actor_rollout_ref: { model: { path: 'sft' }, rollout: { n: 4 }, actor: { optim: { lr: 1e-3 }, ppo_mini_batch_size: 2 } },
       algorithm: { adv_estimator: 'grpo' },
       reward: { params: { 'openai/gsm8k': { method: 'strict' } } },
@@ -107,7 +107,7 @@ describe('SFT warm start, then RL from its checkpoint', () => {
 
   it('an RL job with an otherwise default config runs PPO with a critic (verl default adv_estimator gae)', async () => {
     const events = await run('gae', {
-      data: { train_files: 'rl.parquet', train_batch_size: 4, max_prompt_length: 64, max_response_length: 16 },
+      data: { train_files: 'rl.parquet', train_batch_size: 4, max_prompt_length: 128, max_response_length: 16 },
       actor_rollout_ref: { model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 } },
       trainer: { total_training_steps: 2, save_freq: 2, default_local_dir: 'gae', resume_mode: 'disable' },
       rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
