@@ -47,6 +47,11 @@ describe('rl-data CLI (real process)', () => {
       ['my_story', 'go', 'went', { conversation_id: '2', index: 2, turn: 1 }],
     ]);
     expect(rows[0]!.system_prompt).toMatch(/^Tell it\.\n\n雪の村 ❄️\n\n/);
+    // --context story (the default): the prompt without r has no story setting.
+    expect((rows[1]!.prompt_without_context as Array<{ content: string }>)[0]!.content).toMatch(/^Tell it\.\n\n[^雪]/);
+    await cli(['convert-story', at('stories.jsonl'), at('history.parquet'), '--context', 'history']);
+    const history = (await readParquetRows(at('history.parquet'))).rows;
+    expect((history[1]!.prompt_without_context as unknown[]).length).toBe(2); // system prompt and the user turn, no earlier turns
 
     const inspected = JSON.parse((await cli(['inspect', at('stories.parquet'), '--rows', '1', '--json'])).stdout) as { numRows: number; columns: Array<{ name: string; type: string }>; rows: unknown[] };
     expect(inspected.numRows).toBe(3);

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../errors.ts';
 import { Gsm8kFormat } from '../data/gsm8k.ts';
-import { DEFAULT_STORY_OPTIONS } from '../data/story.ts';
+import { DEFAULT_STORY_OPTIONS, StoryContextPart } from '../data/story.ts';
 import { convertGsm8k, convertStory } from './rl-data-convert.ts';
 import { inspectParquet } from './rl-data-inspect.ts';
 import { questionsOf, synthGsm8k } from './rl-data-synth.ts';
@@ -12,6 +12,7 @@ interface StoryFlags {
   dataSource: string;
   instruction: string;
   outputFormat: string;
+  context: StoryContextPart;
   strict?: boolean;
   dryRun?: boolean;
   progress?: boolean;
@@ -56,11 +57,16 @@ export function buildProgram(): Command {
     .option('--data-source <name>', 'verl data_source of every sample', DEFAULT_STORY_OPTIONS.dataSource)
     .option('--instruction <text>', 'system prompt text before the story setting', DEFAULT_STORY_OPTIONS.instruction)
     .option('--output-format <text>', 'system prompt text after the story setting', DEFAULT_STORY_OPTIONS.outputFormat)
+    .addOption(
+      new Option('--context <part>', 'what the prompt_without_context column leaves out (the context r of the info_gain reward): the story setting, the earlier turns, or both')
+        .choices(Object.values(StoryContextPart))
+        .default(DEFAULT_STORY_OPTIONS.context),
+    )
     .addOption(strictOption())
     .addOption(dryRunOption())
     .addOption(progressOption())
     .action((input: string, output: string, o: StoryFlags) =>
-      convertStory(input, output, { dataSource: o.dataSource, instruction: o.instruction, outputFormat: o.outputFormat }, o),
+      convertStory(input, output, { dataSource: o.dataSource, instruction: o.instruction, outputFormat: o.outputFormat, context: o.context }, o),
     );
   program
     .command('convert-gsm8k')

@@ -7,7 +7,7 @@ export { MESSAGE, MESSAGE_LIST, REWARD_MODEL, type Message } from './verl-fields
 export { readJsonRecords, isJsonDocument, type RawRecord } from './json-records.ts';
 export { runConversion, MAX_LISTED_SKIPS, type ConversionOptions, type ConversionReport, type RecordConverter, type SkippedRecord } from './convert-run.ts';
 export { parseStoryRecord, type StoryNotes, type StoryRecord, type StoryRole, type StoryTurn } from './story-record.ts';
-export { buildSystemPrompt, DEFAULT_STORY_OPTIONS, STORY_FIELDS, storySamples, type StoryOptions, type StorySample } from './story.ts';
+export { buildSystemPrompt, DEFAULT_STORY_OPTIONS, STORY_FIELDS, StoryContextPart, storySamples, type StoryOptions, type StorySample } from './story.ts';
 export { createStoryConverter, type StoryConverter, type StoryStats } from './story-convert.ts';
 export {
   createGsm8kConverter,

@@ -12,7 +12,7 @@ import { tempDir } from './testing/fixtures.ts';
 const tmp = tempDir('rl-story-');
 afterAll(tmp.cleanup);
 
-const OPTIONS: StoryOptions = { dataSource: 'story', instruction: '物語を続けてください。', outputFormat: 'Plain prose 📝.' };
+const OPTIONS: StoryOptions = { dataSource: 'story', instruction: '物語を続けてください。', outputFormat: 'Plain prose 📝.', context: 'story' };
 const turn = (from: string, value: string) => ({ from, value });
 
 const RECORDS = [
@@ -66,6 +66,12 @@ describe('story conversion JSONL -> parquet -> rows', () => {
       data_source: 'story',
       prompt: [
         { role: 'system', content: system },
+        { role: 'user', content: 'こんにちは 👋' },
+        { role: 'assistant', content: 'The neon flickers — 雨が降る。' },
+        { role: 'user', content: '' },
+      ],
+      prompt_without_context: [
+        { role: 'system', content: '物語を続けてください。\n\nPlain prose 📝.' },
         { role: 'user', content: 'こんにちは 👋' },
         { role: 'assistant', content: 'The neon flickers — 雨が降る。' },
         { role: 'user', content: '' },

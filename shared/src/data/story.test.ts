@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoryRecord } from './story-record.ts';
-import { buildSystemPrompt, DEFAULT_STORY_OPTIONS, storySamples, type StoryOptions } from './story.ts';
+import { buildSystemPrompt, DEFAULT_STORY_OPTIONS, storySamples, StoryContextPart, type StoryOptions } from './story.ts';
 
-const OPTIONS: StoryOptions = { dataSource: 'my/story', instruction: 'Narrate.', outputFormat: 'Prose only.' };
+const OPTIONS: StoryOptions = { dataSource: 'my/story', instruction: 'Narrate.', outputFormat: 'Prose only.', context: StoryContextPart.Story };
 const SYSTEM = 'Narrate.\n\nA ship at sea.\n\nProse only.';
 const turn = (from: string, value: string) => ({ from, value });
 
@@ -30,6 +30,12 @@ describe('storySamples', () => {
         { role: 'assistant', content: 'a1' },
         { role: 'user', content: 'u2' },
       ],
+      prompt_without_context: [
+        { role: 'system', content: 'Narrate.\n\nProse only.' },
+        { role: 'user', content: 'u1' },
+        { role: 'assistant', content: 'a1' },
+        { role: 'user', content: 'u2' },
+      ],
       ability: 'story',
       reward_model: { ground_truth: 'a2', style: 'model' },
       extra_info: { conversation_id: 'conv-1', index: 11, turn: 2 },
@@ -49,6 +55,20 @@ describe('storySamples', () => {
       [3, 12, 'u3', 'a3', 6],
     ]);
     expect(samples[0]!.conversation_history).toEqual([]);
+  });
+
+  it('leaves out of prompt_without_context the story setting, the earlier turns, or both (--context)', () => {
+    const record = parseStoryRecord({ system: 'A ship at sea.', conversations: [turn('user', 'u1'), turn('assistant', 'a1'), turn('user', 'u2'), turn('assistant', 'a2')] }, 'line 1');
+    const without = (context: StoryContextPart) => storySamples(record, 'c', 0, { ...OPTIONS, context })[1]!.prompt_without_context;
+    const u2 = { role: 'user', content: 'u2' };
+    const history = [{ role: 'user', content: 'u1' }, { role: 'assistant', content: 'a1' }];
+    expect(without(StoryContextPart.Story)).toEqual([{ role: 'system', content: 'Narrate.\n\nProse only.' }, ...history, u2]);
+    expect(without(StoryContextPart.History)).toEqual([{ role: 'system', content: SYSTEM }, u2]);
+    expect(without(StoryContextPart.Both)).toEqual([{ role: 'system', content: 'Narrate.\n\nProse only.' }, u2]);
+    // Nothing left of the system prompt: no empty system message.
+    const bare = storySamples(record, 'c', 0, { ...OPTIONS, instruction: '', outputFormat: '', context: StoryContextPart.Both });
+    expect(bare[1]!.prompt_without_context).toEqual([u2]);
+    expect(bare[1]!.prompt[0]).toEqual({ role: 'system', content: 'A ship at sea.' });
   });
 
   it('keeps an opening assistant turn as context and makes no sample for a trailing user turn', () => {

@@ -2,6 +2,15 @@ import { fieldsOf, scalar, structOf, type Field } from './data-type.ts';
 import type { StoryRecord, StoryTurn } from './story-record.ts';
 import { MESSAGE_LIST, REWARD_MODEL, type Message } from './verl-fields.ts';
 
+/**
+ * Which part of a sample's prompt is the extra context r whose information the
+ * story reward's `info_gain` measures: `prompt_without_context` is the prompt
+ * with r left out. story = the story setting in the system prompt; history =
+ * the turns before the current user turn; both = both of them.
+ */
+export const StoryContextPart = { Story: 'story', History: 'history', Both: 'both' } as const;
+export type StoryContextPart = (typeof StoryContextPart)[keyof typeof StoryContextPart];
+
 /** How story samples are worded and labelled. */
 export interface StoryOptions {
   /** verl `data_source`, which picks the reward function. @default "story" */
@@ -10,6 +19,8 @@ export interface StoryOptions {
   instruction: string;
   /** Text put after the story setting in the system prompt. */
   outputFormat: string;
+  /** What `prompt_without_context` leaves out. @default "story" */
+  context: StoryContextPart;
 }
 
 /** Defaults of {@link StoryOptions}. */
@@ -18,12 +29,15 @@ export const DEFAULT_STORY_OPTIONS: Readonly<StoryOptions> = {
   instruction:
     'You are the narrator of an interactive story. Continue the story from the user\'s latest message, staying consistent with the setting below and with everything that has happened so far.',
   outputFormat: 'Reply with the next part of the story only, as plain prose: no headings, lists or notes about what you are doing.',
+  context: StoryContextPart.Story,
 };
 
 /** One verl training sample made from one assistant reply of a conversation. */
 export interface StorySample {
   data_source: string;
   prompt: Message[];
+  /** The same prompt without the context r (see {@link StoryContextPart}). */
+  prompt_without_context: Message[];
   ability: 'story';
   reward_model: { ground_truth: string; style: 'model' };
   extra_info: { conversation_id: string; index: number; turn: number };
@@ -39,6 +53,7 @@ export interface StorySample {
 export const STORY_FIELDS: Field[] = fieldsOf({
   data_source: scalar('string'),
   prompt: MESSAGE_LIST,
+  prompt_without_context: MESSAGE_LIST,
   ability: scalar('string'),
   reward_model: REWARD_MODEL,
   extra_info: structOf({ conversation_id: scalar('string'), index: scalar('int64'), turn: scalar('int64') }),
@@ -66,6 +81,9 @@ const message = (t: StoryTurn): Message => ({ role: t.role, content: t.content }
  */
 export function storySamples(record: StoryRecord, conversationId: string, firstIndex: number, options: StoryOptions): StorySample[] {
   const systemPrompt = buildSystemPrompt(record.storyContent, options);
+  const dropStory = options.context !== StoryContextPart.History;
+  const dropHistory = options.context !== StoryContextPart.Story;
+  const systemWithout = dropStory ? buildSystemPrompt('', options) : systemPrompt;
   const samples: StorySample[] = [];
   record.turns.forEach((reply, i) => {
     const userTurn = record.turns[i - 1];
@@ -74,6 +92,7 @@ export function storySamples(record: StoryRecord, conversationId: string, firstI
     samples.push({
       data_source: options.dataSource,
       prompt: [{ role: 'system', content: systemPrompt }, ...history, message(userTurn)],
+      prompt_without_context: [...(systemWithout === '' ? [] : [{ role: 'system', content: systemWithout }]), ...(dropHistory ? [] : history), message(userTurn)],
       ability: 'story',
       reward_model: { ground_truth: reply.content, style: 'model' },
       extra_info: { conversation_id: conversationId, index: firstIndex + samples.length, turn: samples.length + 1 },
