@@ -20,6 +20,7 @@ export ONNXRUNTIME_NODE_INSTALL := skip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)
 
+.PHONY: eval-story
 .PHONY: help run demo-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
 
 help: ## list targets
@@ -77,6 +78,9 @@ bench: deps nats-server ## rule-scoring throughput, sandbox latency per mode, st
 	node test/bench/flops-bench.ts
 	node test/bench/rollout-bench.ts
 	node test/bench/trainer-bench.ts
+
+eval-story: deps ## story reward on the bilingual scenario set: pass rates per ordering and language (MODEL_DIR=dir to judge another model)
+	node services/reward-story/scripts/eval-story.ts $(if $(MODEL_DIR),--model-dir $(MODEL_DIR))
 
 openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
 	node infra/scripts/gen-openapi.ts

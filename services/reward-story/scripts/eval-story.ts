@@ -1,0 +1,77 @@
+// Runs the story-scenario evaluation set through the real reward-story service
+// (started here, HTTP only, with the model directory given) and prints how often
+// the reward orders the good reply above each kind of bad reply, per language.
+//   node services/reward-story/scripts/eval-story.ts [--model-dir DIR] [--scenarios FILE]... [--split dev|test] [--failures] [--json]
+// Exit codes: 0 done, 1 the service failed, 2 bad arguments or a broken scenario file.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_MODEL_DIR } from '../src/config.ts';
+import { DEFAULT_SCENARIO_FILES, InvalidScenarioFile, loadScenarios } from '../src/eval/load-scenarios.ts';
+import { buildEvalBatch } from '../src/eval/orderings.ts';
+import { computeReport, formatReport } from '../src/eval/pass-rates.ts';
+import { ScenarioSplit } from '../src/eval/scenario.ts';
+import { scoreOverHttp } from '../src/eval/score-over-http.ts';
+import { startStoryService } from '../src/eval/service-process.ts';
+
+const USAGE = 'usage: eval-story.ts [--model-dir DIR] [--scenarios FILE]... [--split dev|test] [--failures] [--json]';
+
+function fail(code: number, message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      'model-dir': { type: 'string', default: DEFAULT_MODEL_DIR },
+      scenarios: { type: 'string', multiple: true },
+      split: { type: 'string' },
+      failures: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  fail(2, `${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+}
+if (args.help) fail(0, USAGE);
+const split = args.split === undefined ? undefined : ScenarioSplit.safeParse(args.split).data;
+if (args.split !== undefined && split === undefined) fail(2, `--split must be dev or test\n${USAGE}`);
+
+const files = (args.scenarios ?? DEFAULT_SCENARIO_FILES).map((f) => resolve(f));
+const scenarios = await loadScenarios(files, split).catch((err: unknown) => {
+  if (err instanceof InvalidScenarioFile) fail(2, `invalid scenario file ${err.message}`);
+  throw err;
+});
+if (scenarios.length === 0) fail(2, 'no scenarios to run');
+const { items, checks } = buildEvalBatch(scenarios);
+
+const service = await startStoryService({ modelDir: resolve(args['model-dir']) }).catch((err: unknown) => fail(1, String(err)));
+let scores: number[];
+try {
+  scores = await scoreOverHttp(service.baseUrl, items);
+} catch (err) {
+  await service.stop();
+  fail(1, `scoring failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+await service.stop();
+
+const reports = [
+  { title: 'all scenarios', report: computeReport(checks, scores) },
+  ...(split === undefined
+    ? (['dev', 'test'] as const).map((s) => ({ title: `${s} split`, report: computeReport(checks.filter((c) => c.split === s), scores) }))
+    : []),
+];
+if (args.json) {
+  process.stdout.write(`${JSON.stringify({ model: service.modelId, modelDir: resolve(args['model-dir']), scenarios: scenarios.length, checks: checks.length, reports }, null, 2)}\n`);
+} else {
+  process.stdout.write(`model ${service.modelId} (${resolve(args['model-dir'])}): ${scenarios.length} scenarios, ${checks.length} checks; a check passes when the good reply scores strictly higher\n\n`);
+  for (const { title, report } of reports) process.stdout.write(`${formatReport(title, report)}\n\n`);
+  if (args.failures) {
+    for (const f of reports[0]!.report.failures) {
+      process.stdout.write(`FAIL ${f.scenarioId} good ${f.goodScore.toFixed(4)} <= ${f.ordering} ${f.badScore.toFixed(4)}\n`);
+    }
+  }
+}
