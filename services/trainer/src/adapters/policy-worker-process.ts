@@ -103,8 +103,19 @@ export async function startPolicyWorker(opts: {
   return {
     stop,
     takeComputeSeconds: compute.take,
-    logprobs: (model, pairs, entropy, widths) =>
-      call('logprobs', { model, pairs, entropy, ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }) }, P.LogprobsReply),
+    logprobs: async (model, pairs, entropy, widths, without) => {
+      const reply = await call('logprobs', {
+        model, pairs, entropy,
+        ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }),
+        ...(without && { without_context: without.entries, without_context_prompt_width: without.promptWidth }),
+      }, P.LogprobsReply);
+      return {
+        logprobs: reply.logprobs,
+        ...(reply.entropies && { entropies: reply.entropies }),
+        ...(reply.logprobs_without_context && { logprobsWithoutContext: reply.logprobs_without_context }),
+        ...(reply.without_context_compute_s !== undefined && { withoutContextComputeS: reply.without_context_compute_s }),
+      };
+    },
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
     sftStep: (body) => call('sft_step', body, P.SftStepReply, timeouts.updateMs),
     values: async (pairs, widths) => (await call('values', { pairs, prompt_width: widths.promptWidth, response_width: widths.responseWidth }, P.ValuesReply)).values,

@@ -10,13 +10,14 @@ import { fit } from '../core/controller/fit.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';
 import { createRemoteRollout, toMessages } from '../core/controller/rollout-remote.ts';
 import type { JobConfig } from '../config/index.ts';
+import type { DatasetRow, Prompt } from '../data/index.ts';
 import { compatKeysSet } from '../config/compat-keys.ts';
-import { checkPromptLengths, createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
+import { checkPromptLengths, checkSignalRows, createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
 import type { JobContext } from '../jobs/job-manager.ts';
 import { openMetricsLog } from '../metrics/index.ts';
 import { planRlJob, type DatasetPlan } from '../plan/rl-plan.ts';
 import { renderPlots } from '../plots/index.ts';
-import { createRewardClient, natsScoreTransport, rewardClientOptions } from '../rewards/index.ts';
+import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPredicate } from '../rewards/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
@@ -33,14 +34,19 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const model = await resolveModelSource({ path: m.path, tokenizer: m.tokenizer, baseDir: env.baseDir, pathField: 'actor_rollout_ref.model.path', tokenizerField: 'actor_rollout_ref.model.tokenizer' });
   const tokenizer = model.tokenizer;
   const decode = (ids: readonly number[]) => tokenizer.decode(ids);
-  const countTokens: CountTokens = (prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true }).length;
+  const promptIds = (prompt: Prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true });
+  const countTokens: CountTokens = (prompt) => promptIds(prompt).length;
   // The data is read before planning: the longest prompt fixes the padded shape.
-  const unplanned = planRlJob(c, { baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile, criticWeightsFile: null, longestPromptTokens: 1 });
+  const unplanned = planRlJob(c, { baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile, criticWeightsFile: null, longestPromptTokens: 1, longestPromptWithoutContextTokens: 1 });
   const train = await loadDataset(datasetOptions(unplanned.train, countTokens));
+  const needsSignals = signalsPredicate(unplanned.rewards.routes, unplanned.step.signals.enabled);
+  checkSignalRows(train, needsSignals, c.data.prompt_without_context_key);
+  const signalRows = train.rows.filter((r) => r.prompt_without_context !== null && needsSignals(r.data_source));
   const plan = planRlJob(c, {
     baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile,
     criticWeightsFile: c.critic.model.path === null ? null : await resolveWeightsFile(resolve(env.baseDir, c.critic.model.path), 'critic.model.path'),
     longestPromptTokens: train.rows.reduce((n, r) => Math.max(n, countTokens(r.prompt)), 1),
+    longestPromptWithoutContextTokens: signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1),
   });
   const val = plan.val === null ? null : await loadDataset(datasetOptions(plan.val, countTokens));
   if (plan.train.filterMaxPromptLength === null) {
@@ -65,12 +71,17 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       ? createEmbeddedRollout(worker, tokenizer)
       : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
     const rewards = createRewardClient(rewardClientOptions(plan.rewards, natsScoreTransport(env.nc), createRng(plan.rewards.jitterSeed)));
+    const signals = signalRows.length === 0 ? undefined : {
+      needs: needsSignals,
+      promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
+      promptWidth: plan.step.signals.promptWidth,
+    };
     const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
     const rolloutDump = dump(plan.dumps.rollout);
     const validationDump = dump(plan.dumps.validation);
     await fit({
       job: ctx.id,
-      step: { ...plan.step, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), signal: ctx.signal },
+      step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), signal: ctx.signal },
       sampler, valData: val, valBatchSize: plan.fit.valBatchSize, valSampling: plan.fit.valSampling,
       rollout, rewards, ...(kl && { kl }),
       totalSteps, testFreq: plan.fit.testFreq, saveFreq: plan.fit.saveFreq, valBeforeTrain: plan.fit.valBeforeTrain,

@@ -44,6 +44,8 @@ export const DataConfig = z.strictObject({
     .transform((v) => v ?? DEFAULT_DATA_SEED),
   /** Column holding the prompt: a list of {role, content} or a plain string. @default "prompt" */
   prompt_key: text().default('prompt'),
+  /** Column of the prompt without the context r (rl-data convert-story's), read when a row's reward takes story signals (reward.signals). @default "prompt_without_context" */
+  prompt_without_context_key: text().default('prompt_without_context'),
   /** data_source for rows without a `data_source` column (e.g. verl's arithmetic-sequence files). @default null */
   default_data_source: text().nullable().default(null),
   /** Per-file sampling weights for `train_files` (one per file); null = concatenate. @default null */

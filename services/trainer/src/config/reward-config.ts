@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_REWARD_ROUTES } from '../rewards/default-routes.ts';
-import { nonNegativeInt, oneOf, positiveInt, subject, text } from './fields.ts';
+import { bool, nonNegativeInt, oneOf, positiveInt, subject, text } from './fields.ts';
 
 /** `reward.*` (ours): where and how rewards are requested. */
 export const RewardConfig = z.strictObject({
@@ -45,6 +45,14 @@ export const RewardConfig = z.strictObject({
    * (grpo, rloo, ...) sum them back to one score per sequence. @default null
    */
   token_rewards_key: text().nullable().default(null),
+  /**
+   * Story signals: the policy's per-token log-probs of each reply with and
+   * without the context r and its entropies, computed in the old log-prob
+   * pass and sent as the item's `signals`. null = for the rows whose
+   * data_source routes to reward.story.score; true = every row; false = none.
+   * Rows that get them need data.prompt_without_context_key. @default null
+   */
+  signals: bool().nullable().default(null),
 });
 /** Parsed `reward` section (routes already merged with the built-in table). */
 export type RewardConfig = z.infer<typeof RewardConfig>;

@@ -11,7 +11,7 @@ function syntheticDataset(fileSizes: number[]): Dataset {
     for (let i = 0; i < size; i++) {
       const id = rows.length;
       rows.push({
-        row_id: id, file_index: f, data_source: `file${f}`, prompt: `p${id}`, ability: null, ground_truth: `p${id}`,
+        row_id: id, file_index: f, data_source: `file${f}`, prompt: `p${id}`, prompt_without_context: null, ability: null, ground_truth: `p${id}`,
         reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: 0,
       });
     }

@@ -4,7 +4,7 @@ import { checkPromptLengths } from './check-prompt-lengths.ts';
 import type { Dataset } from './load-dataset.ts';
 
 const row = (id: number, prompt: string): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'd', prompt, ability: null, ground_truth: null, reward_model: null, extra_info: {}, agent_name: null,
+  row_id: id, file_index: 0, data_source: 'd', prompt, prompt_without_context: null, ability: null, ground_truth: null, reward_model: null, extra_info: {}, agent_name: null,
   tools_kwargs: {}, interaction_kwargs: {}, index: 0,
 });
 

@@ -3,19 +3,17 @@
 // filter_overlong_prompts dropped it at load.
 import { AppError, ErrorCode } from '@rl/shared/errors';
 import type { CountTokens, Dataset } from './load-dataset.ts';
+import { rowLocation } from './row-location.ts';
 
 /** Throws for the first prompt over `maxPromptLength` tokens. */
 export function checkPromptLengths(dataset: Dataset, countTokens: CountTokens, maxPromptLength: number): void {
   for (const row of dataset.rows) {
     const tokens = countTokens(row.prompt);
     if (tokens <= maxPromptLength) continue;
-    // row_id counts rows over the concatenated files: find the file and the row inside it.
-    let start = 0;
-    const file = dataset.files.find((f) => (start += f.rows) > row.row_id) ?? dataset.files[0];
-    const inFile = row.row_id - (start - (file?.rows ?? 0));
-    throw new AppError(ErrorCode.BadRequest, `${file?.path ?? 'data'} row ${inFile}: the prompt is ${tokens} tokens, more than data.max_prompt_length (${maxPromptLength}); raise it or set data.filter_overlong_prompts (data.truncation: error)`, {
+    const { path, row: inFile } = rowLocation(dataset, row.row_id);
+    throw new AppError(ErrorCode.BadRequest, `${path} row ${inFile}: the prompt is ${tokens} tokens, more than data.max_prompt_length (${maxPromptLength}); raise it or set data.filter_overlong_prompts (data.truncation: error)`, {
       status: 400,
-      details: { path: file?.path, row: inFile, tokens, max_prompt_length: maxPromptLength },
+      details: { path, row: inFile, tokens, max_prompt_length: maxPromptLength },
     });
   }
 }

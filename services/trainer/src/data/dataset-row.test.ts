@@ -15,6 +15,7 @@ describe('toDatasetRow', () => {
       conversation_history: [],
       output_format: 'plain prose',
       target_response: 'He answers.',
+      prompt_without_context: [{ role: 'system', content: 'Narrate.' }, { role: 'user', content: 'I ask the knight.' }],
       ability: 'story',
     }, origin, { promptKey: 'prompt', defaultDataSource: null });
     expect(row.extra_info).toEqual({
@@ -22,6 +23,16 @@ describe('toDatasetRow', () => {
       story_content: 'A knight guards the gate.', user_input: 'I ask the knight.', conversation_history: [], output_format: 'plain prose', target_response: 'He answers.',
     });
     expect(row.ground_truth).toBe('He answers.');
+    // The prompt without r is the policy's input, not the reward's.
+    expect(row.prompt_without_context).toEqual([{ role: 'system', content: 'Narrate.' }, { role: 'user', content: 'I ask the knight.' }]);
+  });
+
+  it('reads the prompt without r from data.prompt_without_context_key, null when absent, and names a malformed one', () => {
+    const opts = { promptKey: 'prompt', defaultDataSource: null, withoutContextKey: 'bare' };
+    expect(toDatasetRow({ prompt: 'p', data_source: 'x', bare: 'q' }, origin, opts).prompt_without_context).toBe('q');
+    expect(toDatasetRow({ prompt: 'p', data_source: 'x', bare: null }, origin, opts).prompt_without_context).toBeNull();
+    expect(toDatasetRow({ prompt: 'p', data_source: 'x' }, origin, opts).prompt_without_context).toBeNull();
+    expect(() => toDatasetRow({ prompt: 'p', data_source: 'x', bare: [{ role: 'user' }] }, origin, opts)).toThrow('story.parquet row 0: bare[0] must be a {role, content} message');
   });
 
   it('never lets a column override a key extra_info already has', () => {

@@ -15,6 +15,8 @@ export interface DatasetRow {
   file_index: number;
   data_source: string;
   prompt: Prompt;
+  /** The prompt without the context r (the story converter's `prompt_without_context`), for the story reward's signals; null when the row has none. */
+  prompt_without_context: Prompt | null;
   ability: string | null;
   /** `reward_model.ground_truth`, or the prompt itself when a file has no `reward_model` and a text prompt. */
   ground_truth: JsonValue;
@@ -44,6 +46,8 @@ export interface RowOptions {
   promptKey: string;
   /** data_source for rows without one; null makes such rows an error. */
   defaultDataSource: string | null;
+  /** Column of the prompt without the context r (data.prompt_without_context_key). @default "prompt_without_context" */
+  withoutContextKey?: string;
 }
 
 const utf8 = new TextDecoder();
@@ -90,6 +94,9 @@ const stringOrNull = (v: JsonValue | undefined): string | null => (typeof v === 
 export function toDatasetRow(raw: DataRow, origin: RowOrigin, options: RowOptions): DatasetRow {
   const row = toJsonValue(raw) as { [key: string]: JsonValue };
   const prompt = toPrompt(row[options.promptKey], origin, options.promptKey);
+  const withoutKey = options.withoutContextKey ?? 'prompt_without_context';
+  const without = row[withoutKey];
+  const promptWithoutContext = without === undefined || without === null ? null : toPrompt(without, origin, withoutKey);
   const dataSource = typeof row['data_source'] === 'string' && row['data_source'] !== '' ? row['data_source'] : options.defaultDataSource;
   if (dataSource === null) throw bad(origin, 'data_source', 'is missing; set data.default_data_source for files without it');
   const rewardModel = isObject(row['reward_model']) ? row['reward_model'] : null;
@@ -98,7 +105,7 @@ export function toDatasetRow(raw: DataRow, origin: RowOrigin, options: RowOption
   // story_content, user_input, conversation_history, output_format, target_response)
   // travel to the reward service inside extra_info, without overriding its own keys.
   for (const [key, value] of Object.entries(row)) {
-    if (!KNOWN_COLUMNS.has(key) && key !== options.promptKey && !(key in extraInfo)) extraInfo[key] = value;
+    if (!KNOWN_COLUMNS.has(key) && key !== options.promptKey && key !== withoutKey && !(key in extraInfo)) extraInfo[key] = value;
   }
   const groundTruth = rewardModel?.['ground_truth'] ?? (typeof prompt === 'string' ? prompt : null);
   return {
@@ -106,6 +113,7 @@ export function toDatasetRow(raw: DataRow, origin: RowOrigin, options: RowOption
     file_index: origin.fileIndex,
     data_source: dataSource,
     prompt,
+    prompt_without_context: promptWithoutContext,
     ability: stringOrNull(row['ability']),
     ground_truth: groundTruth,
     reward_model: rewardModel,

@@ -7,3 +7,4 @@ export { loadSftDataset, type LoadSftOptions, type SftDataset } from './sft/load
 export { toSftExample, type SftColumns, type SftExample } from './sft/sft-example.ts';
 export { tokenizeSft, type SftSequence, type Truncation } from './sft/sft-tokenize.ts';
 export { checkPromptLengths } from './check-prompt-lengths.ts';
+export { checkSignalRows } from './check-signal-rows.ts';

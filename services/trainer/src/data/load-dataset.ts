@@ -13,6 +13,8 @@ export interface LoadDatasetOptions {
   promptKey?: string;
   /** @default null */
   defaultDataSource?: string | null;
+  /** Column of the prompt without the context r (story signals). @default "prompt_without_context" */
+  withoutContextKey?: string;
   /** Keep this many rows (verl `train_max_samples`); -1 = all. @default -1 */
   maxSamples?: number;
   /** With maxSamples: pick a seeded random subset instead of the first rows (verl does so when shuffling). @default false */
@@ -71,7 +73,7 @@ function fitsPrompt(prompt: Prompt, filter: LoadDatasetOptions['filter']): boole
  * RLHFDataset does. Malformed rows fail with the file, row and field named.
  */
 export async function loadDataset(options: LoadDatasetOptions): Promise<Dataset> {
-  const { files, promptKey = 'prompt', defaultDataSource = null, maxSamples = -1, sampleRandomly = false, seed = 1, filter } = options;
+  const { files, promptKey = 'prompt', defaultDataSource = null, withoutContextKey = 'prompt_without_context', maxSamples = -1, sampleRandomly = false, seed = 1, filter } = options;
   if (files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given', { status: 400 });
   const opened = await Promise.all(files.map((path) => openParquetFile(path)));
   for (const file of opened) {
@@ -93,7 +95,7 @@ export async function loadDataset(options: LoadDatasetOptions): Promise<Dataset>
         const row = batch.rowStart + i;
         const rowId = offset + row;
         if (keep !== undefined && !keep.has(rowId)) continue;
-        const parsed = toDatasetRow(raw, { path: file.path, fileIndex, row, rowId }, { promptKey, defaultDataSource });
+        const parsed = toDatasetRow(raw, { path: file.path, fileIndex, row, rowId }, { promptKey, defaultDataSource, withoutContextKey });
         if (!fitsPrompt(parsed.prompt, filter)) {
           filteredOverlong++;
           continue;

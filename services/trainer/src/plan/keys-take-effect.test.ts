@@ -31,7 +31,7 @@ const setPath = (o: Raw, path: string, value: unknown): Raw => {
 };
 const leaves = (schema: Parameters<typeof allKeyPaths>[0]) => allKeyPaths(schema).filter((p) => knownKeysAt(schema, p) === undefined).map((p) => p.join('.'));
 
-const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20 };
+const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20, longestPromptWithoutContextTokens: 12 };
 const critic = { 'critic.enable': true };
 
 const RL_BASE: Raw = { data: { train_files: 'train.parquet' } };
@@ -48,6 +48,7 @@ const RL: Record<string, Change> = {
   'data.shuffle': { at: 'sampler.shuffle', value: false },
   'data.seed': { at: 'sampler.seed', value: 7 },
   'data.prompt_key': { at: 'train.promptKey', value: 'question' },
+  'data.prompt_without_context_key': { at: 'train.withoutContextKey', value: 'bare_prompt' },
   'data.default_data_source': { at: 'train.defaultDataSource', value: 'arithmetic_sequence' },
   'data.mix_weights': { at: 'sampler.mixWeights', value: [1, 3], context: { 'data.train_files': ['a.parquet', 'b.parquet'] } },
   'actor_rollout_ref.rollout.temperature': { at: 'step.sampling.temperature', value: 0.7 },
@@ -135,6 +136,7 @@ const RL: Record<string, Change> = {
   'reward.max_backoff_ms': { at: 'rewards.max_backoff_ms', value: 100 },
   'reward.params': { at: 'rewards.params', value: { 'openai/gsm8k': { method: 'flexible' } } },
   'reward.token_rewards_key': { at: 'step.tokenRewardsKey', value: 'token_rewards' },
+  'reward.signals': { at: 'step.signals.enabled', value: false },
   'rollout.mode': { at: 'rollout.mode', value: 'embedded' },
   'rollout.subject': { at: 'rollout.subject', value: 'rollout.other' },
   'rollout.timeout_ms': { at: 'rollout.timeoutMs', value: 1000 },

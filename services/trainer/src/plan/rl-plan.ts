@@ -23,6 +23,8 @@ export interface RlFacts {
   criticWeightsFile: string | null;
   /** Tokens of the longest training prompt, chat template included. */
   longestPromptTokens: number;
+  /** Tokens of the longest training prompt without the context r (story signals); 1 when there is none. */
+  longestPromptWithoutContextTokens: number;
 }
 
 /** Dataset options without the token counter (the adapter adds it when `filterMaxPromptLength` is set). */
@@ -47,6 +49,8 @@ export interface RlJobPlan {
     needRef: boolean;
     tokenRewardsKey: string | null;
     widths: PadWidths;
+    /** reward.signals (null: the rows routed to the story reward) and the padded prompt width of the pass without r. */
+    signals: { enabled: boolean | null; promptWidth: number };
     critic?: { warmup: number; loss: Record<string, unknown> };
   };
   fit: { testFreq: number; saveFreq: number; valBeforeTrain: boolean; valBatchSize: number | null; valSampling: RolloutSampling };
@@ -66,7 +70,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
   const { data, actor_rollout_ref: arr, critic, trainer } = c;
   const { actor, model: m } = arr;
   const dataset = (files: string[], maxSamples: number): DatasetPlan => ({
-    files: files.map(path), promptKey: data.prompt_key, defaultDataSource: data.default_data_source, maxSamples, sampleRandomly: data.shuffle, seed: data.seed,
+    files: files.map(path), promptKey: data.prompt_key, withoutContextKey: data.prompt_without_context_key, defaultDataSource: data.default_data_source, maxSamples, sampleRandomly: data.shuffle, seed: data.seed,
     filterMaxPromptLength: data.filter_overlong_prompts ? data.max_prompt_length : null,
   });
   const loss = {
@@ -113,6 +117,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
       tokenRewardsKey: c.reward.token_rewards_key,
       // One padded shape for every log-prob and update batch: jax-js compiles per shape.
       widths: { promptWidth: widthBucket(Math.min(f.longestPromptTokens, data.max_prompt_length)), responseWidth: widthBucket(data.max_response_length) },
+      signals: { enabled: c.reward.signals, promptWidth: widthBucket(Math.min(f.longestPromptWithoutContextTokens, data.max_prompt_length)) },
       ...(critic.enable && {
         critic: {
           warmup: trainer.critic_warmup,

@@ -39,10 +39,22 @@ export const LogprobsRequest = z.object({
   /** Padded widths to use (one compiled shape per job); at least the longest prompt / response. */
   prompt_width: z.number().int().positive().optional(),
   response_width: z.number().int().positive().optional(),
+  /**
+   * Story signals: score `pairs[index].response` again after `prompt`, the
+   * prompt without the context r (log p(token | prompt without r)), in the
+   * same request as the log-probs with r.
+   */
+  without_context: z.array(z.object({ index: z.number().int().min(0), prompt: Ids.min(1) })).optional(),
+  /** Padded prompt width of the pass without r (its prompts are shorter, so it costs less). */
+  without_context_prompt_width: z.number().int().positive().optional(),
 });
 export const LogprobsReply = z.object({
   logprobs: z.array(Floats),
   entropies: z.array(Floats).optional(),
+  /** One per `without_context` entry, in its order. */
+  logprobs_without_context: z.array(Floats).optional(),
+  /** Seconds of the pass without r (part of compute_s). */
+  without_context_compute_s: z.number().optional(),
   /** Seconds the worker computed for this request (the rest of the round trip is the bus and the caller). */
   compute_s: z.number().optional(),
 });

@@ -50,6 +50,20 @@ describe('PolicyWorkerCore', () => {
     expect(res.metrics['actor/pg_clipfrac_lower']).toBeCloseTo(expected.metrics['actor/pg_clipfrac_lower'] ?? NaN, 4);
   }, 60_000);
 
+  it('scores listed responses again after their prompts without r: equal to scoring those pairs on their own', async () => {
+    const pairs = [{ prompt: [5, 6, 14, 7, 8], response: [9, 9, 3] }, { prompt: [5, 14], response: [8] }];
+    const bare = [6, 14];
+    const res = await core.logprobs({ model: 'actor', pairs, entropy: true, without_context: [{ index: 0, prompt: bare }], without_context_prompt_width: 4 });
+    const alone = await core.logprobs({ model: 'actor', pairs: [{ prompt: bare, response: pairs[0]!.response }], entropy: false });
+    expect(res.logprobs.map((l) => l.length)).toEqual([3, 1]);
+    expect(res.entropies!.map((l) => l.length)).toEqual([3, 1]);
+    expect(res.logprobs_without_context).toHaveLength(1);
+    res.logprobs_without_context![0]!.forEach((v, j) => expect(v).toBeCloseTo(alone.logprobs[0]![j]!, 4));
+    // Without r the reply is scored under another prompt: its log-probs differ.
+    expect(res.logprobs_without_context![0]).not.toEqual(res.logprobs[0]);
+    await expect(core.logprobs({ model: 'actor', pairs, entropy: false, without_context: [{ index: 2, prompt: bare }] })).rejects.toThrow('without_context[0].index: 2 is not a pair');
+  }, 60_000);
+
   it('raises the probability of rewarded responses with PPO updates, and bumps the version', async () => {
     const prompt = [5, 6, 14];
     const good = [9, 9];

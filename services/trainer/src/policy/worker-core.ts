@@ -118,7 +118,21 @@ export class PolicyWorkerCore {
     return {
       logprobs: scores.map((s) => Array.from(s.logprobs)),
       ...(req.entropy && { entropies: scores.map((s) => Array.from(s.entropy)) }),
+      ...(req.without_context !== undefined && await this.#withoutContext(model, req)),
     };
+  }
+
+  /** The story signals' second pass: each listed response after its prompt without r (no entropies: the reward takes them from the pass with r). */
+  async #withoutContext(model: EmbeddedPolicy, req: In<typeof LogprobsRequest>): Promise<Pick<Out<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
+    const entries = req.without_context ?? [];
+    const pairs = entries.map(({ index, prompt }, i) => {
+      const pair = req.pairs[index];
+      if (pair === undefined) throw new AppError(ErrorCode.BadRequest, `without_context[${i}].index: ${index} is not a pair (there are ${req.pairs.length})`, { status: 400 });
+      return { prompt, response: pair.response };
+    });
+    const started = performance.now();
+    const logprobs = pairs.length === 0 ? [] : await model.logprobs(pairs, { promptWidth: req.without_context_prompt_width, responseWidth: req.response_width });
+    return { logprobs_without_context: logprobs.map((l) => Array.from(l)), without_context_compute_s: (performance.now() - started) / 1000 };
   }
 
   /** verl update_policy: PPO epochs over mini-batches (shuffled only with `shuffle`), micro-batches accumulated, one AdamW step per mini-batch. */

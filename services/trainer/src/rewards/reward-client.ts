@@ -69,7 +69,8 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
   const table = compileRoutes(options.routes);
   const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
 
-  const toScoreItem = (item: RewardItem): ScoreItem => {
+  // reward-story's items extend the shared ScoreItem with `signals`.
+  const toScoreItem = (item: RewardItem): ScoreItem & Pick<RewardItem, 'signals'> => {
     const params = { ...defaultParams[item.data_source], ...item.params };
     return {
       data_source: item.data_source,
@@ -78,6 +79,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
       ground_truth: (item.ground_truth ?? null) as ScoreItem['ground_truth'],
       ...(item.extra_info === undefined ? {} : { extra_info: item.extra_info }),
       ...(Object.keys(params).length === 0 ? {} : { params }),
+      ...(item.signals && { signals: item.signals }),
     };
   };
 

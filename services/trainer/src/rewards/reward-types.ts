@@ -8,6 +8,8 @@ export interface RewardItem {
   extra_info?: Record<string, unknown> | null;
   /** verl keyword options; merged over `reward.params[data_source]`. */
   params?: Record<string, unknown>;
+  /** Story signals of the reply (reward-story's `signals`), from the trainer's log-prob pass. */
+  signals?: { logprobs_with_context: number[]; logprobs_without_context: number[]; entropies: number[] };
 }
 
 /** The reward of one item: a score and the scorer's diagnostics, or the item's error (never both). */

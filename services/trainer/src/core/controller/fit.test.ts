@@ -10,7 +10,7 @@ import type { PolicyPort, RolloutPort } from './ports.ts';
 import type { TrainerState } from './trainer-state.ts';
 
 const row = (id: number): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'd', prompt: `q${id}`, ability: null, ground_truth: '1',
+  row_id: id, file_index: 0, data_source: 'd', prompt: `q${id}`, prompt_without_context: null, ability: null, ground_truth: '1',
   reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
 });
 const rows = Array.from({ length: 8 }, (_, i) => row(i));

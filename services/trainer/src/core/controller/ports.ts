@@ -43,9 +43,21 @@ export interface PadWidths {
   responseWidth: number;
 }
 
+/** Story signals' second scoring of some pairs' responses, after their prompts without the context r. */
+export interface WithoutContextPass {
+  entries: Array<{ index: number; prompt: number[] }>;
+  promptWidth: number;
+}
+
 /** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */
 export interface PolicyPort {
-  logprobs(model: 'actor' | 'ref', pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, entropy: boolean, widths?: PadWidths): Promise<{ logprobs: number[][]; entropies?: number[][] }>;
+  logprobs(
+    model: 'actor' | 'ref',
+    pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>,
+    entropy: boolean,
+    widths?: PadWidths,
+    withoutContext?: WithoutContextPass,
+  ): Promise<{ logprobs: number[][]; entropies?: number[][]; logprobsWithoutContext?: number[][]; withoutContextComputeS?: number }>;
   update(body: unknown): Promise<{ version: string; metrics: Record<string, number> }>;
   /** The critic's values of the state before each response token (GAE jobs). */
   values(pairs: ReadonlyArray<{ prompt: number[]; response: number[] }>, widths: PadWidths): Promise<number[][]>;

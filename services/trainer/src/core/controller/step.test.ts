@@ -6,7 +6,7 @@ import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './
 import { runStep, type StepContext } from './step.ts';
 
 const row = (id: number, answer: string): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'openai/gsm8k', prompt: `q${id}`, ability: null, ground_truth: answer,
+  row_id: id, file_index: 0, data_source: 'openai/gsm8k', prompt: `q${id}`, prompt_without_context: null, ability: null, ground_truth: answer,
   reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
 });
 
@@ -115,5 +115,55 @@ describe('runStep with a critic (GAE, verl fit)', () => {
     expect(updates[0]).toHaveProperty('critic');
     await runStep(gae(2, [], updates), 2, 0, [row(0, '1')], 'v0');
     expect(updates).toHaveLength(3);
+  });
+});
+
+describe('runStep with story signals (reward.signals)', () => {
+  it('asks the worker for the pass without r and entropies before scoring, and sends each reply its own mask-1 signals', async () => {
+    const asked: unknown[] = [];
+    const sent: Array<{ data_source: string; signals?: unknown }> = [];
+    const policy: PolicyPort = {
+      ...fakePolicy([]),
+      logprobs: async (_m, pairs, entropy, _w, without) => {
+        asked.push({ entropy, without });
+        return {
+          logprobs: pairs.map((_, i) => [-1 - i, -2]),
+          entropies: pairs.map(() => [0.5, 0.7]),
+          logprobsWithoutContext: without!.entries.map(({ index }) => [-3 - index, -4]),
+          withoutContextComputeS: 0.01,
+        };
+      },
+    };
+    const scoring: RewardClient = {
+      score: async (items) => {
+        sent.push(...items);
+        return { results: items.map(() => ({ score: 0.5, extra: { info_gain: 0.6 }, error: null })), stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} } };
+      },
+    } as RewardClient;
+    const story = { ...row(0, 'ref'), data_source: 'story', prompt_without_context: 'bare' };
+    const step: StepContext = {
+      ...ctx('grpo', [], []), policy, rewards: scoring,
+      rollout: {
+        takeComputeSeconds: () => 0,
+        // The second reply's last token came from a tool (mask 0): not the model's.
+        rollout: async () => [0, 1].map((k): RolloutResult => ({ row: 0, uid: 'u', promptIds: [1, 2], responseIds: [5, 6], responseMask: k === 0 ? [1, 1] : [1, 0], text: 't', modelVersion: 'v0' })),
+      },
+      signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 },
+    };
+    const out = await runStep(step, 1, 0, [story], 'v0');
+    expect(asked).toEqual([{ entropy: true, without: { entries: [{ index: 0, prompt: [9] }, { index: 1, prompt: [9] }], promptWidth: 4 } }]);
+    expect(sent.map((s) => s.signals)).toEqual([
+      { logprobs_with_context: [-1, -2], logprobs_without_context: [-3, -4], entropies: [0.5, 0.7] },
+      { logprobs_with_context: [-2], logprobs_without_context: [-4], entropies: [0.5] },
+    ]);
+    expect(out.metrics['reward/story/info_gain/mean']).toBe(0.6);
+    expect(out.metrics['perf/signals_compute_s']).toBe(0.01);
+  });
+
+  it('sends no signals (and asks for no second pass) for rows whose reward takes none', async () => {
+    const asked: unknown[] = [];
+    const policy: PolicyPort = { ...fakePolicy([]), logprobs: async (_m, pairs, entropy, _w, without) => (asked.push({ entropy, without }), { logprobs: pairs.map((p) => p.response.map(() => -1)) }) };
+    await runStep({ ...ctx('grpo', [], []), policy, signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 } }, 1, 0, [row(0, '1')], 'v0');
+    expect(asked).toEqual([{ entropy: false, without: undefined }]);
   });
 });

@@ -8,6 +8,7 @@ import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { PadWidths, PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import { signalsOf, withoutContextPass, type SignalsContext, type StorySignals } from './story-signals.ts';
 
 /** Everything one step needs (built once per job). */
 export interface StepContext {
@@ -26,6 +27,8 @@ export interface StepContext {
   widths: PadWidths;
   /** The critic (critic.enable, or GAE): its update settings and verl's trainer.critic_warmup. */
   critic?: { loss: Record<string, unknown>; warmup: number };
+  /** Story signals (reward.signals) for the rows that get them. */
+  signals?: SignalsContext;
   /** trainer.rollout_data_dir: the dump of every step's rollouts. */
   rolloutDump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
   signal: AbortSignal;
@@ -47,12 +50,16 @@ async function timed<T>(timing: Record<string, number>, stage: string, f: () => 
   }
 }
 
-/** Scores rollouts through the reward services; an errored reward counts 0 and is reported. */
-export async function scoreRollouts(rewards: RewardClient, rows: readonly DatasetRow[], results: readonly RolloutResult[], signal: AbortSignal) {
+/**
+ * Scores the rollouts that did not fail through the reward services (an
+ * errored reward counts 0 and is reported); `signals[i]` goes with the i-th of them.
+ */
+export async function scoreRollouts(rewards: RewardClient, rows: readonly DatasetRow[], results: readonly RolloutResult[], signal: AbortSignal, signals?: ReadonlyArray<StorySignals | undefined>) {
   const ok = results.filter((r) => r.error === undefined);
-  const { results: scored } = await rewards.score(ok.map((r) => {
+  const { results: scored } = await rewards.score(ok.map((r, i) => {
     const src = rows[r.row]!;
-    return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info };
+    const s = signals?.[i];
+    return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info, ...(s && { signals: s }) };
   }), { signal });
   return ok.map((r, i) => ({ rollout: r, result: scored[i]! }));
 }
@@ -66,15 +73,20 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const baselines = ctx.algorithm.adv_estimator === 'remax'
     ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version))
     : undefined;
-  const failedRollouts = results.filter((r) => r.error !== undefined).length;
-  const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, results, ctx.signal));
-  if (scored.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  const ok = results.filter((r) => r.error === undefined);
+  const failedRollouts = results.length - ok.length;
+  if (ok.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  const pairs = ok.map((r) => ({ prompt: r.promptIds, response: r.responseIds }));
+  // The old log-prob pass comes before the reward: story rewards take their signals from it
+  // (with and without the context r, entropies), computed in the same worker request.
+  const without = ctx.signals === undefined ? undefined : withoutContextPass(ctx.signals, rows, ok);
+  const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, without !== undefined, ctx.widths, without));
+  const signals = without === undefined ? undefined : signalsOf(ok, without, old);
+  const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, ok, ctx.signal, signals));
   if (ctx.rolloutDump !== undefined) {
     const { sink, decode } = ctx.rolloutDump;
     await sink.write(step, scored.map((s) => dumpEntry(decode(s.rollout.promptIds), s.rollout.text, rows[s.rollout.row]!.ground_truth, s.result.score ?? 0, step, s.result.extra)));
   }
-  const pairs = scored.map((s) => ({ prompt: s.rollout.promptIds, response: s.rollout.responseIds }));
-  const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, false, ctx.widths));
   const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false, ctx.widths)) : undefined;
   const values = ctx.critic ? await timed(timing, 'values', () => ctx.policy.values(pairs, ctx.widths)) : undefined;
   const trajs: ScoredTrajectory[] = scored.map((s, i) => ({
@@ -150,6 +162,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
       'rollout/failed': failedRollouts,
       'reward/errors': scored.filter((s) => s.result.error !== null).length,
       'perf/model_tokens': modelTokens,
+      ...(old.withoutContextComputeS !== undefined && { 'perf/signals_compute_s': old.withoutContextComputeS }),
       'perf/model_compute_s': modelS,
       'perf/overhead_s': overheadS,
       'perf/overhead_share': overheadS / timing.step,
