@@ -31,6 +31,10 @@ function timingKeys(keys: readonly string[]): string[] {
   return timers.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
+// reward-story's components (its README): each in [0, 1], reported per data source as reward/<ds>/<component>/mean.
+const STORY_COMPONENTS = ['relevance', 'coherence', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
+const STORY_COMPONENT_KEY = new RegExp(`^reward/.+/(${STORY_COMPONENTS.join('|')})/mean$`);
+
 /** The main curves of a run, in the order the index page shows them. */
 export const CHARTS: readonly ChartDef[] = [
   {
@@ -39,6 +43,13 @@ export const CHARTS: readonly ChartDef[] = [
     yTitle: 'score',
     series: present([MetricKey.ScoreMean]),
     band: [MetricKey.ScoreMean, MetricKey.ScoreStd],
+  },
+  {
+    name: 'story-components',
+    title: 'Story reward components (training mean)',
+    yTitle: 'component score',
+    zero: true,
+    series: (keys) => keys.filter((k) => STORY_COMPONENT_KEY.test(k)).sort(),
   },
   {
     name: 'val-accuracy',

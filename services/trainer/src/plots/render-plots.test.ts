@@ -44,6 +44,9 @@ beforeAll(async () => {
         'timing_s/reward': 0.25,
         'timing_s/update_actor': 2,
         'timing_s/step': 3.75,
+        'reward/story/relevance/mean': 0.3 + step / 100,
+        'reward/story/info_gain/mean': 0.5,
+        'reward/story/repeat_cosine/mean': 0.2,
       }),
     );
     if (step % 4 === 0) lines.push(JSON.stringify({ step, 'val-core/arithmetic_sequence/acc/mean@1': step / 16 }));
@@ -60,6 +63,7 @@ describe('renderPlots', () => {
   it('writes one SVG per chart with data and an index page', () => {
     expect(written.map((p) => basename(p))).toEqual([
       'reward.svg',
+      'story-components.svg',
       'val-accuracy.svg',
       'response-length.svg',
       'kl.svg',
@@ -74,6 +78,7 @@ describe('renderPlots', () => {
   it('writes well-formed SVG that names its series', () => {
     const expected: Record<string, string[]> = {
       'reward.svg': ['critic/score/mean', 'Training reward'],
+      'story-components.svg': ['reward/story/info_gain/mean', 'reward/story/relevance/mean'],
       'val-accuracy.svg': ['val-core/arithmetic_sequence/acc/mean@1'],
       'response-length.svg': ['response_length/mean', 'response_length/max'],
       'kl.svg': ['actor/ppo_kl'],
@@ -87,6 +92,8 @@ describe('renderPlots', () => {
       assertWellFormedSvg(svg);
       for (const s of series) expect(svg, `${file} shows ${s}`).toContain(s);
     }
+    // Raw diagnostics on other scales are not story components.
+    expect(read('story-components.svg')).not.toContain('repeat_cosine');
     // The total is not stacked on top of its parts.
     expect(read('timing.svg')).not.toContain('timing_s/step');
   });
