@@ -31,7 +31,7 @@ const setPath = (o: Raw, path: string, value: unknown): Raw => {
 };
 const leaves = (schema: Parameters<typeof allKeyPaths>[0]) => allKeyPaths(schema).filter((p) => knownKeysAt(schema, p) === undefined).map((p) => p.join('.'));
 
-const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20, longestPromptWithoutContextTokens: 12 };
+const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20 };
 const critic = { 'critic.enable': true };
 
 const RL_BASE: Raw = { data: { train_files: 'train.parquet' } };

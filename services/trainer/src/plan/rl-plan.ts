@@ -23,8 +23,6 @@ export interface RlFacts {
   criticWeightsFile: string | null;
   /** Tokens of the longest training prompt, chat template included. */
   longestPromptTokens: number;
-  /** Tokens of the longest training prompt without the context r (story signals); 1 when there is none. */
-  longestPromptWithoutContextTokens: number;
 }
 
 /** Dataset options without the token counter (the adapter adds it when `filterMaxPromptLength` is set). */
@@ -49,8 +47,8 @@ export interface RlJobPlan {
     needRef: boolean;
     tokenRewardsKey: string | null;
     widths: PadWidths;
-    /** reward.signals (null: the rows routed to the story reward) and the padded prompt width of the pass without r. */
-    signals: { enabled: boolean | null; promptWidth: number };
+    /** reward.signals (null: the rows routed to the story reward). */
+    signals: { enabled: boolean | null };
     critic?: { warmup: number; loss: Record<string, unknown> };
   };
   fit: { testFreq: number; saveFreq: number; valBeforeTrain: boolean; valBatchSize: number | null; valSampling: RolloutSampling };
@@ -117,7 +115,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
       tokenRewardsKey: c.reward.token_rewards_key,
       // One padded shape for every log-prob and update batch: jax-js compiles per shape.
       widths: { promptWidth: widthBucket(Math.min(f.longestPromptTokens, data.max_prompt_length)), responseWidth: widthBucket(data.max_response_length) },
-      signals: { enabled: c.reward.signals, promptWidth: widthBucket(Math.min(f.longestPromptWithoutContextTokens, data.max_prompt_length)) },
+      signals: { enabled: c.reward.signals },
       ...(critic.enable && {
         critic: {
           warmup: trainer.critic_warmup,

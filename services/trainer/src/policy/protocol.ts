@@ -45,8 +45,6 @@ export const LogprobsRequest = z.object({
    * same request as the log-probs with r.
    */
   without_context: z.array(z.object({ index: z.number().int().min(0), prompt: Ids.min(1) })).optional(),
-  /** Padded prompt width of the pass without r (its prompts are shorter, so it costs less). */
-  without_context_prompt_width: z.number().int().positive().optional(),
 });
 export const LogprobsReply = z.object({
   logprobs: z.array(Floats),

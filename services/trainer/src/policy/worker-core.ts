@@ -11,6 +11,7 @@ import {
 } from '@rl/shared/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
+import { lengthChunks } from './length-chunks.ts';
 import { CriticCore } from './critic-core.ts';
 import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
 import { withDetachedOldLogprobs } from './on-policy-loss.ts';
@@ -21,6 +22,9 @@ import type { WorkerSpec } from './worker-spec.ts';
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.input<T>;
+
+/** Rows per chunk of the story signals' pass without r. */
+const WITHOUT_CONTEXT_CHUNK_ROWS = 16;
 
 /** Files of a policy checkpoint directory. */
 export const CHECKPOINT_FILES = { actor: 'actor.safetensors', ref: 'ref.safetensors', optimizer: 'optimizer.bin' } as const;
@@ -131,8 +135,14 @@ export class PolicyWorkerCore {
       return { prompt, response: pair.response };
     });
     const started = performance.now();
-    const logprobs = pairs.length === 0 ? [] : await model.logprobs(pairs, { promptWidth: req.without_context_prompt_width, responseWidth: req.response_width });
-    return { logprobs_without_context: logprobs.map((l) => Array.from(l)), without_context_compute_s: (performance.now() - started) / 1000 };
+    // Padded per chunk of similar prompt lengths, not to the job's one width: this pass pays
+    // for the prompts without r as they are (a few extra compiled shapes, reused every step).
+    const logprobs: number[][] = new Array(pairs.length);
+    for (const chunk of lengthChunks(pairs.map((p) => p.prompt.length), WITHOUT_CONTEXT_CHUNK_ROWS)) {
+      const scored = await model.logprobs(chunk.map((i) => pairs[i]!), { responseWidth: req.response_width });
+      chunk.forEach((i, k) => (logprobs[i] = Array.from(scored[k]!)));
+    }
+    return { logprobs_without_context: logprobs, without_context_compute_s: (performance.now() - started) / 1000 };
   }
 
   /** verl update_policy: PPO epochs over mini-batches (shuffled only with `shuffle`), micro-batches accumulated, one AdamW step per mini-batch. */

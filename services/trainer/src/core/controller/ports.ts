@@ -46,7 +46,6 @@ export interface PadWidths {
 /** Story signals' second scoring of some pairs' responses, after their prompts without the context r. */
 export interface WithoutContextPass {
   entries: Array<{ index: number; prompt: number[] }>;
-  promptWidth: number;
 }
 
 /** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */

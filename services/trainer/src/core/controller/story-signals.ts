@@ -19,8 +19,6 @@ export interface SignalsContext {
   needs(dataSource: string): boolean;
   /** The row's prompt without r as token ids, chat template applied as for the prompt itself. */
   promptIds(row: DatasetRow): number[];
-  /** Padded prompt width of the pass without r (one compiled shape per job). */
-  promptWidth: number;
 }
 
 /** The pass without r for the rollouts whose rows get signals; undefined when none does. */
@@ -30,7 +28,7 @@ export function withoutContextPass(ctx: SignalsContext, rows: readonly DatasetRo
     const row = rows[r.row]!;
     if (ctx.needs(row.data_source)) entries.push({ index, prompt: ctx.promptIds(row) });
   });
-  return entries.length === 0 ? undefined : { entries, promptWidth: ctx.promptWidth };
+  return entries.length === 0 ? undefined : { entries };
 }
 
 /** The signals of one reply: the values at its mask-1 tokens, in order. */
