@@ -21,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)
 
 .PHONY: eval-story
-.PHONY: help run demo-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
+.PHONY: help run demo-data demo-story demo-story-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -47,6 +47,28 @@ $(DEMO_DATA)/tokenizer.json: | deps
 	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val --hash-ratio 0.3 --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	$(SYNTH) $(DEMO_DATA)/test.parquet --count 200 --seed 4 --split test --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	node shared/bin/rl-data.ts train-tokenizer $@ $(DEMO_DATA)/sft_train.parquet --vocab-size 640 --columns prompt,extra_info.answer --pretokenizer gpt2
+
+# The story demo's data: the project's bilingual role-play conversations
+# (alternating Chinese and English), the last 4 held out for validation,
+# converted with the story setting alone as the system prompt, and a BPE
+# tokenizer learned from the training split.
+STORY_DATA := .run/demo-story/data
+STORY_CONVERT := node shared/bin/rl-data.ts convert-story --instruction '' --output-format ''
+demo-story-data: $(STORY_DATA)/tokenizer.json ## the story demo's converted splits and tokenizer under .run/demo-story/data
+
+$(STORY_DATA)/tokenizer.json: infra/demo/story/conversations.jsonl | deps
+	@mkdir -p $(STORY_DATA)
+	head -n 36 $< > $(STORY_DATA)/train.jsonl
+	tail -n 4 $< > $(STORY_DATA)/val.jsonl
+	$(STORY_CONVERT) $(STORY_DATA)/train.jsonl $(STORY_DATA)/train.parquet
+	$(STORY_CONVERT) $(STORY_DATA)/val.jsonl $(STORY_DATA)/val.parquet
+	node shared/bin/rl-data.ts train-tokenizer $@ $(STORY_DATA)/train.parquet --vocab-size 4096 --columns prompt,target_response --pretokenizer qwen2
+
+demo-story: deps nats-server up demo-story-data ## story RL: SFT on the bilingual stories' replies, then GRPO against reward-story with the policy's signals (per-component plots)
+	@id=$$(date +%s); \
+	node services/trainer/bin/rl-train.ts infra/demo/story-sft.yaml --id story-sft-$$id && \
+	node services/trainer/bin/rl-train.ts infra/demo/story-grpo.yaml --id story-grpo-$$id && \
+	node infra/scripts/story-report.ts .run/demo-story/sft .run/demo-story/grpo
 
 test: deps nats-server typecheck ## unit, integration (real nats-server and processes) and OpenAPI drift tests
 	npx vitest run
