@@ -80,7 +80,11 @@ beforeAll(async () => {
   trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
   // A plain subscription gets a copy of every request the reward-story queue group serves.
   spy = await connectTestClient(nats.url);
-  spy.subscribe('reward.story.score', { callback: (err, msg) => err === null && storyRequests.push(msg.json()) });
+  spy.subscribe('reward.story.score', {
+    callback: (err, msg) => {
+      if (err === null) storyRequests.push(msg.json());
+    },
+  });
   await spy.flush();
 }, 120_000);
 

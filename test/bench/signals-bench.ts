@@ -5,8 +5,8 @@
 // The step's batch is BENCH_PROMPTS prompts x BENCH_N replies of random
 // lengths up to BENCH_RESPONSE tokens (seeded), the old pass padded to the
 // fixed width the trainer pins (the longest prompt
-// over the whole dataset, the pass without r padded per chunk of similar
-// lengths as the worker does). Both passes run in the policy worker's code path
+// over the whole dataset, the pass without r padded per chunk of 16 similar
+// lengths to quarter steps of the longest prompt without r, as the worker does). Both passes run in the policy worker's code path
 // (PolicyWorkerCore.logprobs), which reports the extra pass's compute time.
 // The data is converted as `make demo-story` does (no instruction or format
 // text around the story setting) and tokenised by a BPE learned from it.
@@ -72,7 +72,7 @@ for (const context of Object.values(StoryContextPart)) {
     const t0 = performance.now();
     await core.logprobs({ ...base, entropy: false });
     const oldMs = performance.now() - t0;
-    const reply = await core.logprobs({ ...base, entropy: true, without_context: without });
+    const reply = await core.logprobs({ ...base, entropy: true, without_context: without, without_context_prompt_width: longestWithout });
     // Round 0 compiles the shapes: left out (the chunked pass may meet a new shape later; that counts).
     if (round === 0) continue;
     olds.push(oldMs);

@@ -107,7 +107,7 @@ export async function startPolicyWorker(opts: {
       const reply = await call('logprobs', {
         model, pairs, entropy,
         ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }),
-        ...(without && { without_context: without.entries }),
+        ...(without && { without_context: without.entries, without_context_prompt_width: without.promptWidth }),
       }, P.LogprobsReply);
       return {
         logprobs: reply.logprobs,

@@ -41,7 +41,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const train = await loadDataset(datasetOptions(unplanned.train, countTokens));
   const needsSignals = signalsPredicate(unplanned.rewards.routes, unplanned.step.signals.enabled);
   checkSignalRows(train, needsSignals, c.data.prompt_without_context_key);
-  const signalRows = train.rows.some((r) => r.prompt_without_context !== null && needsSignals(r.data_source));
+  const signalRows = train.rows.filter((r) => r.prompt_without_context !== null && needsSignals(r.data_source));
   const plan = planRlJob(c, {
     baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile,
     criticWeightsFile: c.critic.model.path === null ? null : await resolveWeightsFile(resolve(env.baseDir, c.critic.model.path), 'critic.model.path'),
@@ -70,7 +70,11 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       ? createEmbeddedRollout(worker, tokenizer)
       : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
     const rewards = createRewardClient(rewardClientOptions(plan.rewards, natsScoreTransport(env.nc), createRng(plan.rewards.jitterSeed)));
-    const signals = !signalRows ? undefined : { needs: needsSignals, promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt) };
+    const signals = signalRows.length === 0 ? undefined : {
+      needs: needsSignals,
+      promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
+      promptWidth: Math.min(c.data.max_prompt_length, signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1)),
+    };
     const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
     const rolloutDump = dump(plan.dumps.rollout);
     const validationDump = dump(plan.dumps.validation);

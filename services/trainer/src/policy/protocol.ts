@@ -45,6 +45,8 @@ export const LogprobsRequest = z.object({
    * same request as the log-probs with r.
    */
   without_context: z.array(z.object({ index: z.number().int().min(0), prompt: Ids.min(1) })).optional(),
+  /** The longest prompt without r of the job (the pass pads to quarter steps of it: four shapes per job). */
+  without_context_prompt_width: z.number().int().positive().optional(),
 });
 export const LogprobsReply = z.object({
   logprobs: z.array(Floats),

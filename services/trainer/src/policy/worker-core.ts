@@ -11,7 +11,7 @@ import {
 } from '@rl/shared/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
-import { lengthChunks } from './length-chunks.ts';
+import { lengthChunks, quarterWidth } from './length-chunks.ts';
 import { CriticCore } from './critic-core.ts';
 import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
 import { withDetachedOldLogprobs } from './on-policy-loss.ts';
@@ -135,11 +135,16 @@ export class PolicyWorkerCore {
       return { prompt, response: pair.response };
     });
     const started = performance.now();
-    // Padded per chunk of similar prompt lengths, not to the job's one width: this pass pays
-    // for the prompts without r as they are (a few extra compiled shapes, reused every step).
+    // Padded per chunk of similar prompt lengths to one of four widths, not all to the job's
+    // longest: this pass pays for the prompts without r about as they are. Every chunk has the
+    // same rows (the first pair repeated), so the job meets at most four shapes.
+    const lengths = pairs.map((p) => p.prompt.length);
+    const maxWidth = req.without_context_prompt_width ?? Math.max(0, ...lengths);
     const logprobs: number[][] = new Array(pairs.length);
-    for (const chunk of lengthChunks(pairs.map((p) => p.prompt.length), WITHOUT_CONTEXT_CHUNK_ROWS)) {
-      const scored = await model.logprobs(chunk.map((i) => pairs[i]!), { responseWidth: req.response_width });
+    for (const chunk of lengthChunks(lengths, WITHOUT_CONTEXT_CHUNK_ROWS)) {
+      const rows = chunk.map((i) => pairs[i]!);
+      while (rows.length < WITHOUT_CONTEXT_CHUNK_ROWS) rows.push(rows[0]!);
+      const scored = await model.logprobs(rows, { promptWidth: quarterWidth(lengths[chunk[0]!]!, maxWidth), responseWidth: req.response_width });
       chunk.forEach((i, k) => (logprobs[i] = Array.from(scored[k]!)));
     }
     return { logprobs_without_context: logprobs, without_context_compute_s: (performance.now() - started) / 1000 };

@@ -46,6 +46,8 @@ export interface PadWidths {
 /** Story signals' second scoring of some pairs' responses, after their prompts without the context r. */
 export interface WithoutContextPass {
   entries: Array<{ index: number; prompt: number[] }>;
+  /** The job's longest prompt without r (tokens). */
+  promptWidth: number;
 }
 
 /** The policy worker as the loop sees it (protocol.ts bodies, camel-cased where it helps). */

@@ -148,10 +148,10 @@ describe('runStep with story signals (reward.signals)', () => {
         // The second reply's last token came from a tool (mask 0): not the model's.
         rollout: async () => [0, 1].map((k): RolloutResult => ({ row: 0, uid: 'u', promptIds: [1, 2], responseIds: [5, 6], responseMask: k === 0 ? [1, 1] : [1, 0], text: 't', modelVersion: 'v0' })),
       },
-      signals: { needs: (ds) => ds === 'story', promptIds: () => [9] },
+      signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 },
     };
     const out = await runStep(step, 1, 0, [story], 'v0');
-    expect(asked).toEqual([{ entropy: true, without: { entries: [{ index: 0, prompt: [9] }, { index: 1, prompt: [9] }] } }]);
+    expect(asked).toEqual([{ entropy: true, without: { entries: [{ index: 0, prompt: [9] }, { index: 1, prompt: [9] }], promptWidth: 4 } }]);
     expect(sent.map((s) => s.signals)).toEqual([
       { logprobs_with_context: [-1, -2], logprobs_without_context: [-3, -4], entropies: [0.5, 0.7] },
       { logprobs_with_context: [-2], logprobs_without_context: [-4], entropies: [0.5] },
@@ -163,7 +163,7 @@ describe('runStep with story signals (reward.signals)', () => {
   it('sends no signals (and asks for no second pass) for rows whose reward takes none', async () => {
     const asked: unknown[] = [];
     const policy: PolicyPort = { ...fakePolicy([]), logprobs: async (_m, pairs, entropy, _w, without) => (asked.push({ entropy, without }), { logprobs: pairs.map((p) => p.response.map(() => -1)) }) };
-    await runStep({ ...ctx('grpo', [], []), policy, signals: { needs: (ds) => ds === 'story', promptIds: () => [9] } }, 1, 0, [row(0, '1')], 'v0');
+    await runStep({ ...ctx('grpo', [], []), policy, signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 } }, 1, 0, [row(0, '1')], 'v0');
     expect(asked).toEqual([{ entropy: false, without: undefined }]);
   });
 });

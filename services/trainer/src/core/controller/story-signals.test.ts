@@ -12,13 +12,14 @@ const rollout = (r: number, responseMask: number[]): RolloutResult => ({
 });
 
 describe('story signals', () => {
-  const ctx: SignalsContext = { needs: (ds) => ds === 'story', promptIds: (r) => [9, r.row_id] };
+  const ctx: SignalsContext = { needs: (ds) => ds === 'story', promptIds: (r) => [9, r.row_id], promptWidth: 8 };
   const rows = [row('story', 10), row('openai/gsm8k', 11), row('story', 12)];
   const rollouts = [rollout(0, [1, 1]), rollout(1, [1]), rollout(2, [1, 0, 1]), rollout(0, [1])];
 
   it('scores again, without r, exactly the rollouts whose rows get signals', () => {
     expect(withoutContextPass(ctx, rows, rollouts)).toEqual({
       entries: [{ index: 0, prompt: [9, 10] }, { index: 2, prompt: [9, 12] }, { index: 3, prompt: [9, 10] }],
+      promptWidth: 8,
     });
     expect(withoutContextPass({ ...ctx, needs: () => false }, rows, rollouts)).toBeUndefined();
   });

@@ -19,6 +19,8 @@ export interface SignalsContext {
   needs(dataSource: string): boolean;
   /** The row's prompt without r as token ids, chat template applied as for the prompt itself. */
   promptIds(row: DatasetRow): number[];
+  /** The job's longest prompt without r, in tokens (the worker pads to quarter steps of it). */
+  promptWidth: number;
 }
 
 /** The pass without r for the rollouts whose rows get signals; undefined when none does. */
@@ -28,7 +30,7 @@ export function withoutContextPass(ctx: SignalsContext, rows: readonly DatasetRo
     const row = rows[r.row]!;
     if (ctx.needs(row.data_source)) entries.push({ index, prompt: ctx.promptIds(row) });
   });
-  return entries.length === 0 ? undefined : { entries };
+  return entries.length === 0 ? undefined : { entries, promptWidth: ctx.promptWidth };
 }
 
 /** The signals of one reply: the values at its mask-1 tokens, in order. */
