@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 describe('build-default-model', () => {
-  it('regenerates the committed files byte for byte', async () => {
+  // A full build parses WordNet, CC-CEDICT and jieba's dictionary: about 8 s on one core.
+  it('regenerates the committed files byte for byte', { timeout: 120_000 }, async () => {
     const names = await writeDefaultModel(tmp);
     expect(names.sort()).toEqual(['model.onnx', 'sentence_bert_config.json', 'tokenizer.json']);
     for (const name of names) {
@@ -34,10 +35,10 @@ describe('build-default-model', () => {
     }
   });
 
-  it('stays small enough to commit', async () => {
+  it('stays small enough to commit (the issue allows about 30 MB)', async () => {
     const model = await readFile(join(COMMITTED, 'model.onnx'));
     const tokenizer = await readFile(join(COMMITTED, 'tokenizer.json'));
-    expect(model.length + tokenizer.length).toBeLessThan(3 * 1024 * 1024);
+    expect(model.length + tokenizer.length).toBeLessThan(16 * 1024 * 1024);
   });
 });
 
@@ -53,13 +54,30 @@ describe('the default model through OnnxEmbedder', () => {
     expect(embedder.outputKind).toBe('tokens');
   });
 
-  it('rates sentences sharing content words above unrelated ones', async () => {
+  it('rates sentences sharing content words above unrelated ones, in English and in Chinese', async () => {
     const anchor = 'The knight drew his sword and faced the dragon.';
     const related = await sim(anchor, 'The dragon roared as the knight raised his sword.');
     const unrelated = await sim(anchor, 'She baked bread in the small kitchen every morning.');
-    expect(related).toBeGreaterThan(0.4);
-    expect(Math.abs(unrelated)).toBeLessThan(0.2);
-    expect(related - unrelated).toBeGreaterThan(0.3);
+    expect(related).toBeGreaterThan(0.3);
+    expect(Math.abs(unrelated)).toBeLessThan(0.15);
+    const zh = '骑士拔出长剑，迎战巨龙。';
+    const zhRelated = await sim(zh, '巨龙咆哮着，骑士举起了剑。');
+    const zhUnrelated = await sim(zh, '她每天早上在小厨房里烤面包。');
+    expect(zhRelated).toBeGreaterThan(0.3);
+    expect(Math.abs(zhUnrelated)).toBeLessThan(0.15);
+  });
+
+  it('links words beyond exact overlap: Chinese to English through CC-CEDICT, synonyms through WordNet', async () => {
+    expect(await sim('剑', 'sword')).toBeGreaterThan(0.2);
+    expect(Math.abs(await sim('剑', 'bread'))).toBeLessThan(0.15);
+    expect(await sim('龙怕火。', 'The dragon fears fire.')).toBeGreaterThan(0.2);
+    expect(await sim('fear', 'dread')).toBeGreaterThan(0.2);
+    expect(Math.abs(await sim('fear', 'table'))).toBeLessThan(0.15);
+    expect(await sim('老虎', '猛虎')).toBeGreaterThan(0.1);
+  });
+
+  it('reads traditional characters as their simplified words', async () => {
+    expect(await sim('我来自台湾。', '我來自台灣。')).toBeGreaterThan(0.99);
   });
 
   it('treats regular inflections and unknown-word suffixes as the same word', async () => {
@@ -68,6 +86,7 @@ describe('the default model through OnnxEmbedder', () => {
 
   it('barely counts function words: sharing only them is not similarity', async () => {
     expect(Math.abs(await sim('The cat was in the house.', 'The war was in the north.'))).toBeLessThan(0.3);
+    expect(Math.abs(await sim('他在家里。', '她在北方。'))).toBeLessThan(0.3);
   });
 
   it('word order registers, a little', async () => {
@@ -76,10 +95,9 @@ describe('the default model through OnnxEmbedder', () => {
     expect(swapped).toBeGreaterThan(0.8);
   });
 
-  it('text with no content embeds to the zero vector', async () => {
-    const [empty, punct] = await embedder.embed(['', '?!…']);
-    expect(empty!.every((x) => x === 0)).toBe(true);
-    expect(punct!.every((x) => x === 0)).toBe(true);
+  it('text with no content, or only an acknowledgement, embeds to the zero vector', async () => {
+    const vectors = await embedder.embed(['', '?!…', 'Okay.', '好的。', '嗯。']);
+    for (const v of vectors) expect(v.every((x) => x === 0)).toBe(true);
   });
 
   it('gives the same vectors batched as one by one', async () => {

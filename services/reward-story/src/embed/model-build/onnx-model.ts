@@ -8,7 +8,7 @@ import { ProtoWriter } from './proto-writer.ts';
  */
 
 /** ONNX `TensorProto.DataType` values we write. */
-export const OnnxDataType = { Float: 1, Int8: 3, Int32: 6, Int64: 7 } as const;
+export const OnnxDataType = { Float: 1, Int8: 3, Int16: 5, Int32: 6, Int64: 7 } as const;
 /** One of {@link OnnxDataType}. */
 export type OnnxDataType = (typeof OnnxDataType)[keyof typeof OnnxDataType];
 
@@ -16,6 +16,7 @@ export type OnnxDataType = (typeof OnnxDataType)[keyof typeof OnnxDataType];
 export type OnnxTensor =
   | { name: string; dims: readonly number[]; type: typeof OnnxDataType.Float; data: Float32Array }
   | { name: string; dims: readonly number[]; type: typeof OnnxDataType.Int8; data: Int8Array }
+  | { name: string; dims: readonly number[]; type: typeof OnnxDataType.Int16; data: Int16Array }
   | { name: string; dims: readonly number[]; type: typeof OnnxDataType.Int32; data: Int32Array }
   | { name: string; dims: readonly number[]; type: typeof OnnxDataType.Int64; data: BigInt64Array };
 
@@ -68,6 +69,7 @@ function encodeTensor(t: OnnxTensor): ProtoWriter {
   for (let i = 0; i < t.data.length; i++) {
     if (t.type === OnnxDataType.Float) view.setFloat32(i * 4, t.data[i]!, true);
     else if (t.type === OnnxDataType.Int8) view.setInt8(i, t.data[i]!);
+    else if (t.type === OnnxDataType.Int16) view.setInt16(i * 2, t.data[i]!, true);
     else if (t.type === OnnxDataType.Int32) view.setInt32(i * 4, t.data[i]!, true);
     else view.setBigInt64(i * 8, t.data[i]!, true);
   }
