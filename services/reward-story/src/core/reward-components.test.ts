@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { beyondReference, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, quality, relevance, type ContextVectors } from './reward-components.ts';
+import { beyondReference, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, relevance, type ContextVectors } from './reward-components.ts';
 import { DEFAULT_TUNING } from './tuning.ts';
 
 /** A unit vector along the given direction. */
@@ -46,6 +46,15 @@ describe('coherence = mean(cos to story, cos to the centroid of recent turns), e
     expect(quality(u(1, 0), c)).toBeCloseTo(0.5, 6);
     expect(quality(u(1, 0), ctx({ userInput: u(1, 0) }))).toBeCloseTo(1, 6);
     expect(quality(u(1, 0), ctx({}))).toBeUndefined();
+  });
+});
+
+describe('novelty = 1 - the larger copy penalty', () => {
+  it('is 1 without copies, and falls with the worse of the two', () => {
+    expect(novelty()).toBe(1);
+    expect(novelty(undefined, undefined)).toBe(1);
+    expect(novelty({ cosine: 0.2, overlap: 0.75, penalty: 0.5 }, { cosine: 0.95, overlap: 0, penalty: 0.5 })).toBe(0.5);
+    expect(novelty({ cosine: 0.2, overlap: 0.2, penalty: 0 }, { cosine: 1, overlap: 1, penalty: 1 })).toBe(0);
   });
 });
 

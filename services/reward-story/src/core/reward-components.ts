@@ -66,6 +66,16 @@ export function copyMeasure(
   return { cosine: cos, overlap, penalty: Math.max(excessOver(cos, t.copyCosine), excessOver(overlap, t.copyOverlap)) };
 }
 
+/**
+ * novelty = 1 - the larger copy penalty (against earlier assistant replies, against
+ * the reference): the share of relevance and coherence a reply keeps. A verbatim
+ * earlier turn fits the history perfectly and a copied reference fits the turn as
+ * well as the reference does; neither is the reply's own work, so neither earns it.
+ */
+export function novelty(...copies: ReadonlyArray<CopyMeasure | undefined>): number {
+  return 1 - Math.max(0, ...copies.map((c) => c?.penalty ?? 0));
+}
+
 /** non_repetition = 1 - the copy penalty against earlier assistant replies. */
 export function nonRepetition(copy: CopyMeasure): number {
   return 1 - copy.penalty;

@@ -83,6 +83,26 @@ describe('each component moves the way its definition says (bag-of-words embedde
     expect(values[2]).toBeGreaterThan(0.5);
   });
 
+  it('copied text earns no relevance or coherence: a repeated turn or a copied reference keeps only its novel share', async () => {
+    const turn = 'The knight raises his lantern and asks your name at the gate.';
+    const context = { ...bare, story_content: 'A knight guards the castle gate.', user_input: 'I ask the knight about the castle gate.', conversation_history: [{ role: 'assistant', content: turn }], target_response: 'The knight names the dragon at the castle.' };
+    const [repeat, copiedRef, half, own] = await Promise.all(
+      [turn, context.target_response, 'The knight raises his lantern and asks about the dragon.', 'The knight opens the castle gate.'].map((r) => extraOf(storyItem(r, { context }))),
+    );
+    for (const copy of [repeat!, copiedRef!]) expect(copy).toMatchObject({ relevance: 0, coherence: 0 });
+    expect(repeat!.non_repetition).toBe(0);
+    expect(copiedRef!.beyond_reference).toBe(0);
+    expect(repeat!.beyond_reference).toBeLessThan(0.5); // its quality, all copied, counts as 0 against the reference's
+    // Trigram overlap 5/8 with the earlier turn: non_repetition 0.75, and a quarter of the relevance is lost with it.
+    expect(half!.non_repetition).toBeCloseTo(0.75, 9);
+    const alone = await extraOf(storyItem('The knight raises his lantern and asks about the dragon.', { context: { ...context, conversation_history: [] } }));
+    expect(alone.relevance).toBeGreaterThan(0);
+    expect(half!.relevance).toBeCloseTo(0.75 * alone.relevance!, 6);
+    expect(own).toMatchObject({ non_repetition: 1 });
+    expect(own!.relevance).toBeGreaterThan(0);
+    expect(own!.total).toBeGreaterThan(Math.max(repeat!.total, copiedRef!.total));
+  });
+
   it('info_gain and entropy follow the signals', async () => {
     const withSignals = (gain: number, entropy: number) =>
       storyItem(REPLIES.good, { signals: { logprobs_with_context: [-1, -1], logprobs_without_context: [-1 - gain, -1 - gain], entropies: [entropy, entropy] } });

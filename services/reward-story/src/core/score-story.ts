@@ -1,6 +1,6 @@
 import type { StoryExtra, StoryItemScore } from '../schemas.ts';
 import type { PreparedItem } from './prepare-item.ts';
-import { beyondReference, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, quality, relevance, type ContextVectors } from './reward-components.ts';
+import { beyondReference, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, relevance, type ContextVectors } from './reward-components.ts';
 import type { RewardTuning } from './tuning.ts';
 import { weightedTotal, type ComponentValues } from './weighted-total.ts';
 
@@ -23,20 +23,25 @@ export function scorePrepared(p: PreparedItem, vectorOf: VectorOf, tuning: Reado
   const x = vectorOf(p.reply);
   const repeat = copyMeasure(x, p.reply, p.earlier.map((text) => ({ text, vector: vectorOf(text) })), tuning);
 
+  // Copied text earns no credit for fitting the context it was copied from: relevance,
+  // coherence and the quality compared with the reference's keep only the novel share.
+  const ref = p.reference === undefined ? undefined : { text: p.reference, vector: vectorOf(p.reference) };
+  const refCopy = ref === undefined ? undefined : copyMeasure(x, p.reply, [ref], tuning);
+  const kept = novelty(repeat, refCopy);
+  const scaled = (v: number | undefined) => (v === undefined ? undefined : v * kept);
+
   let beyond: number | undefined;
   let delta: number | undefined;
-  const replyQuality = quality(x, c);
-  if (p.reference !== undefined && replyQuality !== undefined) {
-    const ref = vectorOf(p.reference);
-    const refQuality = quality(ref, c) as number;
-    const copy = copyMeasure(x, p.reply, [{ text: p.reference, vector: ref }], tuning)!;
+  const replyQuality = scaled(quality(x, c));
+  if (ref !== undefined && refCopy !== undefined && replyQuality !== undefined) {
+    const refQuality = quality(ref.vector, c) as number;
     delta = replyQuality - refQuality;
-    beyond = beyondReference(replyQuality, refQuality, copy, tuning);
+    beyond = beyondReference(replyQuality, refQuality, refCopy, tuning);
   }
 
   const values: ComponentValues = {
-    relevance: relevance(x, c),
-    coherence: coherence(x, c),
+    relevance: scaled(relevance(x, c)),
+    coherence: scaled(coherence(x, c)),
     non_repetition: repeat === undefined ? undefined : nonRepetition(repeat),
     beyond_reference: beyond,
     info_gain: p.signals.infoGainNats === undefined ? undefined : infoGain(p.signals.infoGainNats, tuning),
