@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MODEL_DIR } from '../src/config.ts';
 import { DEFAULT_SCENARIO_FILES, InvalidScenarioFile, loadScenarios } from '../src/eval/load-scenarios.ts';
+import { buildDiscriminationBatch, computeDiscrimination, formatDiscrimination } from '../src/eval/discrimination.ts';
 import { buildEvalBatch } from '../src/eval/orderings.ts';
 import { computeReport, formatReport } from '../src/eval/pass-rates.ts';
 import { ScenarioSplit } from '../src/eval/scenario.ts';
@@ -47,11 +48,14 @@ const scenarios = await loadScenarios(files, split).catch((err: unknown) => {
 });
 if (scenarios.length === 0) fail(2, 'no scenarios to run');
 const { items, checks } = buildEvalBatch(scenarios);
+const discrimination = buildDiscriminationBatch(scenarios);
 
 const service = await startStoryService({ modelDir: resolve(args['model-dir']) }).catch((err: unknown) => fail(1, String(err)));
 let scores: number[];
+let discriminationScores: number[];
 try {
   scores = await scoreOverHttp(service.baseUrl, items);
+  discriminationScores = await scoreOverHttp(service.baseUrl, discrimination.items);
 } catch (err) {
   await service.stop();
   fail(1, `scoring failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -64,11 +68,14 @@ const reports = [
     ? (['dev', 'test'] as const).map((s) => ({ title: `${s} split`, report: computeReport(checks.filter((c) => c.split === s), scores) }))
     : []),
 ];
+const contextDiscrimination = computeDiscrimination(discrimination.rows, discriminationScores);
 if (args.json) {
-  process.stdout.write(`${JSON.stringify({ model: service.modelId, modelDir: resolve(args['model-dir']), scenarios: scenarios.length, checks: checks.length, reports }, null, 2)}\n`);
+  const out = { model: service.modelId, modelDir: resolve(args['model-dir']), scenarios: scenarios.length, checks: checks.length, reports, contextDiscrimination };
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } else {
   process.stdout.write(`model ${service.modelId} (${resolve(args['model-dir'])}): ${scenarios.length} scenarios, ${checks.length} checks; a check passes when the good reply scores strictly higher\n\n`);
   for (const { title, report } of reports) process.stdout.write(`${formatReport(title, report)}\n\n`);
+  process.stdout.write(`${formatDiscrimination(contextDiscrimination)}\n\n`);
   if (args.failures) {
     for (const f of reports[0]!.report.failures) {
       process.stdout.write(`FAIL ${f.scenarioId} good ${f.goodScore.toFixed(4)} <= ${f.ordering} ${f.badScore.toFixed(4)}\n`);

@@ -46,5 +46,7 @@ describe('eval-story command', () => {
     const all = out.reports[0]!.report;
     expect(all.overall.all.total).toBe(5);
     expect(Object.values(all.byOrdering).map((o) => o.en.total)).toEqual([1, 1, 1, 1, 1]);
+    // One scenario has no other scenario to be told apart from.
+    expect(out).toHaveProperty('contextDiscrimination.en.user_input', null);
   });
 });
