@@ -128,9 +128,11 @@ describe('story RL with signals from the trainer', () => {
 
   it('a story row without the prompt without r stops the job, naming the file, row and column', async () => {
     const events = await run('no-without', job('no-without.parquet', 'no-without'));
-    const last = events.at(-1)!;
-    expect(last).toMatchObject({ type: 'state', state: 'failed' });
-    expect(last.error).toContain('no-without.parquet row 0: no "prompt_without_context"');
-    expect(last.error).toContain('reward.signals: false');
+    expect(events.at(-1)).toMatchObject({ type: 'state', state: 'failed' });
+    // The job's view keeps its error whichever event carried it.
+    const view = (await (await fetch(`${trainer.baseUrl}/v1/jobs/no-without`)).json()) as { state: string; error: string | null };
+    expect(view.state).toBe('failed');
+    expect(view.error).toContain('no-without.parquet row 0: no "prompt_without_context"');
+    expect(view.error).toContain('reward.signals: false');
   }, 120_000);
 });
