@@ -11,8 +11,20 @@ export const SpecialToken = { Pad: '[PAD]', Unk: '[UNK]', Cls: '[CLS]', Sep: '[S
 const REQUIRED_SPECIALS = [SpecialToken.Pad, SpecialToken.Unk, SpecialToken.Cls, SpecialToken.Sep];
 const SPECIALS: ReadonlySet<string> = new Set(Object.values(SpecialToken));
 
-/** Builds the JSON object; `vocab[i]` gets id `i`. */
-export function buildBertTokenizerJson(vocab: readonly string[], maxLength: number): Record<string, unknown> {
+/** What differs between tokenizers behind BERT's normaliser, pre-tokeniser and `[CLS] … [SEP]` template. */
+export interface BertPipelineParts {
+  /** BertNormalizer's `handle_chinese_chars`: split CJK text into single characters first. */
+  handleChineseChars: boolean;
+  decoder: Record<string, unknown> | null;
+  /** The `model` section, given each token's id. */
+  model(idOf: (token: string) => number): Record<string, unknown>;
+}
+
+/**
+ * The whole tokenizer.json around `parts`; `vocab[i]` gets id `i`. Throws on a
+ * duplicate token or a missing required special token.
+ */
+export function buildBertPipelineJson(vocab: readonly string[], maxLength: number, parts: BertPipelineParts): Record<string, unknown> {
   const ids = new Map<string, number>();
   vocab.forEach((token, id) => {
     if (ids.has(token)) throw new Error(`duplicate vocabulary entry ${JSON.stringify(token)}`);
@@ -30,7 +42,7 @@ export function buildBertTokenizerJson(vocab: readonly string[], maxLength: numb
     added_tokens: vocab
       .filter((t) => SPECIALS.has(t))
       .map((t) => ({ id: idOf(t), content: t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: parts.handleChineseChars, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
@@ -40,13 +52,22 @@ export function buildBertTokenizerJson(vocab: readonly string[], maxLength: numb
         [SpecialToken.Cls, SpecialToken.Sep].map((t) => [t, { id: t, ids: [idOf(t)], tokens: [t] }]),
       ),
     },
+    decoder: parts.decoder,
+    model: parts.model(idOf),
+  };
+}
+
+/** Builds the JSON object; `vocab[i]` gets id `i`. */
+export function buildBertTokenizerJson(vocab: readonly string[], maxLength: number): Record<string, unknown> {
+  return buildBertPipelineJson(vocab, maxLength, {
+    handleChineseChars: true,
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: {
+    model: () => ({
       type: 'WordPiece',
       unk_token: SpecialToken.Unk,
       continuing_subword_prefix: '##',
       max_input_chars_per_word: 100,
       vocab: Object.fromEntries(vocab.map((token, id) => [token, id])),
-    },
-  };
+    }),
+  });
 }
