@@ -101,15 +101,19 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     ...(ref && { refLogprobs: ref.logprobs[i]! }),
   }));
   const x = await timed(timing, 'adv', async () => buildExperience(trajs, ctx.algorithm, ctx.kl));
+  // The tokens of trajectory b as every update body carries them.
+  const tokensOf = (t: ScoredTrajectory, b: number) => ({
+    prompt: pairs[b]!.prompt,
+    response: pairs[b]!.response,
+    response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
+  });
   const criticMetrics = ctx.critic === undefined ? {} : await timed(timing, 'update_critic', () => ctx.policy.updateCritic({
     step,
     loss: ctx.critic!.loss,
     prompt_width: ctx.widths.promptWidth,
     response_width: ctx.widths.responseWidth,
     batch: trajs.map((t, b) => ({
-      prompt: pairs[b]!.prompt,
-      response: pairs[b]!.response,
-      response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
+      ...tokensOf(t, b),
       values: row(x.values!, x.shape, b, t.responseIds.length),
       returns: row(x.returns, x.shape, b, t.responseIds.length),
     })),
@@ -123,9 +127,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     prompt_width: ctx.widths.promptWidth,
     response_width: ctx.widths.responseWidth,
     batch: trajs.map((t, b) => ({
-      prompt: pairs[b]!.prompt,
-      response: pairs[b]!.response,
-      response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
+      ...tokensOf(t, b),
       advantages: row(x.advantages, x.shape, b, t.responseIds.length),
       old_logprobs: t.oldLogprobs,
       ...(t.refLogprobs && { ref_logprobs: t.refLogprobs }),
