@@ -38,7 +38,7 @@ function meanOf(rs: readonly Rec[], key: string): number | undefined {
   return vs.length === 0 ? undefined : vs.reduce((a, b) => a + b, 0) / vs.length;
 }
 
-const COMPONENTS = ['relevance', 'coherence', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
+const COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
 const sft = records(sftDir);
 const rl = records(rlDir);
 const lines: string[] = [];

@@ -84,6 +84,7 @@ export interface components {
         StoryExtra: {
             relevance: number | null;
             coherence: number | null;
+            reference_recall: number | null;
             non_repetition: number | null;
             beyond_reference: number | null;
             info_gain: number | null;
@@ -98,6 +99,8 @@ export interface components {
             repeat_cosine: number | null;
             repeat_overlap: number | null;
             reference_delta: number | null;
+            /** @description the brevity factor in N (1 unless the reply is shorter than half the reference); null without a reference */
+            brevity: number | null;
             info_gain_nats: number | null;
             entropy_nats: number | null;
         };
@@ -144,7 +147,7 @@ export interface components {
         /** @description Story reward options; any other key is the item’s invalid_params error */
         StoryParams: {
             /**
-             * @description Weight overrides for this item, partial: any of relevance, coherence, non_repetition, beyond_reference, info_gain, entropy, format, each a number from 0 to 1000 (only ratios matter)
+             * @description Weight overrides for this item, partial: any of relevance, coherence, reference_recall, non_repetition, beyond_reference, info_gain, entropy, format, each a number from 0 to 1000 (only ratios matter)
              * @example {
              *       "format": 0.3
              *     }

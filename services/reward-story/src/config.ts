@@ -54,6 +54,8 @@ export const RewardStoryConfig = BaseConfig.extend({
   STORY_COPY_OVERLAP: unit(DEFAULT_TUNING.copyOverlap),
   /** Temperature of the beyond_reference sigmoid. @default 0.1 */
   STORY_REFERENCE_TEMPERATURE: positive(DEFAULT_TUNING.referenceTemperature),
+  /** Share of the reference's length below which the brevity penalty applies. @default 0.5 */
+  STORY_BREVITY_RATIO: unit(DEFAULT_TUNING.brevityRatio),
   /** Log-prob gain scale of info_gain, in nats per token. @default 0.5 */
   STORY_INFO_GAIN_SCALE_NATS: positive(DEFAULT_TUNING.infoGainScaleNats),
   /** Entropy scale of the entropy component, in nats. @default 1 */
@@ -71,6 +73,7 @@ export function rewardSettings(config: RewardStoryConfig): RewardSettings {
       copyCosine: config.STORY_COPY_COSINE,
       copyOverlap: config.STORY_COPY_OVERLAP,
       referenceTemperature: config.STORY_REFERENCE_TEMPERATURE,
+      brevityRatio: config.STORY_BREVITY_RATIO,
       infoGainScaleNats: config.STORY_INFO_GAIN_SCALE_NATS,
       entropyScaleNats: config.STORY_ENTROPY_SCALE_NATS,
     }),

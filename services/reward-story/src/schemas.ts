@@ -115,6 +115,7 @@ export const StoryExtra = z
     repeat_cosine: z.number().nullable(),
     repeat_overlap: z.number().nullable(),
     reference_delta: z.number().nullable(),
+    brevity: z.number().nullable().openapi({ description: 'the brevity factor in N (1 unless the reply is shorter than half the reference); null without a reference' }),
     info_gain_nats: z.number().nullable(),
     entropy_nats: z.number().nullable(),
   })

@@ -14,4 +14,11 @@ export interface Embedder {
    * on which other texts shared its batch.
    */
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  /**
+   * Per text, the model's state of each content token (special tokens and
+   * padding left out), unnormalised: a state's length says how much the token
+   * counts. Absent when the model gives only pooled sentence vectors; the
+   * token-level component then falls back to sentence cosines.
+   */
+  embedTokens?(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[][]>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { beyondReference, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, relevance, type ContextVectors } from './reward-components.ts';
+import { beyondReference, brevity, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, referenceRecall, relevance, type ContextVectors } from './reward-components.ts';
 import { DEFAULT_TUNING } from './tuning.ts';
 
 /** A unit vector along the given direction. */
@@ -41,11 +41,34 @@ describe('coherence = mean(cos to story, cos to the centroid of recent turns), e
     expect(increasing([0, 0.5, 1, 2].map((h) => coherence(u(0, h, 1), c)!))).toBe(true);
   });
 
-  it('quality is the mean of relevance and coherence where they apply', () => {
+  it('quality is coherence where it applies, else relevance', () => {
     const c = ctx({ userInput: u(1, 0), story: u(0, 1) });
-    expect(quality(u(1, 0), c)).toBeCloseTo(0.5, 6);
+    // The reply echoes the user input exactly (relevance 1) but misses the story: quality 0.
+    expect(quality(u(1, 0), c)).toBeCloseTo(0, 6);
+    expect(quality(u(0, 1), c)).toBeCloseTo(1, 6);
     expect(quality(u(1, 0), ctx({ userInput: u(1, 0) }))).toBeCloseTo(1, 6);
     expect(quality(u(1, 0), ctx({}))).toBeUndefined();
+  });
+});
+
+describe('brevity = exp(1 - r / c) below r = 0.5 × the reference length, else 1', () => {
+  const t = DEFAULT_TUNING;
+  it('leaves replies of half the reference or more alone and shrinks shorter ones towards 0', () => {
+    expect(brevity(10, 20, t)).toBe(1);
+    expect(brevity(40, 20, t)).toBe(1);
+    expect(brevity(5, 20, t)).toBeCloseTo(Math.exp(1 - 10 / 5), 12);
+    expect(brevity(1, 20, t)).toBeCloseTo(Math.exp(-9), 12);
+    expect(brevity(0, 20, t)).toBe(0);
+    expect(brevity(0, 0, t)).toBe(1);
+    expect(brevity(3, 20, { brevityRatio: 0.1 })).toBe(1);
+  });
+});
+
+describe('reference_recall = clamp(recall or cosine, 0, 1)', () => {
+  it('clamps', () => {
+    expect(referenceRecall(0.4)).toBe(0.4);
+    expect(referenceRecall(-0.2)).toBe(0);
+    expect(referenceRecall(1.0000001)).toBe(1);
   });
 });
 

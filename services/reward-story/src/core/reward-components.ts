@@ -38,9 +38,38 @@ export function coherence(x: Float32Array, c: ContextVectors): number | undefine
   return mean(parts);
 }
 
-/** quality = mean of relevance and coherence where they apply: the yardstick beyond_reference applies to reply and reference alike. */
+/**
+ * quality = coherence where it applies, else relevance: the yardstick
+ * beyond_reference applies to reply and reference alike. Coherence first,
+ * because the cosine to the user input pays a reply for echoing the user's own
+ * words: on the evaluation set an off-topic reply that reuses them was closer
+ * to the user input than the good reply in 46 of 48 scenarios.
+ */
 export function quality(x: Float32Array, c: ContextVectors): number | undefined {
-  return mean([relevance(x, c), coherence(x, c)].filter((v): v is number => v !== undefined));
+  return coherence(x, c) ?? relevance(x, c);
+}
+
+/**
+ * brevity = BLEU's brevity penalty against a share of the reference's length:
+ * exp(1 - r / c) when the reply's c words are fewer than r = brevityRatio × the
+ * reference's words, else 1 (0 for an empty reply). A bare "Okay." fits any
+ * turn and says nothing; it keeps only this share of its fit.
+ */
+export function brevity(replyWords: number, referenceWords: number, t: Pick<RewardTuning, 'brevityRatio'>): number {
+  const r = t.brevityRatio * referenceWords;
+  if (replyWords >= r) return 1;
+  return replyWords === 0 ? 0 : Math.exp(1 - r / replyWords);
+}
+
+/**
+ * reference_recall = clamp(token recall of the reference by the reply, 0, 1)
+ * (see `token-recall.ts`), or clamp(cos(x, reference), 0, 1) when the model
+ * gives no token states: how much of what the reference says the reply says
+ * too, in its own words. The caller scales it by N, so copying the reference
+ * is not the way to it.
+ */
+export function referenceRecall(recallOrCosine: number): number {
+  return clamp01(recallOrCosine);
 }
 
 /** How much of a copy of `sources` a text is, by meaning and by wording. */
@@ -68,9 +97,10 @@ export function copyMeasure(
 
 /**
  * novelty = 1 - the larger copy penalty (against earlier assistant replies, against
- * the reference): the share of relevance and coherence a reply keeps. A verbatim
- * earlier turn fits the history perfectly and a copied reference fits the turn as
- * well as the reference does; neither is the reply's own work, so neither earns it.
+ * the reference): with brevity, the share of relevance, coherence and
+ * reference_recall a reply keeps. A verbatim earlier turn fits the history
+ * perfectly and a copied reference fits the turn as well as the reference does;
+ * neither is the reply's own work, so neither earns it.
  */
 export function novelty(...copies: ReadonlyArray<CopyMeasure | undefined>): number {
   return 1 - Math.max(0, ...copies.map((c) => c?.penalty ?? 0));

@@ -66,13 +66,13 @@ describe('weights and skipped components', () => {
     const malformed = await only(storyItem(REPLIES.malformed, { params: { weights: { format: 0 } } }));
     expect(malformed.score).toBeCloseTo(good.score, 12);
     expect(good.extra.weights_used.format).toBe(0);
-    const onlyRelevance = await only(storyItem(REPLIES.good, { params: { weights: { relevance: 1, coherence: 0, non_repetition: 0, beyond_reference: 0, format: 0 } } }));
+    const onlyRelevance = await only(storyItem(REPLIES.good, { params: { weights: { relevance: 1, coherence: 0, reference_recall: 0, non_repetition: 0, beyond_reference: 0, format: 0 } } }));
     expect(onlyRelevance.score).toBeCloseTo(onlyRelevance.extra.relevance!, 12);
   });
 
   it('skips what the item does not carry and renormalises over the rest', async () => {
     const bare = await only(storyItem(REPLIES.good, { context: { story_content: '', conversation_history: [], user_input: STORY.user_input } }));
-    expect(bare.extra).toMatchObject({ coherence: null, non_repetition: null, beyond_reference: null, info_gain: null, entropy: null, format: null, repeat_cosine: null, reference_delta: null });
+    expect(bare.extra).toMatchObject({ coherence: null, reference_recall: null, brevity: null, non_repetition: null, beyond_reference: null, info_gain: null, entropy: null, format: null, repeat_cosine: null, reference_delta: null });
     expect(bare.extra.weights_used.relevance).toBe(1);
     expect(bare.score).toBeCloseTo(bare.extra.relevance!, 12);
 

@@ -32,10 +32,10 @@ describe('story reward on hand-written turns', () => {
   it('reports every component, the weights used and the total in extra; score = total', async () => {
     const extra = await extraOf(storyItem(REPLIES.good));
     expect(Object.keys(extra).sort()).toEqual(
-      [...COMPONENTS, 'weights_used', 'total', 'model', 'repeat_cosine', 'repeat_overlap', 'reference_delta', 'info_gain_nats', 'entropy_nats'].sort(),
+      [...COMPONENTS, 'weights_used', 'total', 'model', 'repeat_cosine', 'repeat_overlap', 'reference_delta', 'brevity', 'info_gain_nats', 'entropy_nats'].sort(),
     );
     const applied = COMPONENTS.filter((c) => extra[c] !== null);
-    expect(applied).toEqual(['relevance', 'coherence', 'non_repetition', 'beyond_reference', 'format']);
+    expect(applied).toEqual(['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'format']);
     const sum = applied.reduce((s, c) => s + extra.weights_used[c]!, 0);
     expect(sum).toBeCloseTo(1, 12);
     expect(extra.total).toBeCloseTo(applied.reduce((s, c) => s + extra.weights_used[c]! * extra[c]!, 0), 12);
@@ -101,6 +101,43 @@ describe('each component moves the way its definition says (bag-of-words embedde
     expect(own).toMatchObject({ non_repetition: 1 });
     expect(own!.relevance).toBeGreaterThan(0);
     expect(own!.total).toBeGreaterThan(Math.max(repeat!.total, copiedRef!.total));
+  });
+
+  it('reference_recall is the token recall of the reference: the share of its vocabulary words the reply also says', async () => {
+    const context = { ...bare, user_input: 'x', target_response: 'The knight fears the dragon and the fire.' };
+    // Reference vocabulary words: knight, fears, dragon, fire (function words are zero states and weigh nothing).
+    // The last reply's bag of words has cosine 4 / (2√5) ≈ 0.89 with the reference: under 0.9, not a copy.
+    const values = await Promise.all(
+      ['bananas at the market', 'the knight sells bananas at the market', 'a knight and a dragon meet at the market', 'a dragon fears fire and the knight draws his sword'].map(
+        async (r) => (await extraOf(storyItem(r, { context }))).reference_recall!,
+      ),
+    );
+    expect(values).toEqual([0, 0.25, 0.5, 1]);
+  });
+
+  it('falls back to the sentence cosine with the reference when the model gives no token states', async () => {
+    const { embedTokens: _, ...pooledOnly } = bowEmbedder(STORY_VOCABULARY);
+    const context = { ...bare, user_input: 'x', target_response: 'knight dragon fire fears' };
+    const { slots } = await run([storyItem('the knight waits by the fire at the market', { context })], pooledOnly);
+    // Reply vocabulary words knight, fire, market; reference four words: cos = 2 / (√3 · 2).
+    expect(scored(slots[0]).extra.reference_recall).toBeCloseTo(1 / Math.sqrt(3), 6);
+  });
+
+  it('brevity: a reply shorter than half the reference keeps exp(1 - r/c) of its fit', async () => {
+    const context = { ...bare, user_input: 'knight', target_response: 'The knight says that the dragon fears fire more than anything in the whole world.' };
+    // The reference has 15 words, so r = 7.5; "The knight nods." has 3.
+    const short = await extraOf(storyItem('The knight nods.', { context }));
+    const b = Math.exp(1 - 7.5 / 3);
+    expect(short.brevity).toBeCloseTo(b, 12);
+    expect(short.relevance).toBeCloseTo(b * (1 / Math.sqrt(1)), 6);
+    const long = await extraOf(storyItem('The knight nods and says the dragon fears fire, nothing else.', { context }));
+    expect(long.brevity).toBe(1);
+  });
+
+  it('asks for token states once per batch, for the replies and references only', async () => {
+    const embedder = bowEmbedder(STORY_VOCABULARY);
+    await run([storyItem(REPLIES.good), storyItem(REPLIES.offTopic), storyItem(REPLIES.good, { context: { ...STORY, target_response: null } })], embedder);
+    expect(embedder.tokenCalls).toEqual([[REPLIES.good, STORY.target_response, REPLIES.offTopic]]);
   });
 
   it('info_gain and entropy follow the signals', async () => {

@@ -28,8 +28,9 @@ function toSlotError(err: unknown): SlotError {
  * its error in its slot and is not embedded); then every distinct text of the
  * remaining items goes to the embedder in one `embed` call, so histories and
  * stories shared by the samples of one conversation (or the replies of one
- * GRPO group) are embedded once. An embedder failure fails the whole batch: it
- * says nothing about any item.
+ * GRPO group) are embedded once, and every distinct reply and reference in one
+ * `embedTokens` call when the model gives token states. An embedder failure
+ * fails the whole batch: it says nothing about any item.
  */
 export async function scoreBatch(items: ReadonlyArray<StoryScoreItem>, deps: BatchDeps, signal?: AbortSignal): Promise<StorySlot[]> {
   const prepared: Array<PreparedItem | SlotError> = items.map((item) => {
@@ -49,10 +50,20 @@ export async function scoreBatch(items: ReadonlyArray<StoryScoreItem>, deps: Bat
   }
   const vectorOf = (t: string) => vectors[index.get(t)!]!;
 
+  // Token states only for reply and reference of items that have a reference:
+  // reference_recall is the one component that reads them.
+  const tokenTexts = [...new Set(prepared.flatMap((p) => ('error' in p || p.reference === undefined ? [] : [p.reply, p.reference])))];
+  const states = deps.embedder.embedTokens === undefined || tokenTexts.length === 0 ? undefined : await deps.embedder.embedTokens(tokenTexts, signal === undefined ? {} : { signal });
+  if (states !== undefined && states.length !== tokenTexts.length) {
+    throw new AppError(ErrorCode.Internal, `embedder returned token states for ${states.length} of ${tokenTexts.length} texts`);
+  }
+  const tokenIndex = new Map(tokenTexts.map((t, i) => [t, i]));
+  const tokensOf = (t: string) => (states === undefined ? undefined : states[tokenIndex.get(t)!]);
+
   return prepared.map((p) => {
     if ('error' in p) return p;
     try {
-      return scorePrepared(p, vectorOf, deps.settings.tuning, deps.embedder.modelId);
+      return scorePrepared(p, vectorOf, tokensOf, deps.settings.tuning, deps.embedder.modelId);
     } catch (err) {
       return toSlotError(err);
     }

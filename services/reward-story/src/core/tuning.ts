@@ -10,6 +10,8 @@ export interface RewardTuning {
   copyOverlap: number;
   /** Quality difference (reply minus reference) that moves beyond_reference from 0.5 to 0.73. @default 0.1 */
   referenceTemperature: number;
+  /** Share of the reference's length (in words) below which a reply loses fit to the brevity penalty. @default 0.5 */
+  brevityRatio: number;
   /** Mean log-prob gain in nats per token that moves info_gain from 0.5 to 0.73. @default 0.5 */
   infoGainScaleNats: number;
   /** Mean token entropy in nats at which the entropy component reaches 1 - 1/e (0.63). @default 1 */
@@ -22,6 +24,7 @@ export const DEFAULT_TUNING: Readonly<RewardTuning> = Object.freeze({
   copyCosine: 0.9,
   copyOverlap: 0.5,
   referenceTemperature: 0.1,
+  brevityRatio: 0.5,
   infoGainScaleNats: 0.5,
   entropyScaleNats: 1,
 });

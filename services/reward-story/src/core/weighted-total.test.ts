@@ -4,15 +4,15 @@ import { parseStoryParams } from './story-params.ts';
 import { catchAppError } from './testing/catch-app-error.ts';
 import { weightedTotal, type ComponentValues } from './weighted-total.ts';
 
-const none: ComponentValues = { relevance: undefined, coherence: undefined, non_repetition: undefined, beyond_reference: undefined, info_gain: undefined, entropy: undefined, format: undefined };
+const none: ComponentValues = { relevance: undefined, coherence: undefined, reference_recall: undefined, non_repetition: undefined, beyond_reference: undefined, info_gain: undefined, entropy: undefined, format: undefined };
 
 describe('weightedTotal', () => {
   it('is the weighted mean over the components that apply, weights renormalised over them', () => {
     const { total, weightsUsed } = weightedTotal({ ...none, relevance: 1, format: 0 }, DEFAULT_WEIGHTS);
-    // 0.25 and 0.1 renormalised: 5/7 and 2/7.
-    expect(total).toBeCloseTo(5 / 7, 12);
-    expect(weightsUsed.relevance).toBeCloseTo(5 / 7, 12);
-    expect(weightsUsed.format).toBeCloseTo(2 / 7, 12);
+    // 0.05 and 0.1 renormalised: 1/3 and 2/3.
+    expect(total).toBeCloseTo(1 / 3, 12);
+    expect(weightsUsed.relevance).toBeCloseTo(1 / 3, 12);
+    expect(weightsUsed.format).toBeCloseTo(2 / 3, 12);
     expect(weightsUsed.coherence).toBe(0);
   });
 

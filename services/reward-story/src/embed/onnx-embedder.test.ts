@@ -95,6 +95,8 @@ describe('loadOnnxEmbedder on a hand-built graph', () => {
       expect(pooled.outputKind).toBe('pooled');
       const [cat] = await pooled.embed(['cat']);
       expectVector(cat, CAT);
+      // A pooled export has no token states to give.
+      expect(pooled.embedTokens).toBeUndefined();
     } finally {
       await pooled.close();
     }
@@ -103,6 +105,33 @@ describe('loadOnnxEmbedder on a hand-built graph', () => {
   it('an aborted signal rejects before any work', async () => {
     const reason = new Error('gone');
     await expect(tokens.embed(['cat'], { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(tokens.embedTokens!(['cat'], { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+  });
+
+  it('gives each text its content tokens’ raw states: no [CLS], [SEP] or padding, in text order', async () => {
+    const states = await tokens.embedTokens!(['cat sat dog', 'dog', 'bird', '']);
+    expect(states.map((s) => s.map((v) => [...v]))).toEqual([
+      [
+        [2, 0, 0],
+        [0, 0, 4],
+        [0, 2, 0],
+      ],
+      [[0, 2, 0]],
+      [[0, 0, 1]],
+      [],
+    ]);
+  });
+
+  it('runs token states in chunks of maxBatch, in order', async () => {
+    const dir = join(root, 'tiny-tokens');
+    const small = await loadOnnxEmbedder({ modelDir: dir, intraOpThreads: 1, maxBatch: 2 });
+    try {
+      const states = await small.embedTokens!(['cat', 'dog', 'sat', 'cat dog']);
+      expect(states.map((s) => s.length)).toEqual([1, 1, 1, 2]);
+      expect([...states[2]![0]!]).toEqual([0, 0, 4]);
+    } finally {
+      await small.close();
+    }
   });
 });
 

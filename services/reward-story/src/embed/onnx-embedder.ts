@@ -1,7 +1,8 @@
 import { AppError, ErrorCode } from '@rl/shared/errors';
+import { DEFAULT_MAX_BATCH } from './micro-batcher.ts';
 import { createBatchingEmbedder, type ClosableEmbedder } from './batching-embedder.ts';
 import { readModelDir } from './model-dir.ts';
-import { createOnnxBatchRunner, openOnnxSession } from './onnx-batch-runner.ts';
+import { createOnnxBatchRunner, createOnnxTokenRunner, openOnnxSession, type TokenStatesFn } from './onnx-batch-runner.ts';
 import { describeModelIo } from './onnx-io.ts';
 import { createTokenEncoder } from './token-encoder.ts';
 
@@ -53,9 +54,27 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
       ...(options.cacheEntries === undefined ? {} : { cacheEntries: options.cacheEntries }),
       onClose: () => session.release(),
     });
-    return { ...embedder, maxSeqLength: dir.maxSeqLength, outputKind: io.output.kind };
+    const tokenRunner = createOnnxTokenRunner(session, io, encoder);
+    const embedTokens = tokenRunner === undefined ? {} : { embedTokens: chunked(tokenRunner, options.maxBatch ?? DEFAULT_MAX_BATCH) };
+    return { ...embedder, ...embedTokens, maxSeqLength: dir.maxSeqLength, outputKind: io.output.kind };
   } catch (err) {
     await session.release();
     throw err;
   }
+}
+
+/**
+ * Token states in runs of at most `maxBatch` texts. Not cached or shared across
+ * requests like sentence vectors: only replies and references need them, and
+ * replies are new every step.
+ */
+function chunked(run: TokenStatesFn, maxBatch: number) {
+  return async (texts: readonly string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[][]> => {
+    const out: Float32Array[][] = [];
+    for (let start = 0; start < texts.length; start += maxBatch) {
+      opts.signal?.throwIfAborted();
+      out.push(...(await run(texts.slice(start, start + maxBatch))));
+    }
+    return out;
+  };
 }

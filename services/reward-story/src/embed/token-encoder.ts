@@ -18,6 +18,8 @@ export interface PaddedBatch {
 /** Encodes texts for one model. */
 export interface TokenEncoder {
   readonly maxSeqLength: number;
+  /** How many special tokens the template puts before and after the content ([CLS] … [SEP]: 1 and 1). */
+  readonly specialTokens: { readonly prefix: number; readonly suffix: number };
   /** Token ids of one text, special tokens included, at most `maxSeqLength` long. */
   encode(text: string): number[];
   /** Encodes and right-pads to the longest text of the batch. */
@@ -65,6 +67,7 @@ export function createTokenEncoder(
 
   return {
     maxSeqLength,
+    specialTokens: { prefix: prefix.length, suffix: suffix.length },
     encode,
     encodeBatch(texts) {
       const rows = texts.map(encode);

@@ -32,7 +32,7 @@ function timingKeys(keys: readonly string[]): string[] {
 }
 
 // reward-story's components (its README): each in [0, 1], reported per data source as reward/<ds>/<component>/mean.
-const STORY_COMPONENTS = ['relevance', 'coherence', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
+const STORY_COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
 const STORY_COMPONENT_KEY = new RegExp(`^reward/.+/(${STORY_COMPONENTS.join('|')})/mean$`);
 
 /** The main curves of a run, in the order the index page shows them. */

@@ -5,6 +5,8 @@ import { wordTokens } from '../lexical-overlap.ts';
 export interface BowEmbedder extends Embedder {
   /** The `texts` argument of every `embed` call, in order. */
   readonly calls: string[][];
+  /** The `texts` argument of every `embedTokens` call, in order. */
+  readonly tokenCalls: string[][];
 }
 
 /**
@@ -17,10 +19,18 @@ export interface BowEmbedder extends Embedder {
 export function bowEmbedder(vocabulary: ReadonlyArray<string>): BowEmbedder {
   const slot = new Map(vocabulary.map((w, i) => [w.toLowerCase(), i]));
   const calls: string[][] = [];
+  const tokenCalls: string[][] = [];
+  const oneHot = (w: string) => {
+    const v = new Float32Array(vocabulary.length);
+    const i = slot.get(w);
+    if (i !== undefined) v[i] = 1;
+    return v;
+  };
   return {
     modelId: 'bow-test',
     dim: vocabulary.length,
     calls,
+    tokenCalls,
     async embed(texts) {
       calls.push([...texts]);
       return texts.map((t) => {
@@ -33,6 +43,12 @@ export function bowEmbedder(vocabulary: ReadonlyArray<string>): BowEmbedder {
         if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
         return v;
       });
+    },
+    // Token states: one one-hot state per word (zero outside the vocabulary), so
+    // the reference's share of vocabulary words the reply also uses is its recall.
+    async embedTokens(texts) {
+      tokenCalls.push([...texts]);
+      return texts.map((t) => wordTokens(t).map(oneHot));
     },
   };
 }
