@@ -3,6 +3,7 @@ import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadCo
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner } from './adapters/fast-runner.ts';
+import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig } from './config.ts';
 import { ExecQueue } from './core/exec-queue.ts';
@@ -21,6 +22,12 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
 const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN, cgroups: config.SANDBOX_CGROUPS });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
+if (native.seccomp === null) {
+  logger.error({ problems: native.host.problems }, 'no seccomp filter: native sandboxes and python are off');
+} else {
+  logger.info({ seccomp: describeSeccompFilter(native.seccomp) }, 'seccomp filter built');
+  if (native.seccomp.unknown.length > 0) logger.warn({ unknown: native.seccomp.unknown }, 'libseccomp does not know these calls: not denied');
+}
 const queue = new ExecQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED });
 for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
@@ -31,8 +38,8 @@ for (const [name, help, read] of [
 const fast = config.SANDBOX_JS_ISOLATE
   ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB, (message, count) => logger.error({ message, count }, 'isolate catastrophic failure; JavaScript falls back to bubblewrap after 4, restart to restore the fast path'))
   : undefined;
-const zygote = config.SANDBOX_PYTHON_ZYGOTE && !config.SANDBOX_CGROUPS && native.languages().includes('python')
-  ? new ZygoteRunner({ size: config.SANDBOX_CONCURRENCY, host: native.host, onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced') })
+const zygote = config.SANDBOX_PYTHON_ZYGOTE && !config.SANDBOX_CGROUPS && native.seccomp !== null && native.languages().includes('python')
+  ? new ZygoteRunner({ size: config.SANDBOX_CONCURRENCY, host: native.host, seccomp: native.seccomp, onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced') })
   : undefined;
 if (zygote !== undefined) {
   await zygote.warm();
@@ -49,7 +56,7 @@ await hostService({
   metrics,
   telemetry,
   nats,
-  checks: () => ({ sandbox: native.languages().length > 0 }),
+  checks: () => ({ sandbox: native.languages().length > 0, seccomp: native.seccomp !== null }),
   routes: (app) => addRoutes(app, executor, defaults, scorer),
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [

@@ -3,7 +3,8 @@
 // argv.ts (namespaces and mounts), supervisor.ts (what runs inside), limits.ts
 // (rlimits), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
 // outcome.ts (SandboxFusion result shape), memory.ts (memory verdict),
-// cgroup.ts (optional whole-sandbox caps), probe.ts (start-up probing).
+// cgroup.ts (optional whole-sandbox caps), probe.ts (start-up probing); the
+// seccomp filter every sandbox loads is built once in ../seccomp.
 // Runs share no state: each gets its own namespaces, tmpfs and (pooled, idle) cgroup.
 
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
@@ -17,6 +18,7 @@ import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
 import { probeHost, type HostProbe } from './bwrap/probe.ts';
 import { FD, supervisorScript } from './bwrap/supervisor.ts';
+import { SeccompUnavailableError, buildSeccompFilter, type SeccompFilter } from './seccomp/filter.ts';
 
 /** Tunables; the defaults suit a reward sandbox. */
 export interface BwrapRunnerOptions {
@@ -41,6 +43,8 @@ export interface BwrapRunnerOptions {
   sandboxUid?: number;
   /** When root and unprivileged user namespaces are blocked, run bwrap as root anyway (weaker; see probe.ts). Default false. */
   allowRootSandbox?: boolean;
+  /** libseccomp to compile the seccomp filter with. Default 'libseccomp.so.2'. */
+  seccompLibrary?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -50,7 +54,12 @@ export class BwrapRunner implements Runner {
   readonly name = 'bwrap';
   /** What the start-up probe found (launch mode, missing pieces), for logs. */
   readonly host: HostProbe & { cgroups: boolean };
-  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox'>>;
+  /**
+   * The seccomp filter every sandbox loads (also the zygote's); null when it
+   * could not be built, and then this runner offers no languages (fail closed).
+   */
+  readonly seccomp: SeccompFilter | null;
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary'>>;
   #cgroups: CgroupFactory | null;
   #languages: string[];
 
@@ -65,10 +74,14 @@ export class BwrapRunner implements Runner {
       cgroups: options.cgroups ?? true,
       sandboxUid: options.sandboxUid ?? 65534,
     };
-    const probe = probeHost({ ...options, pythonPath: this.#opts.pythonPath, sandboxUid: this.#opts.sandboxUid });
+    const { seccomp, problem } = buildFilter(this.#opts.pythonPath, options.seccompLibrary);
+    this.seccomp = seccomp;
+    const probe = probeHost({
+      ...options, pythonPath: this.#opts.pythonPath, sandboxUid: this.#opts.sandboxUid, ...(seccomp !== null && { seccomp: seccomp.bpf }),
+    });
     this.#cgroups = this.#opts.cgroups ? CgroupFactory.probe() : null;
-    this.host = { ...probe, cgroups: this.#cgroups !== null };
-    this.#languages = Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
+    this.host = { ...probe, problems: [...probe.problems, ...problem], cgroups: this.#cgroups !== null };
+    this.#languages = seccomp === null ? [] : Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
   }
 
   languages(): ReadonlyArray<string> {
@@ -83,7 +96,8 @@ export class BwrapRunner implements Runner {
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
     const lang = LANGUAGES[spec.language];
-    if (lang === undefined || !this.#languages.includes(spec.language)) {
+    const seccomp = this.seccomp;
+    if (lang === undefined || seccomp === null || !this.#languages.includes(spec.language)) {
       const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
       throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
     }
@@ -92,8 +106,9 @@ export class BwrapRunner implements Runner {
     const source = sourceFileName(lang.extension);
     const code = Buffer.from(spec.code, 'utf8');
 
-    // Data fds, in order: passwd, group, [stdin], inputs, code (last, so it wins a name clash).
-    const data: Uint8Array[] = [];
+    // Data fds, in order: seccomp, passwd, group, [stdin], inputs, code (last, so it wins a name clash).
+    const data: Uint8Array[] = [seccomp.bpf];
+    const seccompFd = FD.firstData;
     const files: DataFile[] = [];
     const add = (dest: string, content: Uint8Array, perms: string) => {
       files.push({ fd: FD.firstData + data.length, dest, perms });
@@ -105,7 +120,7 @@ export class BwrapRunner implements Runner {
     for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
     add(`${WORK_DIR}/${source}`, code, '0644');
 
-    const inputBytes = data.reduce((n, d) => n + d.length, 0);
+    const inputBytes = data.reduce((n, d) => n + d.length, 0) - seccomp.bpf.length; // the filter is no file
     const tmpMb = this.#opts.tmpMb + Math.ceil(inputBytes / MiB); // inputs do not eat the scratch budget
     const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools };
     const base = { ...BASE_LIMITS, processes: this.#opts.processes };
@@ -125,7 +140,7 @@ export class BwrapRunner implements Runner {
     });
     const args = bwrapArgs({
       layout: this.host.layout, uid: this.#opts.sandboxUid, env: { ...SANDBOX_ENV },
-      tmpBytes: tmpMb * MiB, shmBytes: this.#opts.shmMb * MiB, files, infoFd: FD.info,
+      tmpBytes: tmpMb * MiB, shmBytes: this.#opts.shmMb * MiB, files, infoFd: FD.info, seccompFd,
       command: ['/bin/bash', '--norc', '--noprofile', '-c', script],
     });
     const cgroup = this.#createCgroup(lang, spec, tmpMb);
@@ -158,5 +173,15 @@ export class BwrapRunner implements Runner {
     } catch {
       return null; // rlimits still apply
     }
+  }
+}
+
+/** The filter, or why there is none (never throws for a missing library: the runner then offers nothing). */
+function buildFilter(pythonPath: string, library: string | undefined): { seccomp: SeccompFilter | null; problem: string[] } {
+  try {
+    return { seccomp: buildSeccompFilter({ pythonPath, ...(library !== undefined && { library }) }), problem: [] };
+  } catch (e) {
+    if (!(e instanceof SeccompUnavailableError)) throw e;
+    return { seccomp: null, problem: [`no seccomp filter (${e.code}: ${e.message}); sandboxes do not run without one`] };
   }
 }

@@ -1,16 +1,18 @@
-// The python zygote against real namespaces: the same containment contract as
-// the per-run bubblewrap sandbox, plus what is specific to forking from a
+// The python zygote against real namespaces: the same containment and seccomp
+// contracts as the per-run bubblewrap sandbox, plus what is specific to forking from a
 // long-lived interpreter (no state shared between runs, pool recovery).
 
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BwrapRunner } from './bwrap-runner.ts';
 import { hostProcessesWith, pySpec, pythonContainmentCases } from './python-containment.test-support.ts';
+import { seccompCasesApply, seccompPythonCases } from './seccomp/containment.test-support.ts';
 import { ZygoteRunner } from './zygote-runner.ts';
 
 const native = new BwrapRunner({ cgroups: false });
 const usable = native.languages().includes('python');
-const runner = new ZygoteRunner({ size: 2, host: native.host });
+// Without a seccomp filter the bubblewrap runner offers no languages, so `usable` is false and nothing spawns.
+const runner = new ZygoteRunner({ size: 2, host: native.host, seccomp: native.seccomp! });
 const never = new AbortController().signal;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -53,6 +55,10 @@ afterAll(async () => {
 
 describe.skipIf(!usable)('ZygoteRunner (python contract)', () => {
   pythonContainmentCases(() => runner);
+});
+
+describe.skipIf(!usable || !seccompCasesApply)('ZygoteRunner (seccomp contract)', () => {
+  seccompPythonCases(() => runner);
 });
 
 describe.skipIf(!usable)('ZygoteRunner', () => {

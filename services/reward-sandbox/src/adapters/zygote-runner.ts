@@ -14,6 +14,7 @@ import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwr
 import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
 import type { HostProbe } from './bwrap/probe.ts';
+import type { SeccompFilter } from './seccomp/filter.ts';
 import { ZygoteProcess } from './zygote/process.ts';
 import { STDIN_BLOB, encodeRun, type RunResult, type ZygoteRunMeta } from './zygote/protocol.ts';
 
@@ -23,6 +24,8 @@ export interface ZygoteRunnerOptions {
   size: number;
   /** The bubblewrap runner's host probe (launch mode, layout, python path). */
   host: HostProbe;
+  /** The seccomp filter each run's program loads before its code runs (the bubblewrap runner's). */
+  seccomp: SeccompFilter;
   tmpMb?: number;
   shmMb?: number;
   processes?: number;
@@ -35,6 +38,8 @@ export interface ZygoteRunnerOptions {
 const MiB = 1024 * 1024;
 const SCRIPT_DIR = fileURLToPath(new URL('./zygote/', import.meta.url));
 const SETUP_TIMEOUT_MS = 10_000;
+/** Where the zygote finds the seccomp program (written from an fd by bwrap --file). */
+const SECCOMP_PATH = '/run/seccomp.bpf';
 /** Extra time past run_timeout + setup before the host gives up on a zygote's answer. */
 const BACKSTOP_SLACK_MS = 10_000;
 
@@ -177,13 +182,13 @@ export class ZygoteRunner implements SelectiveRunner {
 
   #spawn(): ZygoteProcess {
     const { host, sandboxUid: uid } = this.#opts;
-    const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid))];
+    const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf];
     const args = bwrapArgs({
       layout: host.layout, uid, env: { ...SANDBOX_ENV }, tmpBytes: 16 * MiB, shmBytes: MiB, infoFd: 3,
-      files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }],
+      files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }, { fd: 6, dest: SECCOMP_PATH, perms: '0444' }],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
       nestedUserns: true,
-      command: [host.tools.python ?? '/usr/bin/python3', '/run/zygote/zygote.py', String(this.#opts.tmpMb * MiB), String(this.#opts.shmMb * MiB)],
+      command: [host.tools.python ?? '/usr/bin/python3', '/run/zygote/zygote.py', String(this.#opts.tmpMb * MiB), String(this.#opts.shmMb * MiB), SECCOMP_PATH],
     });
     return new ZygoteProcess({
       argv: [...host.prefix, host.bwrap, ...args],

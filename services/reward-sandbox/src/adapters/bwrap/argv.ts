@@ -52,6 +52,12 @@ export interface SandboxPlan {
    * nested ones there before any program runs.
    */
   nestedUserns?: boolean;
+  /**
+   * Fd bwrap reads a seccomp program from (seccomp/filter.ts); bwrap loads it
+   * into the sandbox's pid 1 and command right before exec, so the supervisor,
+   * the program and everything it forks run under it.
+   */
+  seccompFd?: number;
 }
 
 /** The program's whole environment (bwrap --clearenv drops everything else). */
@@ -107,6 +113,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--gid', String(plan.uid),
     '--hostname', 'sandbox',
     '--clearenv',
+    ...(plan.seccompFd === undefined ? [] : ['--seccomp', String(plan.seccompFd)]),
   ];
   for (const [k, v] of Object.entries(plan.env)) a.push('--setenv', k, v);
   a.push('--ro-bind', '/usr', '/usr');

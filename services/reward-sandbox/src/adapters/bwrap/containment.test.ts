@@ -1,5 +1,6 @@
 // Hostile programs against real bubblewrap sandboxes: the python contract shared
-// with the zygote (../python-containment.test-support.ts), plus what only the
+// with the zygote (../python-containment.test-support.ts) and the seccomp
+// red-team cases (../seccomp/containment.test-support.ts), plus what only the
 // native runner does (bash, compiled languages, its report channel, tmpfs cap).
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,8 @@ import type { RunSpec } from '../../core/runner.ts';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
 import { hostProcessesWith, marker, pythonContainmentCases } from '../python-containment.test-support.ts';
+import { seccompCasesApply, seccompNativeCases, seccompPythonCases } from '../seccomp/containment.test-support.ts';
+import { SeccompProblem } from '../seccomp/filter.ts';
 
 const runner = new BwrapRunner({ nodePath: process.execPath });
 afterAll(() => runner.close());
@@ -18,6 +21,24 @@ function spec(language: string, code: string, extra: Partial<RunSpec> = {}): Run
 
 describe.skipIf(!runner.languages().includes('python'))('bwrap containment (python contract)', () => {
   pythonContainmentCases(() => runner);
+});
+
+describe.skipIf(!runner.languages().includes('python') || !seccompCasesApply)('bwrap seccomp filter (python contract)', () => {
+  seccompPythonCases(() => runner);
+});
+
+describe.skipIf(!runner.languages().includes('cpp') || !seccompCasesApply)('bwrap seccomp filter (bash, cpp)', () => {
+  seccompNativeCases(() => runner);
+});
+
+describe.skipIf(runner.languages().length === 0)('bwrap without a seccomp filter', () => {
+  it('fails closed: no languages, the reason in the host problems, runs refused', async () => {
+    const bare = new BwrapRunner({ cgroups: false, seccompLibrary: '/nonexistent/libseccomp.so.2' });
+    expect(bare.seccomp).toBeNull();
+    expect(bare.languages()).toEqual([]);
+    expect(bare.host.problems.some((p) => p.includes(SeccompProblem.LibraryMissing))).toBe(true);
+    await expect(bare.run(spec('bash', 'echo hi'), never)).rejects.toThrow();
+  });
 });
 
 describe.skipIf(!runner.languages().includes('bash'))('bwrap containment (native languages)', () => {

@@ -1,7 +1,8 @@
 // Pure helpers of the bubblewrap runner: path hygiene, output capping, the
-// report-channel parser and the memory verdict.
+// report-channel parser, the memory verdict and the command line.
 
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_ENV, bwrapArgs, type SandboxPlan } from './argv.ts';
 import { decodeReturnCode, memoryLimitExceeded, type MemoryEvidence } from './memory.ts';
 import { CappedBuffer } from './output.ts';
 import { safeRelativePath, shellQuote } from './paths.ts';
@@ -67,5 +68,19 @@ describe('memory verdict', () => {
     expect(memoryLimitExceeded({ ...base, returnCode: -11 })).toBe(false);
     expect(memoryLimitExceeded({ ...base, returnCode: -11, cgroup: { oomKills: 0, peakBytes: 95 * 1024 * 1024 } })).toBe(true);
     expect(memoryLimitExceeded({ ...base, returnCode: 1, cgroup: { oomKills: 1, peakBytes: null } })).toBe(true);
+  });
+});
+
+describe('bwrapArgs', () => {
+  const plan: SandboxPlan = {
+    layout: { rootEntries: [], etc: [] }, uid: 65534, env: { ...SANDBOX_ENV }, tmpBytes: 1 << 20, shmBytes: 1 << 20,
+    files: [], infoFd: 6, command: ['/bin/true'],
+  };
+  it('loads the seccomp program from its fd when given one, as a bwrap option before the command', () => {
+    const a = bwrapArgs({ ...plan, seccompFd: 7 });
+    const i = a.indexOf('--seccomp');
+    expect(a[i + 1]).toBe('7');
+    expect(i).toBeLessThan(a.indexOf('--'));
+    expect(bwrapArgs(plan)).not.toContain('--seccomp');
   });
 });

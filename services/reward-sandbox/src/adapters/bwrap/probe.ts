@@ -36,6 +36,8 @@ export interface ProbeOptions {
   pythonPath: string;
   sandboxUid: number;
   allowRootSandbox?: boolean;
+  /** The seccomp program runs use: the toolchains are probed under it, so what is found also works under it. */
+  seccomp?: Uint8Array;
 }
 
 function executable(path: string): boolean {
@@ -81,12 +83,15 @@ export function probeHost(opts: ProbeOptions): HostProbe {
   const candidates: Array<{ prefix: string[]; unprivileged: boolean }> = [];
   if (root && setpriv !== undefined) candidates.push({ prefix: [setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], unprivileged: true });
   if (!root || opts.allowRootSandbox === true) candidates.push({ prefix: [], unprivileged: !root });
+  // The filter goes in on stdin (fd 0), which bwrap reads to EOF and closes before running the script.
+  const seccompFd = opts.seccomp === undefined ? {} : { seccompFd: 0 };
   const args = (script: string) =>
-    bwrapArgs({ layout, uid: opts.sandboxUid, env: { ...SANDBOX_ENV }, tmpBytes: 16 << 20, shmBytes: 1 << 20, files: [], infoFd: 3, command: ['/bin/bash', '-c', script] });
+    bwrapArgs({ layout, uid: opts.sandboxUid, env: { ...SANDBOX_ENV }, tmpBytes: 16 << 20, shmBytes: 1 << 20, files: [], infoFd: 3, ...seccompFd, command: ['/bin/bash', '-c', script] });
   for (const c of candidates) {
     const r = spawnSync(c.prefix[0] ?? bwrap, [...c.prefix.slice(1), ...(c.prefix.length > 0 ? [bwrap] : []), ...args(TOOL_SCRIPT(opts.pythonPath))], {
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: [opts.seccomp === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
+      ...(opts.seccomp !== undefined && { input: opts.seccomp }),
       timeout: 20_000,
       env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
     });

@@ -16,8 +16,9 @@
 #      C go; reaps, kills leftovers, reads fetch_files, reports to A. Ignores the
 #      signals C could send it.
 #   C  the program: waits for B's go, then rlimits, only fds 0-2, every capability
-#      dropped, no_new_privs, and runs the code as __main__ the way
-#      `python3 tmpXXXX.py` would.
+#      dropped, no_new_privs, the service's seccomp filter (argv[3], built by
+#      seccomp/filter.ts) as the last step, and runs the code as __main__ the
+#      way `python3 tmpXXXX.py` would.
 #
 # Frames on fd 1 (host side: zygote/protocol.ts): 1 type byte, 4-byte big-endian
 # length, body. H = ready (JSON), R = result (JSON header + stdout + stderr bytes),
@@ -56,11 +57,14 @@ CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x02000000, 
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 0x40000
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_SET_DUMPABLE = 38, 24, 47, 4, 4
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 WORK = '/tmp/work'
 MS_REMOUNT = 32
 # Sizes of the run's /tmp and /dev/shm (argv[1], argv[2]); /tmp grows per run to fit its inputs.
 TMP_BYTES = int(sys.argv[1]) if len(sys.argv) > 1 else 256 << 20
 SHM_BYTES = int(sys.argv[2]) if len(sys.argv) > 2 else 64 << 20
+# The seccomp program (classic BPF) every run's program loads (argv[3]); required.
+SECCOMP_PATH = sys.argv[3] if len(sys.argv) > 3 else None
 # Dispositions of a freshly started interpreter (SIGPIPE/SIGXFSZ ignored, SIGINT raises), restored in C.
 FRESH_SIGNALS = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)}
 
@@ -114,6 +118,31 @@ def drop_privileges():
     check(libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), data), 'capset')
 
 
+class SockFprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+
+def read_seccomp_program(path):
+    """Reads the filter once, before any fork: the zygote refuses to start without it."""
+    if path is None:
+        raise SystemExit('zygote: no seccomp program given')
+    with open(path, 'rb') as f:
+        data = f.read()
+    if not data or len(data) % 8 != 0 or len(data) // 8 > 0xFFFF:
+        raise SystemExit('zygote: %s is not a seccomp program (%d bytes)' % (path, len(data)))
+    buf = ctypes.create_string_buffer(data, len(data))
+    return buf, SockFprog(len(data) // 8, ctypes.cast(buf, ctypes.c_void_p))
+
+
+SECCOMP = read_seccomp_program(SECCOMP_PATH)
+
+
+def load_seccomp():
+    # Last before user code: the namespace setup above needed unshare and mount,
+    # which the filter denies. no_new_privs is already set (drop_privileges).
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(SECCOMP[1]), 0, 0), 'seccomp')
+
+
 def set_limits(lim):
     import resource
     mib = 1024 * 1024
@@ -161,6 +190,7 @@ def run_program(go_r, out_w, err_w):
     set_limits(meta['limits'])
     os.chdir(WORK)
     drop_privileges()
+    load_seccomp()
     path = WORK + '/' + meta['source']
     sys.argv = [meta['source']]
     sys.orig_argv = [sys.executable, meta['source']]
