@@ -117,6 +117,12 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
     expect(values.size).toBe(3);
   });
 
+  it('refuses to start without a valid seccomp program', async () => {
+    const broken = new ZygoteRunner({ size: 1, host: native.host, seccomp: { ...native.seccomp!, bpf: Buffer.alloc(12) } });
+    await expect(broken.warm()).rejects.toThrow();
+    await broken.close();
+  });
+
   it('replaces a zygote killed by an abort and keeps serving', async () => {
     const ac = new AbortController();
     const pending = runner.run(pySpec('import time; time.sleep(60)'), ac.signal);

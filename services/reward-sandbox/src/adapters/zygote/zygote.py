@@ -128,7 +128,7 @@ def read_seccomp_program(path):
         raise SystemExit('zygote: no seccomp program given')
     with open(path, 'rb') as f:
         data = f.read()
-    if not data or len(data) % 8 != 0 or len(data) // 8 > 0xFFFF:
+    if not data or len(data) % 8 != 0 or len(data) // 8 > 4096:  # BPF_MAXINSNS
         raise SystemExit('zygote: %s is not a seccomp program (%d bytes)' % (path, len(data)))
     buf = ctypes.create_string_buffer(data, len(data))
     return buf, SockFprog(len(data) // 8, ctypes.cast(buf, ctypes.c_void_p))
