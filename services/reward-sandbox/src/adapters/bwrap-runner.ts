@@ -18,6 +18,7 @@ import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
 import { probeHost, type HostProbe } from './bwrap/probe.ts';
 import { FD, supervisorScript } from './bwrap/supervisor.ts';
+import { SUPERVISOR_SHELL, prepareSupervisorShell, type SupervisorShell } from './bwrap/supervisor-shell.ts';
 import { SeccompUnavailableError, buildSeccompFilter, type SeccompFilter } from './seccomp/filter.ts';
 
 /** Tunables; the defaults suit a reward sandbox. */
@@ -62,6 +63,7 @@ export class BwrapRunner implements Runner {
   #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary'>>;
   #cgroups: CgroupFactory | null;
   #languages: string[];
+  #shell: SupervisorShell | null;
 
   constructor(options: BwrapRunnerOptions = {}) {
     this.#opts = {
@@ -76,12 +78,15 @@ export class BwrapRunner implements Runner {
     };
     const { seccomp, problem } = buildFilter(this.#opts.pythonPath, options.seccompLibrary);
     this.seccomp = seccomp;
+    const shell = prepareShell();
+    this.#shell = shell.shell;
     const probe = probeHost({
       ...options, pythonPath: this.#opts.pythonPath, sandboxUid: this.#opts.sandboxUid, ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
     this.#cgroups = this.#opts.cgroups ? CgroupFactory.probe() : null;
-    this.host = { ...probe, problems: [...probe.problems, ...problem], cgroups: this.#cgroups !== null };
-    this.#languages = seccomp === null ? [] : Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
+    this.host = { ...probe, problems: [...probe.problems, ...problem, ...shell.problem], cgroups: this.#cgroups !== null };
+    // Without the execute-only shell the program could rewrite its supervisor's report: fail closed.
+    this.#languages = seccomp === null || shell.shell === null ? [] : Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
   }
 
   languages(): ReadonlyArray<string> {
@@ -91,13 +96,16 @@ export class BwrapRunner implements Runner {
   /** Removes pooled cgroups (call at shutdown; runs still in flight clean up after themselves). */
   close(): void {
     this.#cgroups?.close();
+    this.#shell?.remove();
+    this.#shell = null;
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
     const lang = LANGUAGES[spec.language];
     const seccomp = this.seccomp;
-    if (lang === undefined || seccomp === null || !this.#languages.includes(spec.language)) {
+    const shell = this.#shell;
+    if (lang === undefined || seccomp === null || shell === null || !this.#languages.includes(spec.language)) {
       const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
       throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
     }
@@ -141,7 +149,8 @@ export class BwrapRunner implements Runner {
     const args = bwrapArgs({
       layout: this.host.layout, uid: this.#opts.sandboxUid, env: { ...SANDBOX_ENV },
       tmpBytes: tmpMb * MiB, shmBytes: this.#opts.shmMb * MiB, files, infoFd: FD.info, seccompFd,
-      command: ['/bin/bash', '--norc', '--noprofile', '-c', script],
+      roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
+      command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
     });
     const cgroup = this.#createCgroup(lang, spec, tmpMb);
     try {
@@ -183,5 +192,14 @@ function buildFilter(pythonPath: string, library: string | undefined): { seccomp
   } catch (e) {
     if (!(e instanceof SeccompUnavailableError)) throw e;
     return { seccomp: null, problem: [`no seccomp filter (${e.code}: ${e.message}); sandboxes do not run without one`] };
+  }
+}
+
+/** The supervisor's execute-only shell, or the problem that stops this runner. */
+function prepareShell(): { shell: SupervisorShell | null; problem: string[] } {
+  try {
+    return { shell: prepareSupervisorShell(), problem: [] };
+  } catch (err) {
+    return { shell: null, problem: [`no execute-only supervisor shell: ${err instanceof Error ? err.message : String(err)}`] };
   }
 }

@@ -9,11 +9,15 @@
 //                the compile/run children so far, e.g. `0m1.234s 0m0.010s`
 //   F <i>        fetch file i follows as one base64 line
 // fd 4/5 carry the compiler's stdout/stderr. The program runs with only 0-2 open.
-// fd 3 is a socket, so reopening it via /proc/<pid>/fd fails (ENXIO), but a
-// program could still ptrace the supervisor (same uid), so the host treats the
-// channel as untrusted: S and C precede the program; R only ever lengthens the
-// measured time and never extends a deadline; a forged file is no worse than a
-// file the program wrote; the channel is capped.
+// The program shares the supervisor's uid but cannot reach the channel: fd 3 is
+// closed in the program's subshell; seccomp denies ptrace, pidfd_getfd and
+// process_vm_*; and the supervisor runs from an execute-only shell
+// (supervisor-shell.ts), which makes it non-dumpable, so its /proc/<pid>/mem, fd/
+// and environ are closed to the program. The host still treats the channel as
+// untrusted, as a second line: every time is taken on the host's clock when a
+// marker arrives; S and C precede the program; R only ever lengthens the measured
+// time and never extends a deadline; a forged file is no worse than a file the
+// program wrote; the channel is capped.
 
 import { shellQuote } from './paths.ts';
 
