@@ -2,7 +2,7 @@
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
-import { createFastRunner } from './adapters/fast-runner.ts';
+import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
 import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig } from './config.ts';
@@ -35,9 +35,19 @@ for (const [name, help, read] of [
 ] as const) {
   new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
 }
-const fast = config.SANDBOX_JS_ISOLATE
-  ? createFastRunner(config.DEFAULT_MEMORY_LIMIT_MB, (message, count) => logger.error({ message, count }, 'isolate catastrophic failure; JavaScript falls back to bubblewrap after 4, restart to restore the fast path'))
-  : undefined;
+let fast: FastRunner | undefined;
+if (config.SANDBOX_JS_ISOLATE) {
+  try {
+    fast = createFastRunner({
+      warmMemoryMb: [config.DEFAULT_MEMORY_LIMIT_MB],
+      maxIdleWorkers: config.SANDBOX_CONCURRENCY + 1,
+      onWorkerEvent: (event) => (event.type === 'start-failed' ? logger.error(event, 'js worker failed to start') : logger.debug(event, 'js worker')),
+      onCatastrophicError: (message) => logger.warn({ message }, 'isolate catastrophic failure; its worker is replaced'),
+    });
+  } catch (err) {
+    logger.error({ err }, 'isolated-vm fast path unavailable; JavaScript runs in bubblewrap');
+  }
+}
 const zygote = config.SANDBOX_PYTHON_ZYGOTE && !config.SANDBOX_CGROUPS && native.seccomp !== null && native.languages().includes('python')
   ? new ZygoteRunner({ size: config.SANDBOX_CONCURRENCY, host: native.host, seccomp: native.seccomp, onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced') })
   : undefined;
@@ -60,7 +70,7 @@ await hostService({
   routes: (app) => addRoutes(app, executor, defaults, scorer),
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [
-    // Removes the pooled per-run cgroups.
-    { name: 'sandbox', run: async () => { native.close(); await zygote?.close(); } },
+    // Removes the pooled per-run cgroups; kills the JavaScript worker processes.
+    { name: 'sandbox', run: async () => { native.close(); await Promise.all([zygote?.close(), fast?.close()]); } },
   ],
 });

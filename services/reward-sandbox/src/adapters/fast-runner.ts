@@ -1,25 +1,25 @@
 import type { SelectiveRunner } from '../core/executor.ts';
-import { IsolateRunner, canRunInIsolate } from './js-isolate.ts';
+import { IsolateRunner, canRunInIsolate, type IsolateRunnerOptions } from './js-isolate.ts';
 
-/** Catastrophic isolate failures (a fatal V8 OOM strands its thread) tolerated before the fast path is switched off. */
-const MAX_CATASTROPHES = 4;
+/** The fast path as the executor sees it, plus shutdown. */
+export interface FastRunner extends SelectiveRunner {
+  /** Kills the worker processes and waits until they are gone. */
+  close(): Promise<void>;
+}
 
 /**
  * The isolated-vm fast path, taking only JavaScript/TypeScript that needs no
- * Node built-ins or files. After repeated catastrophic isolate failures it stops
- * taking work, so JavaScript falls back to the native sandbox instead of failing.
+ * Node built-ins or files. A worker process that is killed or dies is replaced;
+ * only while no worker can be started at all does JavaScript go to the native
+ * sandbox (the pool keeps retrying). Throws when prlimit(1) is missing.
  */
-export function createFastRunner(memoryMb: number, onCatastrophe: (message: string, count: number) => void): SelectiveRunner {
-  let catastrophes = 0;
-  const isolate = new IsolateRunner({
-    warmMemoryMb: [memoryMb],
-    maxCatastrophes: MAX_CATASTROPHES,
-    onCatastrophicError: (message) => onCatastrophe(message, ++catastrophes),
-  });
+export function createFastRunner(options: IsolateRunnerOptions): FastRunner {
+  const isolate = new IsolateRunner(options);
   return {
     name: isolate.name,
     languages: () => isolate.languages(),
-    canRun: (spec) => catastrophes < MAX_CATASTROPHES && canRunInIsolate(spec),
+    canRun: (spec) => isolate.available && canRunInIsolate(spec),
     run: (spec, signal) => isolate.run(spec, signal),
+    close: () => isolate.close(),
   };
 }

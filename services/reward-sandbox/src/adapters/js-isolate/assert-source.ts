@@ -1,7 +1,7 @@
 // In-isolate `node:assert`: AssertionError and the assert functions, with failure
 // messages following lib/internal/assert/assertion_error.js closely enough for
 // graders that look for "AssertionError" and a non-zero exit code.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // relies on COMPARE_SOURCE, the inspect fragments and on `callSiteSource(fn)` from
 // the runtime fragment.
 

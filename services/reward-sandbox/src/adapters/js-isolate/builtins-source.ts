@@ -1,6 +1,6 @@
 // In-isolate runtime, part 4: the builtin modules (fs, readline, events, util,
 // assert, os, timers) and `require` for them; see modules.ts for the advertised list.
-// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
 // which fragments are concatenated into one IIFE); names are shared across fragments.
 // Written without template literals so that it can live inside String.raw.
 

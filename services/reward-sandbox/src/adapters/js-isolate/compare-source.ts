@@ -3,7 +3,7 @@
 // (MIT, Node.js contributors) minus partial mode. MultiPL-E style benchmarks (the
 // bulk of JS/TS reward traffic) end with `assert.deepEqual(...)`, so the loose and
 // strict rules must match Node's exactly.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // relies on the inspect fragments' type checks (isMap, boxedKind, ...).
 
 /** Comparison fragment: `isDeepEqual(a, b)` and `isDeepStrictEqual(a, b)`. */

@@ -1,7 +1,7 @@
 // In-isolate runtime, part 5: globals, the CommonJS entry hook and `ctl`, the
 // single control function the host drives (start / step / die); the fragment
 // ends by returning it from the enclosing IIFE.
-// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
 // which fragments are concatenated into one IIFE); names are shared across fragments.
 // Written without template literals so that it can live inside String.raw.
 
@@ -105,6 +105,7 @@ function ctl(op, a, b, c, d) {
     invokeEntry(function () {});
     consoleWrite(1, ['warm', 1, { a: [1, 'x'] }, null]);
     pendingOut[0] = '';
+    sentChars[0] = 0;
     pendingLen = 0;
     writesSinceCheck = 0;
     return loopAlive();

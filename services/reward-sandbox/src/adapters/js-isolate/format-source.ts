@@ -1,6 +1,6 @@
 // In-isolate `util.format` / `util.formatWithOptions` (the printf-like layer under
 // console.log), ported from Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // written without template literals so that it can live inside String.raw.
 
 /** Format fragment: `format(...args)` and `formatWithOptions(opts, args)`. */

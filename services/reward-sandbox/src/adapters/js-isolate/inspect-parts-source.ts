@@ -1,7 +1,7 @@
 // In-isolate `util.inspect`, the pieces formatRaw delegates to: boxed primitives,
 // functions and classes, errors, arrays/typed arrays/maps/sets, properties, array
 // grouping and line breaking, following Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // written without template literals so that it can live inside String.raw.
 
 /** Inspect fragment: per-type formatters, grouping and line breaking. */

@@ -3,7 +3,7 @@
 // and V8-internal type checks: console.log output of programs is graded byte for
 // byte, so arrays/objects must line-break and group exactly like Node's. This part:
 // options, string escaping, primitives, and the object formatter itself.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // written without template literals so that it can live inside String.raw.
 
 /** Inspect fragment: options, escaping, primitives and `inspect(value, opts)`. */

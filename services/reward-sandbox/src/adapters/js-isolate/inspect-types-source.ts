@@ -1,7 +1,7 @@
 // In-isolate `util.inspect`, type detection: brand checks through intrinsic
 // getters (no V8 internals are reachable from inside the isolate), constructor
 // names and key listing, following Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see pool.ts);
+// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
 // written without template literals so that it can live inside String.raw.
 
 /** Inspect fragment: type checks, constructor names, key listing. */

@@ -34,7 +34,7 @@ const EXPRESSIONS = [
   '(() => { const e = new RangeError("bad"); e.code = "E_X"; return Object.keys(e); })()',
 ];
 
-const runner = new IsolateRunner({ warmIsolates: 0 });
+const runner = new IsolateRunner({ spareWorkers: 0 });
 afterAll(() => runner.close());
 
 describe('in-isolate inspect', () => {

@@ -1,7 +1,7 @@
 // In-isolate runtime, part 1: shared state and output buffering (the only host
 // callbacks the isolate ever sees take strings/numbers: write and exit), UTF-8
 // helpers with a minimal Buffer stand-in, and EventEmitter.
-// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
 // which fragments are concatenated into one IIFE); names are shared across fragments.
 // Written without template literals so that it can live inside String.raw.
 

@@ -1,7 +1,7 @@
 // In-isolate runtime, part 2: timers on a virtual clock, process.nextTick, the
 // libuv-shaped event loop the host drives one macrotask at a time, and stdin
 // delivery (process.stdin stream) plus stdout/stderr streams.
-// Function-body fragment of the in-isolate runtime (see pool.ts for the order in
+// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
 // which fragments are concatenated into one IIFE); names are shared across fragments.
 // Written without template literals so that it can live inside String.raw.
 

@@ -1,6 +1,12 @@
-// Host-side collector for what the isolate writes to stdout/stderr, with a per-stream
-// byte cap: beyond it output is discarded and the stream is marked truncated (the
-// isolate is told to stop sending by the `false` return value).
+// Collector for what a program writes to stdout/stderr, with a per-stream byte cap:
+// beyond it output is discarded and the stream is marked truncated (the isolate is
+// told to stop sending by the `false` return value). The worker process keeps one
+// and forwards every kept chunk to the service as it arrives (`onKept`); the
+// service rebuilds the same text in its own sink, so output written before a
+// worker is killed is not lost with it.
+
+/** Called with each piece of text a sink kept, and once when a stream hits the cap. */
+export type KeptListener = (fd: 1 | 2, text: string, truncated: boolean) => void;
 
 /** Accumulates stdout (fd 1) and stderr (fd 2) up to `capBytes` each. */
 export class OutputSink {
@@ -8,9 +14,11 @@ export class OutputSink {
   readonly #chunks = [[] as string[], [] as string[]] as const;
   readonly #bytes = [0, 0];
   readonly #truncated = [false, false];
+  readonly #onKept: KeptListener | undefined;
 
-  constructor(capBytes: number) {
+  constructor(capBytes: number, onKept?: KeptListener) {
     this.#cap = Math.max(0, Math.floor(capBytes));
+    this.#onKept = onKept;
   }
 
   /** Appends text to fd 1 or 2; returns false once the stream is full. */
@@ -24,13 +32,21 @@ export class OutputSink {
     if (used + size <= this.#cap) {
       chunks.push(text);
       this.#bytes[i] = used + size;
+      this.#onKept?.(fd, text, false);
       return true;
     }
     const room = this.#cap - used;
-    if (room > 0) chunks.push(cutUtf8(text, room));
+    const kept = room > 0 ? cutUtf8(text, room) : '';
+    if (kept !== '') chunks.push(kept);
     this.#bytes[i] = this.#cap;
     this.#truncated[i] = true;
+    this.#onKept?.(fd, kept, true);
     return false;
+  }
+
+  /** Marks fd 1 or 2 as cut at the cap (the sink that cut it was elsewhere: the worker). */
+  markTruncated(fd: 1 | 2): void {
+    this.#truncated[fd - 1] = true;
   }
 
   /** Everything kept for fd 1 or 2, with lone surrogates replaced as Node's UTF-8 encoding would. */

@@ -1,7 +1,8 @@
-// Fresh isolates, prepared ahead of demand. Every run still gets a brand-new
-// isolate that no other program has touched; what is done early is only the
-// program-independent work (V8 isolate + context creation and evaluating the
-// runtime shim), which is most of the per-run latency.
+// Fresh isolates, prepared ahead of demand (inside a worker process, see
+// worker/isolate-slot.ts). Every run still gets a brand-new isolate that no other
+// program has touched; what is done early is only the program-independent work
+// (V8 isolate + context creation and evaluating the runtime shim), which is most
+// of the per-run latency.
 
 import ivm from 'isolated-vm';
 import { ASSERT_SOURCE } from './assert-source.ts';
@@ -15,9 +16,6 @@ import { INSPECT_TYPES_SOURCE } from './inspect-types-source.ts';
 import { IO_SOURCE } from './io-source.ts';
 import { LOOP_SOURCE } from './loop-source.ts';
 import { RUNTIME_SOURCE } from './runtime-source.ts';
-
-/** Delay before background work (refill, dispose) after a run, so its reply is written first. */
-const AFTER_REPLY_MS = 1;
 
 // Fragment order matters only for top-level statements (classes, consts, objects
 // built at load time): each fragment may use what earlier ones define.
@@ -89,124 +87,6 @@ export async function prepareIsolate(memoryMb: number, warm = false, listener?: 
   } catch (err) {
     isolate.dispose();
     throw err;
-  }
-}
-
-/**
- * Keeps a few prepared isolates per memory limit; each is handed out once.
- * Creating an isolate blocks the event loop for ~0.7 ms, so refilling normally waits
- * for a moment with no run in flight; when a burst drains the pool, one isolate is
- * prepared alongside the running programs, and otherwise runs prepare inline.
- */
-export class IsolatePool {
-  readonly #target: number;
-  readonly #maxKeys: number;
-  readonly #idle = new Map<number, PreparedIsolate[]>();
-  #busy = 0;
-  #scheduled = false;
-  #eager = false;
-  #preparing = false;
-  #closed = false;
-
-  readonly #listener: CatastropheListener | undefined;
-
-  constructor(target = 2, maxKeys = 4, listener?: CatastropheListener) {
-    this.#target = Math.max(0, target);
-    this.#maxKeys = Math.max(1, maxKeys);
-    this.#listener = listener;
-  }
-
-  /** A prepared isolate for `memoryMb`, from the pool when available; marks a run as in flight until {@link release}. */
-  async take(memoryMb: number): Promise<PreparedIsolate> {
-    if (this.#closed) throw new Error('isolate pool is closed');
-    this.#busy++;
-    try {
-      const list = this.#want(memoryMb);
-      const ready = list.pop();
-      // A burst is draining the pool: refill alongside the running programs rather
-      // than waiting for an idle moment that may not come soon.
-      if (list.length === 0) this.#schedule(true);
-      return ready ?? (await prepareIsolate(memoryMb, false, this.#listener));
-    } catch (err) {
-      this.#busy--;
-      throw err;
-    }
-  }
-
-  /**
-   * Ends a run started by {@link take}: its isolate is disposed right after the
-   * response is on its way (null for an isolate parked by a catastrophic error).
-   */
-  release(isolate: ivm.Isolate | null): void {
-    this.#busy--;
-    // Not deferred to an idle moment: a finished program may still hold a heap of up
-    // to its memory limit, which must be returned promptly.
-    if (isolate !== null) setTimeout(() => disposeQuietly(isolate), AFTER_REPLY_MS);
-    this.#schedule();
-  }
-
-  /** Prepares isolates for `memoryMb` in the background, so that the first runs are already fast. */
-  warm(memoryMb: number): void {
-    this.#want(memoryMb);
-    this.#schedule();
-  }
-
-  /** Disposes idle isolates and stops refilling. */
-  close(): void {
-    this.#closed = true;
-    for (const list of this.#idle.values()) for (const vm of list) disposeQuietly(vm.isolate);
-    this.#idle.clear();
-  }
-
-  // The idle list for a memory limit, most recently wanted last (evicting the oldest limit).
-  #want(memoryMb: number): PreparedIsolate[] {
-    let list = this.#idle.get(memoryMb);
-    if (list !== undefined) this.#idle.delete(memoryMb);
-    else list = [];
-    this.#idle.set(memoryMb, list);
-    while (this.#idle.size > this.#maxKeys) {
-      const oldest = this.#idle.keys().next().value as number;
-      for (const vm of this.#idle.get(oldest) ?? []) disposeQuietly(vm.isolate);
-      this.#idle.delete(oldest);
-    }
-    return list;
-  }
-
-  #schedule(eager = false): void {
-    if (this.#closed || (this.#busy > 0 && !eager)) return;
-    this.#eager ||= eager;
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // Not setImmediate: creating an isolate blocks the thread ~1.5-2 ms, and the
-    // reply of the run that just ended is still being written; let it go first.
-    setTimeout(() => {
-      const wasEager = this.#eager;
-      this.#scheduled = false;
-      this.#eager = false;
-      void this.#maintain(wasEager);
-    }, AFTER_REPLY_MS);
-  }
-
-  // One housekeeping step per turn of the event loop, normally only while nothing
-  // runs; an eager step (pool drained by a burst) prepares one isolate regardless.
-  async #maintain(eager = false): Promise<void> {
-    if (this.#closed || (this.#busy > 0 && !eager) || this.#preparing || this.#target === 0) return;
-    let wanted: number | undefined;
-    for (const [mb, list] of this.#idle) if (list.length < this.#target) wanted = mb;
-    if (wanted === undefined) return;
-    this.#preparing = true;
-    try {
-      const vm = await prepareIsolate(wanted, !eager, this.#listener);
-      const list = this.#idle.get(wanted);
-      if (this.#closed || list === undefined) disposeQuietly(vm.isolate);
-      else list.push(vm);
-    } catch {
-      // Preparing failed (e.g. out of memory); take() prepares on demand instead.
-      return;
-    } finally {
-      this.#preparing = false;
-    }
-    this.#schedule();
   }
 }
 

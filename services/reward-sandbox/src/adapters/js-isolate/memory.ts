@@ -1,0 +1,42 @@
+// Memory limits of the fast path and how running out of memory is reported: the
+// isolate's heap cap, and the result shape both the worker (heap limit, fatal V8
+// OOM) and the service (a worker that died from its address-space limit) give.
+
+const MIN_MEMORY_MB = 8;
+const MAX_MEMORY_MB = 2048;
+
+/** What Node prints when the V8 heap is exhausted; ends stderr of a run out of memory. */
+export const OOM_MESSAGE = 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory';
+
+/** Node aborts on heap exhaustion; a shell reports that as 128 + SIGABRT. */
+export const OOM_EXIT_CODE = 134;
+
+/**
+ * Allocation failures a program may die of (uncaught), as Node prints them. The
+ * first four are the bubblewrap runner's node markers (bwrap/languages.ts); the
+ * WebAssembly ones are what the worker's address-space limit looks like from
+ * inside: V8 cannot grow or create a memory.
+ */
+export const MEMORY_MARKERS: readonly RegExp[] = [
+  /JavaScript heap out of memory/,
+  /Fatal process out of memory/,
+  /Array buffer allocation failed/,
+  /Cannot allocate memory/,
+  /WebAssembly\.Memory(\.grow)?\(\): (Unable to grow instance memory|could not allocate memory)/,
+];
+
+/** Clamps a memory limit in MiB to what an isolate accepts and this service allows. */
+export function clampMemory(mb: number): number {
+  if (!Number.isFinite(mb)) return 256;
+  return Math.min(MAX_MEMORY_MB, Math.max(MIN_MEMORY_MB, Math.round(mb)));
+}
+
+/** The stderr tail appended when a run is stopped by the memory limit. */
+export function outOfMemoryNotice(memoryMb: number): string {
+  return `\n<--- sandbox memory limit of ${memoryMb} MiB reached --->\n${OOM_MESSAGE}\n`;
+}
+
+/** True when a failed run's stderr shows that an allocation failed. */
+export function diedOfAllocationFailure(returnCode: number | null, stderr: string): boolean {
+  return returnCode !== 0 && returnCode !== null && MEMORY_MARKERS.some((m) => m.test(stderr));
+}

@@ -1,0 +1,81 @@
+// The worker's one prepared isolate. A worker serves a single memory limit and one
+// run at a time, so it keeps exactly one isolate ready and prepares the next only
+// once the previous one is gone: two isolates never coexist, which keeps the
+// worker's address space at the baseline the service measured (its limit is that
+// baseline plus the run's memory limit plus a small margin, see address-space.ts).
+//
+// Each isolate reserves ~0.5 GiB of address space whatever its heap limit, and
+// isolated-vm sometimes releases a disposed isolate a moment later, on its own
+// thread; so after disposing, the slot waits until the address space has come
+// back down before it prepares the next isolate.
+
+import type ivm from 'isolated-vm';
+import { disposeQuietly, prepareIsolate, type PreparedIsolate } from '../prepared-isolate.ts';
+import { readVmSizeBytes } from './address-space.ts';
+
+/** Delay before disposing and preparing after a run, so the run's answer is written first. */
+const AFTER_REPLY_MS = 1;
+/** How often, and how long at most, to look for a disposed isolate's address space to be released. */
+const RELEASE_POLL_MS = 1;
+const RELEASE_TIMEOUT_MS = 2000;
+
+/** Holds the next isolate for a fixed memory limit. */
+export class IsolateSlot {
+  readonly #memoryMb: number;
+  #next: Promise<PreparedIsolate> | undefined;
+  /** Address space with no isolate, and what one isolate adds (measured by the first {@link fill}). */
+  #emptyBytes = 0;
+  #isolateBytes = 0;
+
+  constructor(memoryMb: number) {
+    this.#memoryMb = memoryMb;
+  }
+
+  /** Prepares (and warms) the first isolate, measuring what it costs in address space. */
+  async fill(): Promise<void> {
+    this.#emptyBytes = readVmSizeBytes();
+    this.#next = prepareIsolate(this.#memoryMb, true);
+    await this.#next;
+    this.#isolateBytes = readVmSizeBytes() - this.#emptyBytes;
+  }
+
+  /** The prepared isolate, or a new one when none is ready (or the request wants another limit). */
+  async take(memoryMb: number): Promise<PreparedIsolate> {
+    if (memoryMb !== this.#memoryMb) return prepareIsolate(memoryMb, false);
+    const next = this.#next;
+    this.#next = undefined;
+    // A failed preparation is not kept: the run prepares once more on demand.
+    return (await next?.catch(() => undefined)) ?? prepareIsolate(memoryMb, false);
+  }
+
+  /**
+   * Disposes a finished run's isolate (null: parked, leave it), waits for its
+   * address space to be released, then prepares the next one. Resolves with
+   * false when the release was not seen in time (the service then measures the
+   * worker and replaces it if it has grown).
+   */
+  recycle(isolate: ivm.Isolate | null): Promise<boolean> {
+    const released = new Promise<boolean>((resolve) => {
+      setTimeout(() => {
+        if (isolate !== null) disposeQuietly(isolate);
+        void this.#released().then(resolve);
+      }, AFTER_REPLY_MS);
+    });
+    const next = released.then(() => prepareIsolate(this.#memoryMb, true));
+    this.#next = next;
+    return next.then(
+      () => released,
+      () => false,
+    );
+  }
+
+  async #released(): Promise<boolean> {
+    const enough = this.#emptyBytes + this.#isolateBytes / 2;
+    const deadline = performance.now() + RELEASE_TIMEOUT_MS;
+    while (readVmSizeBytes() > enough) {
+      if (performance.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, RELEASE_POLL_MS));
+    }
+    return true;
+  }
+}
