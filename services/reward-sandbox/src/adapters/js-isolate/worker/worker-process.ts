@@ -65,6 +65,7 @@ export class WorkerProcess {
   readonly #hooks: WorkerHooks;
   #listener: { id: number; on: RunListener } | null = null;
   #killedFor: string | null = null;
+  #exit: WorkerExit | null = null;
   #stderr = '';
   #baselineBytes = 0;
   #limitBytes = 0;
@@ -123,6 +124,9 @@ export class WorkerProcess {
 
   /** Sends a run; `on` hears its messages until {@link end}. */
   begin(request: RunRequest, on: RunListener): void {
+    // Killed between being taken and being given the run (shutdown): the run hears so at once.
+    const exit = this.#exit;
+    if (exit !== null) return queueMicrotask(() => on.gone(exit));
     this.#listener = { id: request.id, on };
     this.#child.send(request, undefined, undefined, (err) => {
       // A worker that cannot take its run is of no further use; `gone` follows.
@@ -193,6 +197,7 @@ export class WorkerProcess {
         if (settled) return;
         settled = true;
         const exit: WorkerExit = { code, signal, killedFor: this.#killedFor, stderrTail: this.#stderr };
+        this.#exit = exit;
         this.#listener?.on.gone(exit);
         this.#listener = null;
         this.#hooks.exited(this, exit);

@@ -1,0 +1,172 @@
+// Attacks that used to get through the isolate fast path when its isolates lived
+// in the service process, each run against real worker processes. Synchronised on
+// the pool's lifecycle events, never on sleeps; the only clock assertion is the
+// 2 s bound the fast path promises after a worker is killed.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExecQueue } from '../../../core/exec-queue.ts';
+import { createExecutor } from '../../../core/executor.ts';
+import { testRunSpec } from '../../../core/run-spec.test-support.ts';
+import type { RunSpec, Runner } from '../../../core/runner.ts';
+import { createFastRunner } from '../../fast-runner.ts';
+import { IsolateRunner, type WorkerEvent } from '../../js-isolate.ts';
+import { JsWorkerErrorCode } from './errors.ts';
+
+type Exited = Extract<WorkerEvent, { type: 'exited' }>;
+
+/** Collects a runner's worker events; `next` resolves on the first (past or future) event that matches. */
+function workerEvents() {
+  const seen: WorkerEvent[] = [];
+  const waiters: Array<{ match: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }> = [];
+  return {
+    seen,
+    onWorkerEvent(event: WorkerEvent): void {
+      seen.push(event);
+      for (const w of waiters.splice(0)) {
+        if (w.match(event)) w.resolve(event);
+        else waiters.push(w);
+      }
+    },
+    next<E extends WorkerEvent>(match: (e: WorkerEvent) => e is E, skip = 0): Promise<E> {
+      const past = seen.filter(match);
+      if (past.length > skip) return Promise.resolve(past[skip] as E);
+      let left = skip - past.length;
+      return new Promise((resolve) => {
+        waiters.push({ match: (e) => match(e) && left-- === 0, resolve: (e) => resolve(e as E) });
+      });
+    },
+  };
+}
+
+const killedFor = (reasons: string[]) => (e: WorkerEvent): e is Exited => e.type === 'exited' && e.killedFor !== null && reasons.includes(e.killedFor);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+const signal = () => new AbortController().signal;
+const hello = testRunSpec('nodejs', 'console.log("hello")');
+// Fills 240 MB (~0.2 s here), flushes a marker line (a write of 64 KiB or more
+// leaves the isolate at once), then sorts natively for ~3.5 s, ignoring termination.
+const NATIVE_SORT = `const a = new Float64Array(3e7);
+for (let i = 0; i < a.length; i++) a[i] = ((i * 40503) & 0xfffff) ^ i;
+process.stdout.write('sorting\\n' + '.'.repeat(70000) + '\\n');
+a.sort();
+console.log('sorted');`;
+const sortSpec: RunSpec = testRunSpec('nodejs', NATIVE_SORT, { runTimeoutMs: 1500, memoryLimitMb: 512 });
+
+describe('WebAssembly memory is held by the worker, within its address-space limit', () => {
+  const events = workerEvents();
+  const runner = new IsolateRunner({ warmMemoryMb: [64], onWorkerEvent: events.onWorkerEvent });
+  afterAll(() => runner.close());
+
+  it('ends a WebAssembly.Memory grown far past memory_limit_MB with a memory-limit verdict; the service RSS stays flat', async () => {
+    // Touches every page it grows, up to 1 GiB with memory_limit_MB = 64.
+    const code = `const m = new WebAssembly.Memory({ initial: 1, maximum: 16384 });
+      for (let n = 1; ; n++) { m.grow(256); new Uint8Array(m.buffer).fill(7, (n - 1) * 16 * 2 ** 20); }`;
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const r = (await runner.run(testRunSpec('nodejs', code, { memoryLimitMb: 64 }), signal())).run_result;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(r).toMatchObject({ status: 'Finished', memory_limit_exceeded: true });
+    expect(r?.return_code).not.toBe(0);
+    expect(r?.stderr).toContain('RangeError: WebAssembly.Memory.grow(): Unable to grow instance memory');
+    // The documented margin for the service itself (README, "JavaScript workers").
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    const started = await events.next((e): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started' && e.memoryMb === 64);
+    expect(started.limitBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('a native sort that ignores termination', () => {
+  it('is a TimeLimitExceeded; its worker is killed and replaced, and hello world answers within 2 s', async () => {
+    const events = workerEvents();
+    const runner = new IsolateRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
+    try {
+      const r = (await runner.run(sortSpec, signal())).run_result;
+      expect(r).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
+      // The sort had started: the marker written before it came back.
+      expect(r?.stdout?.startsWith('sorting\n')).toBe(true);
+      const answeredAt = performance.now();
+      const exited = await events.next(killedFor(['stuck', 'deadline']));
+      expect(alive(exited.pid)).toBe(false);
+      const next = (await runner.run({ ...hello, memoryLimitMb: 512 }, signal())).run_result;
+      expect(next).toMatchObject({ status: 'Finished', return_code: 0, stdout: 'hello\n' });
+      expect(performance.now() - answeredAt).toBeLessThan(2000);
+      expect(runner.workerPids()).not.toContain(exited.pid);
+    } finally {
+      await runner.close();
+    }
+  }, 30_000);
+
+  it('five times in a row still leaves JavaScript on the fast path', async () => {
+    const events = workerEvents();
+    const nativeRuns: string[] = [];
+    const native: Runner = {
+      name: 'bwrap',
+      languages: () => ['nodejs', 'typescript'],
+      run: async (spec) => {
+        nativeRuns.push(spec.code);
+        throw new Error('the native sandbox is not part of this test');
+      },
+    };
+    const fast = createFastRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
+    const executor = createExecutor(native, new ExecQueue({ concurrency: 2, maxQueued: 10 }), [fast]);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const r = (await executor.run(sortSpec)).run_result;
+        expect(r?.status).toBe('TimeLimitExceeded');
+        await events.next(killedFor(['stuck', 'deadline']), round);
+        expect(fast.canRun({ ...hello, memoryLimitMb: 512 })).toBe(true);
+        const next = (await executor.run({ ...hello, memoryLimitMb: 512 })).run_result;
+        expect(next?.stdout).toBe('hello\n');
+      }
+      expect(nativeRuns).toEqual([]);
+      expect(events.seen.filter(killedFor(['stuck', 'deadline']))).toHaveLength(5);
+    } finally {
+      await fast.close();
+    }
+  }, 60_000);
+});
+
+describe('a worker that does not answer by deadline + grace', () => {
+  it('is SIGKILLed by the service, and the output it sent before is in the response', async () => {
+    const events = workerEvents();
+    // A grace shorter than the worker's own 250 ms watchdog: the service's kill comes first.
+    const runner = new IsolateRunner({ warmMemoryMb: [512], killGraceMs: 50, onWorkerEvent: events.onWorkerEvent });
+    try {
+      const r = (await runner.run(sortSpec, signal())).run_result;
+      expect(r).toMatchObject({ status: 'TimeLimitExceeded', return_code: null, stderr: '' });
+      expect(r?.stdout).toBe(`sorting\n${'.'.repeat(70000)}\n`);
+      const exited = await events.next(killedFor(['deadline']));
+      expect(exited.signal).toBe('SIGKILL');
+      expect(alive(exited.pid)).toBe(false);
+    } finally {
+      await runner.close();
+    }
+  }, 30_000);
+});
+
+describe('closing the runner', () => {
+  it('kills every worker process, busy or idle, and fails the run in progress', async () => {
+    const events = workerEvents();
+    const runner = new IsolateRunner({ spareWorkers: 2, warmMemoryMb: [128], onWorkerEvent: events.onWorkerEvent });
+    const isStarted = (e: WorkerEvent): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started';
+    await events.next(isStarted, 1);
+    expect((await runner.run(hello, signal())).run_result?.stdout).toBe('hello\n');
+    const busy = runner.run(testRunSpec('nodejs', 'while (true) {}', { runTimeoutMs: 30_000 }), signal()).catch((err: unknown) => err);
+    const pids = runner.workerPids();
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    await runner.close();
+    expect(await busy).toMatchObject({ code: JsWorkerErrorCode.Closed });
+    expect(pids.filter(alive)).toEqual([]);
+    expect(runner.workerPids()).toEqual([]);
+  });
+});
