@@ -81,13 +81,18 @@ export async function prepareIsolate(memoryMb: number, warm = false, listener?: 
     const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
     if (shimCache === undefined && produced !== undefined) shimCache = produced;
     const ctl = (await script.run(context, { reference: true, release: true, timeout: 5000 })) as PreparedIsolate['ctl'];
-    if (warm) await ctl.apply(undefined, ['warm'], { timeout: 5000 });
     prepared = { isolate, context, ctl, onCatastrophe: () => {} };
+    if (warm) await warmIsolate(prepared);
     return prepared;
   } catch (err) {
     isolate.dispose();
     throw err;
   }
+}
+
+/** Runs the shim's hot paths once in a prepared isolate (~1.5 ms; it saves about that on the first run). */
+export async function warmIsolate(vm: PreparedIsolate): Promise<void> {
+  await vm.ctl.apply(undefined, ['warm'], { timeout: 5000 });
 }
 
 /** Disposes an isolate unless it already is. */

@@ -10,7 +10,7 @@
 // back down before it prepares the next isolate.
 
 import type ivm from 'isolated-vm';
-import { disposeQuietly, prepareIsolate, type PreparedIsolate } from '../prepared-isolate.ts';
+import { disposeQuietly, prepareIsolate, warmIsolate, type PreparedIsolate } from '../prepared-isolate.ts';
 import { readVmSizeBytes } from './address-space.ts';
 
 /** Delay before disposing and preparing after a run, so the run's answer is written first. */
@@ -18,11 +18,18 @@ const AFTER_REPLY_MS = 1;
 /** How often, and how long at most, to look for a disposed isolate's address space to be released. */
 const RELEASE_POLL_MS = 1;
 const RELEASE_TIMEOUT_MS = 2000;
+/**
+ * Warming a prepared isolate costs about what it saves the next run, so it is
+ * only worth it when the worker is idle: under load the next run comes first.
+ */
+const WARM_WHEN_IDLE_MS = 5;
 
 /** Holds the next isolate for a fixed memory limit. */
 export class IsolateSlot {
   readonly #memoryMb: number;
   #next: Promise<PreparedIsolate> | undefined;
+  #warmTimer: NodeJS.Timeout | undefined;
+  #warming: Promise<void> | undefined;
   /** Address space with no isolate, and what one isolate adds (measured by the first {@link fill}). */
   #emptyBytes = 0;
   #isolateBytes = 0;
@@ -42,8 +49,11 @@ export class IsolateSlot {
   /** The prepared isolate, or a new one when none is ready (or the request wants another limit). */
   async take(memoryMb: number): Promise<PreparedIsolate> {
     if (memoryMb !== this.#memoryMb) return prepareIsolate(memoryMb, false);
+    clearTimeout(this.#warmTimer);
     const next = this.#next;
     this.#next = undefined;
+    await this.#warming;
+    this.#warming = undefined;
     // A failed preparation is not kept: the run prepares once more on demand.
     return (await next?.catch(() => undefined)) ?? prepareIsolate(memoryMb, false);
   }
@@ -61,12 +71,23 @@ export class IsolateSlot {
         void this.#released().then(resolve);
       }, AFTER_REPLY_MS);
     });
-    const next = released.then(() => prepareIsolate(this.#memoryMb, true));
+    const next = released.then(() => prepareIsolate(this.#memoryMb, false));
     this.#next = next;
     return next.then(
-      () => released,
+      (vm) => {
+        this.#warmWhenIdle(next, vm);
+        return released;
+      },
       () => false,
     );
+  }
+
+  // Warms `vm` unless a run has taken it by then (warming a running program's isolate would write to its output).
+  #warmWhenIdle(next: Promise<PreparedIsolate>, vm: PreparedIsolate): void {
+    if (this.#next !== next) return;
+    this.#warmTimer = setTimeout(() => {
+      if (this.#next === next) this.#warming = warmIsolate(vm).catch(() => undefined);
+    }, WARM_WHEN_IDLE_MS);
   }
 
   async #released(): Promise<boolean> {
