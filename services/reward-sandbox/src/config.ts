@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { BaseConfig } from '@rl/shared';
 import { z } from 'zod';
+import { DEFAULT_UID_BASE } from './adapters/slots/slot-pool.ts';
 
 /** Environment of the sandbox service. */
 export const RewardSandboxConfig = BaseConfig.extend({
@@ -23,17 +24,25 @@ export const RewardSandboxConfig = BaseConfig.extend({
   /** Use isolated-vm for JavaScript that needs no Node built-ins. @default true */
   SANDBOX_JS_ISOLATE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /**
-   * Also put each run in its own memory/pids cgroup (a whole-sandbox memory cap on
-   * top of the per-process rlimits). Off by default: on cgroup v1 hosts, moving a
-   * process into a cgroup waits for an RCU grace period, which measured +14 ms p50
-   * and ~1 s stalls every ~50 runs here. @default false
+   * Cap each run's memory as a whole (anonymous memory of all its processes,
+   * tmpfs, memfd, SysV segments, kernel memory) with its slot's memory/pids
+   * cgroup, made once per slot at start-up; the limits are written per run.
+   * Used when the host lets the service create cgroups (root on v1, delegation
+   * on v2); otherwise the service logs it and runs without. @default true
    */
-  SANDBOX_CGROUPS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  SANDBOX_CGROUPS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /**
+   * Host uid (and gid) of the first execution slot; slot i runs its sandboxes as
+   * SANDBOX_UID_BASE + i, so concurrent runs never share per-user kernel budgets
+   * (inotify, pipe buffers, keyrings, RLIMIT_NPROC). The range must hold no
+   * account, group or /etc/subuid or /etc/subgid range (checked at start-up);
+   * give each service instance on a host its own range. @default 2000000000
+   */
+  SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_967_294 - 256).default(DEFAULT_UID_BASE),
   /**
    * Run python through pre-started interpreters that fork a fresh set of
    * namespaces per run (the zygote; see adapters/zygote/zygote.py) instead of a
-   * new bubblewrap sandbox per run. Not used when SANDBOX_CGROUPS is on (its runs
-   * do not join cgroups). @default true
+   * new bubblewrap sandbox per run. @default true
    */
   SANDBOX_PYTHON_ZYGOTE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Test cases of one item run at once. @default 4 */

@@ -4,6 +4,7 @@ import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
 import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
+import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig } from './config.ts';
 import { ExecQueue } from './core/exec-queue.ts';
@@ -20,8 +21,14 @@ const telemetry = await startTelemetry(DOC_INFO.service, process.env);
 const metrics = createMetrics(DOC_INFO.service);
 const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
-const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN, cgroups: config.SANDBOX_CGROUPS });
+// One host uid and one memory/pids cgroup per run that may execute at once, shared by both native back-ends.
+const slots = new SlotPool({ size: config.SANDBOX_CONCURRENCY, uidBase: config.SANDBOX_UID_BASE });
+const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN, cgroups: config.SANDBOX_CGROUPS, slots });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
+logger.info({ slots: slots.size, uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`, memoryCgroups: native.cgroups !== null, privateMounts: native.host.privateMounts }, 'execution slots');
+if (native.cgroups === null) {
+  logger.warn({ problems: native.host.problems }, 'no memory cgroup per slot: memfd, forked processes and kernel memory are not capped per run (fallback: RLIMIT_AS, tmpfs size and inode caps, SysV limits)');
+}
 if (native.seccomp === null) {
   logger.error({ problems: native.host.problems }, 'no seccomp filter: native sandboxes and python are off');
 } else {
@@ -48,8 +55,11 @@ if (config.SANDBOX_JS_ISOLATE) {
     logger.error({ err }, 'isolated-vm fast path unavailable; JavaScript runs in bubblewrap');
   }
 }
-const zygote = config.SANDBOX_PYTHON_ZYGOTE && !config.SANDBOX_CGROUPS && native.seccomp !== null && native.languages().includes('python')
-  ? new ZygoteRunner({ size: config.SANDBOX_CONCURRENCY, host: native.host, seccomp: native.seccomp, onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced') })
+const zygote = config.SANDBOX_PYTHON_ZYGOTE && native.seccomp !== null && native.languages().includes('python')
+  ? new ZygoteRunner({
+    slots, cgroups: native.cgroups, host: native.host, seccomp: native.seccomp,
+    onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced'),
+  })
   : undefined;
 if (zygote !== undefined) {
   await zygote.warm();
@@ -70,7 +80,7 @@ await hostService({
   routes: (app) => addRoutes(app, executor, defaults, scorer),
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [
-    // Removes the pooled per-run cgroups; kills the JavaScript worker processes.
-    { name: 'sandbox', run: async () => { native.close(); await Promise.all([zygote?.close(), fast?.close()]); } },
+    // Kills the zygotes and the JavaScript worker processes, then removes the slots' cgroups.
+    { name: 'sandbox', run: async () => { await Promise.all([zygote?.close(), fast?.close()]); native.close(); } },
   ],
 });

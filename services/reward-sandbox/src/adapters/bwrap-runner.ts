@@ -3,16 +3,18 @@
 // argv.ts (namespaces and mounts), supervisor.ts (what runs inside), limits.ts
 // (rlimits), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
 // outcome.ts (SandboxFusion result shape), memory.ts (memory verdict),
-// cgroup.ts (optional whole-sandbox caps), probe.ts (start-up probing); the
-// seccomp filter every sandbox loads is built once in ../seccomp.
-// Runs share no state: each gets its own namespaces, tmpfs and (pooled, idle) cgroup.
+// cgroup.ts (the per-slot whole-sandbox caps), probe.ts (start-up probing); the
+// seccomp filter every sandbox loads is built once in ../seccomp; ./slots gives
+// each run a host uid and cgroup of its own (its slot's) and the root-side setup
+// (IPC limits, inode-capped tmpfs) before bwrap.
+// Runs share no state: each gets its own namespaces, tmpfs, host uid and cgroup.
 
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
 import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
-import { CgroupFactory, type CgroupRun } from './bwrap/cgroup.ts';
+import { SlotCgroups } from './bwrap/cgroup.ts';
 import { execute } from './bwrap/execute.ts';
-import { LANGUAGES, type LanguageSpec } from './bwrap/languages.ts';
-import { BASE_LIMITS, cpuSecondsFor, ulimitScript } from './bwrap/limits.ts';
+import { LANGUAGES } from './bwrap/languages.ts';
+import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
@@ -20,6 +22,9 @@ import { probeHost, type HostProbe } from './bwrap/probe.ts';
 import { FD, supervisorScript } from './bwrap/supervisor.ts';
 import { SUPERVISOR_SHELL, prepareSupervisorShell, type SupervisorShell } from './bwrap/supervisor-shell.ts';
 import { SeccompUnavailableError, buildSeccompFilter, type SeccompFilter } from './seccomp/filter.ts';
+import { SHM_SOURCE, TMP_SOURCE, hostLaunchPrefix, prepareMountPoints } from './slots/host-launch.ts';
+import { DEFAULT_UID_BASE, SlotPool, type Slot } from './slots/slot-pool.ts';
+import { UidRangeError, checkUidRange } from './slots/uid-range.ts';
 
 /** Tunables; the defaults suit a reward sandbox. */
 export interface BwrapRunnerOptions {
@@ -38,9 +43,14 @@ export interface BwrapRunnerOptions {
   processes?: number;
   /** Cap on fetched files (base64 total), bytes. Default 64 MiB. */
   maxFetchBytes?: number;
-  /** Use a per-run cgroup when the host allows it. Default true. */
+  /** Put every run in its slot's memory/pids cgroup when the host allows it. Default true. */
   cgroups?: boolean;
-  /** Sandbox uid/gid (and host uid when dropping root). Default 65534. */
+  /**
+   * Execution slots: each run holds one, and runs as its host uid in its cgroup
+   * (share the pool with the zygote runner). Default: 4 slots from DEFAULT_UID_BASE.
+   */
+  slots?: SlotPool;
+  /** Sandbox uid/gid inside the namespace. Default 65534. */
   sandboxUid?: number;
   /** When root and unprivileged user namespaces are blocked, run bwrap as root anyway (weaker; see probe.ts). Default false. */
   allowRootSandbox?: boolean;
@@ -54,14 +64,17 @@ const MiB = 1024 * 1024;
 export class BwrapRunner implements Runner {
   readonly name = 'bwrap';
   /** What the start-up probe found (launch mode, missing pieces), for logs. */
-  readonly host: HostProbe & { cgroups: boolean };
+  readonly host: HostProbe & { cgroups: boolean; privateMounts: boolean };
+  /** The slots runs take (shared with the zygote runner). */
+  readonly slots: SlotPool;
+  /** The slots' cgroups, or null when this host gives none (then rlimits, tmpfs caps and IPC limits bound a run). */
+  readonly cgroups: SlotCgroups | null;
   /**
    * The seccomp filter every sandbox loads (also the zygote's); null when it
    * could not be built, and then this runner offers no languages (fail closed).
    */
   readonly seccomp: SeccompFilter | null;
-  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary'>>;
-  #cgroups: CgroupFactory | null;
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots'>>;
   #languages: string[];
   #shell: SupervisorShell | null;
 
@@ -76,32 +89,53 @@ export class BwrapRunner implements Runner {
       cgroups: options.cgroups ?? true,
       sandboxUid: options.sandboxUid ?? 65534,
     };
+    this.slots = options.slots ?? new SlotPool({ size: 4, uidBase: DEFAULT_UID_BASE });
     const { seccomp, problem } = buildFilter(this.#opts.pythonPath, options.seccompLibrary);
     this.seccomp = seccomp;
     const shell = prepareShell();
     this.#shell = shell.shell;
+    const uids = checkUids(this.slots);
     const probe = probeHost({
-      ...options, pythonPath: this.#opts.pythonPath, sandboxUid: this.#opts.sandboxUid, ...(seccomp !== null && { seccomp: seccomp.bpf }),
+      ...options, pythonPath: this.#opts.pythonPath, probeUid: this.slots.uidBase, sandboxUid: this.#opts.sandboxUid,
+      ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
-    this.#cgroups = this.#opts.cgroups ? CgroupFactory.probe() : null;
-    this.host = { ...probe, problems: [...probe.problems, ...problem, ...shell.problem], cgroups: this.#cgroups !== null };
-    // Without the execute-only shell the program could rewrite its supervisor's report: fail closed.
-    this.#languages = seccomp === null || shell.shell === null ? [] : Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n);
+    this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.size) : null;
+    const l = probe.launcher;
+    const privateMounts = l !== null && l.unshare !== '' && l.mount !== '' && prepareMountPoints();
+    const cgroupProblem = this.cgroups === null
+      ? [`no memory cgroup${this.#opts.cgroups ? ' (this host gives none)' : ' (SANDBOX_CGROUPS=false)'}: memfd, forked processes and kernel memory of a run are not capped as a whole`]
+      : [];
+    this.host = {
+      ...probe, problems: [...probe.problems, ...problem, ...shell.problem, ...uids, ...cgroupProblem], cgroups: this.cgroups !== null, privateMounts,
+    };
+    // Without the execute-only shell the program could rewrite its supervisor's report; without a
+    // free uid range it could share one with an account: fail closed.
+    const usable = seccomp !== null && shell.shell !== null && uids.length === 0;
+    this.#languages = usable ? Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n) : [];
   }
 
   languages(): ReadonlyArray<string> {
     return this.#languages;
   }
 
-  /** Removes pooled cgroups (call at shutdown; runs still in flight clean up after themselves). */
+  /** Removes the slots' cgroups (call at shutdown, after runs have finished). */
   close(): void {
-    this.#cgroups?.close();
+    this.cgroups?.close();
     this.#shell?.remove();
     this.#shell = null;
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
+    const slot = await this.slots.acquire(signal);
+    try {
+      return await this.#runInSlot(spec, slot, signal);
+    } finally {
+      slot.release(); // every process of the run is gone by now (execute settles after the namespace is empty)
+    }
+  }
+
+  async #runInSlot(spec: RunSpec, slot: Slot, signal: AbortSignal): Promise<RunOutcome> {
     const lang = LANGUAGES[spec.language];
     const seccomp = this.seccomp;
     const shell = this.#shell;
@@ -146,42 +180,61 @@ export class BwrapRunner implements Runner {
       stdinPath: spec.stdin === null ? null : STDIN_PATH,
       fetch,
     });
+    const tmpBytes = tmpMb * MiB;
+    const shmBytes = this.#opts.shmMb * MiB;
+    const privateMounts = this.host.privateMounts;
     const args = bwrapArgs({
       layout: this.host.layout, uid: this.#opts.sandboxUid, env: { ...SANDBOX_ENV },
-      tmpBytes: tmpMb * MiB, shmBytes: this.#opts.shmMb * MiB, files, infoFd: FD.info, seccompFd,
+      tmpBytes, shmBytes, files, infoFd: FD.info, seccompFd,
+      ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
       roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
       command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
     });
-    const cgroup = this.#createCgroup(lang, spec, tmpMb);
-    try {
-      const x = await execute({
-        cgroupProcs: cgroup?.procs ?? [], dropPrivileges: this.host.prefix, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
-        ...(cgroup && { onRunAfterCompile: () => cgroup.resetPeak() }),
-        setupTimeoutMs: 20_000, compileTimeoutMs: spec.compileTimeoutMs, runTimeoutMs: spec.runTimeoutMs, graceMs: 1_000,
-        maxOutputBytes: spec.maxOutputBytes, maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024, fetchCount: fetch.length,
-      }, signal);
-      if (!x.started) {
-        const why = x.timedOut === 'setup' ? 'timed out during setup' : `exited with status ${x.exitStatus}`;
-        throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
-      }
-      return buildOutcome(x, {
-        hasCompile: compile !== undefined, memoryLimitMb: spec.memoryLimitMb, compileMemoryMb: this.#opts.compileMemoryMb,
-        runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: spec.fetchFiles, cgroup: cgroup?.stats() ?? null,
-      });
-    } finally {
-      cgroup?.release();
+    const runMemoryBytes = cgroupMemoryBytes(spec.memoryLimitMb, tmpBytes, shmBytes);
+    const compileMemoryBytes = compile ? cgroupMemoryBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes, shmBytes) : runMemoryBytes;
+    const cgroup = this.cgroups?.prepare(slot.index, compileMemoryBytes, this.#opts.processes + 16) ?? null;
+    const launcher = this.host.launcher;
+    const dropPrivileges = launcher === null ? [] : hostLaunchPrefix(launcher, {
+      uid: slot.uid,
+      cgroupProcs: cgroup?.procs ?? [],
+      ...(privateMounts && {
+        ipcSysctls: ipcSysctls(shmBytes),
+        // Inputs are files too: they do not eat the inode budget.
+        mounts: { tmp: { bytes: tmpBytes, inodes: TMPFS_INODES.tmp + files.length }, shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm } },
+      }),
+    });
+    const x = await execute({
+      // With a launcher its root shell joins the cgroups too (no second shell).
+      cgroupProcs: launcher === null ? (cgroup?.procs ?? []) : [], dropPrivileges, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
+      ...(cgroup && {
+        onRunAfterCompile: () => {
+          // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
+          cgroup.tighten(runMemoryBytes);
+          cgroup.resetPeak();
+        },
+      }),
+      setupTimeoutMs: 20_000, compileTimeoutMs: spec.compileTimeoutMs, runTimeoutMs: spec.runTimeoutMs, graceMs: 1_000,
+      maxOutputBytes: spec.maxOutputBytes, maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024, fetchCount: fetch.length,
+    }, signal);
+    if (!x.started) {
+      const why = x.timedOut === 'setup' ? 'timed out during setup' : `exited with status ${x.exitStatus}`;
+      throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
     }
+    return buildOutcome(x, {
+      hasCompile: compile !== undefined, memoryLimitMb: spec.memoryLimitMb, compileMemoryMb: this.#opts.compileMemoryMb,
+      runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: spec.fetchFiles, cgroup: cgroup?.stats() ?? null,
+    });
   }
+}
 
-  /** A cgroup bounding the whole sandbox: the larger of the compile/run memory, plus tmpfs and runtime slack. */
-  #createCgroup(lang: LanguageSpec, spec: RunSpec, tmpMb: number): CgroupRun | null {
-    if (this.#cgroups === null) return null;
-    const mem = Math.max(spec.memoryLimitMb, lang.compile ? this.#opts.compileMemoryMb : 0) + tmpMb + this.#opts.shmMb + 128;
-    try {
-      return this.#cgroups.acquire(mem * MiB, this.#opts.processes + 16);
-    } catch {
-      return null; // rlimits still apply
-    }
+/** Why the slots' uid range cannot be used (empty when it can). */
+function checkUids(slots: SlotPool): string[] {
+  try {
+    checkUidRange(slots.uidBase, slots.size);
+    return [];
+  } catch (e) {
+    if (!(e instanceof UidRangeError)) throw e;
+    return [`${e.code}: ${e.message}; sandboxes do not run`];
   }
 }
 

@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BwrapRunner } from './bwrap-runner.ts';
 import { hostProcessesWith, pySpec, pythonContainmentCases } from './python-containment.test-support.ts';
 import { seccompCasesApply, seccompPythonCases } from './seccomp/containment.test-support.ts';
+import { SlotPool } from './slots/slot-pool.ts';
 import { ZygoteRunner } from './zygote-runner.ts';
 
-const native = new BwrapRunner({ cgroups: false });
+const native = new BwrapRunner();
 const usable = native.languages().includes('python');
 // Without a seccomp filter the bubblewrap runner offers no languages, so `usable` is false and nothing spawns.
-const runner = new ZygoteRunner({ size: 2, host: native.host, seccomp: native.seccomp! });
+const runner = new ZygoteRunner({ slots: native.slots, cgroups: native.cgroups, host: native.host, seccomp: native.seccomp! });
 const never = new AbortController().signal;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -118,7 +119,7 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
   });
 
   it('refuses to start without a valid seccomp program', async () => {
-    const broken = new ZygoteRunner({ size: 1, host: native.host, seccomp: { ...native.seccomp!, bpf: Buffer.alloc(12) } });
+    const broken = new ZygoteRunner({ slots: new SlotPool({ size: 1, uidBase: native.slots.uidBase }), cgroups: null, host: native.host, seccomp: { ...native.seccomp!, bpf: Buffer.alloc(12) } });
     await expect(broken.warm()).rejects.toThrow();
     await broken.close();
   });

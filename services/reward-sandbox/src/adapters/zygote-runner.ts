@@ -1,27 +1,34 @@
 // The python fast path: pre-started interpreters (zygotes) in bubblewrap that
 // fork a fresh user/mount/pid/net/ipc/uts/cgroup namespace per run (see
 // zygote/zygote.py for the process tree and why isolation matches a fresh
-// bubblewrap per run). One zygote serves one run at a time; the pool keeps as
-// many as runs may execute at once, and replaces any that is killed.
+// bubblewrap per run). One zygote per execution slot (../slots): it runs as the
+// slot's host uid and sits in the slot's memory cgroup for its whole life, so
+// its runs are born inside the cgroup (no per-run migration) and never share a
+// uid with a concurrent run. A zygote that is killed is replaced.
 
 import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../core/executor.ts';
 import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
 import { SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
 import { LANGUAGES } from './bwrap/languages.ts';
-import { BASE_LIMITS, cpuSecondsFor } from './bwrap/limits.ts';
+import type { CgroupStats, SlotCgroups } from './bwrap/cgroup.ts';
+import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls } from './bwrap/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
 import { checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
 import type { HostProbe } from './bwrap/probe.ts';
 import type { SeccompFilter } from './seccomp/filter.ts';
+import { hostLaunchPrefix } from './slots/host-launch.ts';
+import type { Slot, SlotPool } from './slots/slot-pool.ts';
 import { ZygoteProcess } from './zygote/process.ts';
 import { STDIN_BLOB, encodeRun, type RunResult, type ZygoteRunMeta } from './zygote/protocol.ts';
 
 /** Tunables (defaults match the bubblewrap runner's). */
 export interface ZygoteRunnerOptions {
-  /** Zygotes kept warm: as many as runs may execute at once. */
-  size: number;
+  /** The execution slots (shared with the bubblewrap runner): one zygote each. */
+  slots: SlotPool;
+  /** The slots' cgroups (the bubblewrap runner's), or null: each zygote lives in its slot's. */
+  cgroups: SlotCgroups | null;
   /** The bubblewrap runner's host probe (launch mode, layout, python path). */
   host: HostProbe;
   /** The seccomp filter each run's program loads before its code runs (the bubblewrap runner's). */
@@ -30,6 +37,7 @@ export interface ZygoteRunnerOptions {
   shmMb?: number;
   processes?: number;
   maxFetchBytes?: number;
+  /** Sandbox uid inside the namespaces. */
   sandboxUid?: number;
   /** Called when a zygote dies unexpectedly (for logs). */
   onFailure?: (message: string) => void;
@@ -47,7 +55,8 @@ const BACKSTOP_SLACK_MS = 10_000;
 export class ZygoteRunner implements SelectiveRunner {
   readonly name = 'python-zygote';
   readonly #opts: Required<Omit<ZygoteRunnerOptions, 'onFailure'>> & Pick<ZygoteRunnerOptions, 'onFailure'>;
-  readonly #idle: ZygoteProcess[] = [];
+  /** The zygote of each slot (by index), started or starting. */
+  readonly #zygotes: Array<ZygoteProcess | undefined> = [];
   #closed = false;
 
   constructor(options: ZygoteRunnerOptions) {
@@ -65,34 +74,37 @@ export class ZygoteRunner implements SelectiveRunner {
     return !this.#closed && spec.language === 'python' && this.#opts.host.tools.python !== undefined;
   }
 
-  /** Starts the pool; resolves when every zygote is ready (rejects if one cannot start). */
+  /** Starts a zygote per slot; resolves when every one is ready (rejects if one cannot start). */
   async warm(): Promise<void> {
-    const procs = Array.from({ length: this.#opts.size }, () => this.#spawn());
-    await Promise.all(procs.map((p) => p.ready));
-    this.#idle.push(...procs);
+    await Promise.all(this.#opts.slots.all().map((slot) => this.#zygoteFor(slot)));
   }
 
-  /** Stops every idle zygote (runs in flight finish, then their zygotes stop). */
+  /** Stops every zygote; call once runs have finished. */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all(this.#idle.splice(0).map((p) => p.kill()));
+    await Promise.all(this.#zygotes.splice(0).map((p) => p?.kill()));
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
     const { meta, blobs } = this.#request(spec);
-    const proc = await this.#acquire();
-    const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
-    let result;
+    const slot = await this.#opts.slots.acquire(signal);
     try {
-      result = await proc.run(encodeRun(meta, blobs), backstop, signal);
-    } catch (e) {
-      if (!signal.aborted) this.#opts.onFailure?.((e as Error).message);
-      this.#replace();
-      throw e;
+      const proc = await this.#zygoteFor(slot);
+      const cgroup = this.#opts.cgroups?.prepare(slot.index, cgroupMemoryBytes(spec.memoryLimitMb, meta.tmp_bytes, meta.shm_bytes), this.#opts.processes + 16) ?? null;
+      const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
+      let result;
+      try {
+        result = await proc.run(encodeRun(meta, blobs), backstop, signal);
+      } catch (e) {
+        if (!signal.aborted) this.#opts.onFailure?.((e as Error).message);
+        this.#replace(slot);
+        throw e;
+      }
+      return this.#outcome(spec, meta, result, cgroup?.stats() ?? null);
+    } finally {
+      slot.release(); // the run's namespaces are empty once its result (or the zygote's death) is in
     }
-    this.#release(proc);
-    return this.#outcome(spec, meta, result);
   }
 
   #request(spec: RunSpec): { meta: ZygoteRunMeta; blobs: Uint8Array[] } {
@@ -126,7 +138,7 @@ export class ZygoteRunner implements SelectiveRunner {
     return { meta, blobs };
   }
 
-  #outcome(spec: RunSpec, meta: ZygoteRunMeta, r: RunResult): RunOutcome {
+  #outcome(spec: RunSpec, meta: ZygoteRunMeta, r: RunResult, cgroup: CgroupStats | null): RunOutcome {
     const { head } = r;
     if (!head.started || head.report.error !== undefined) {
       if (head.timed_out === 'setup') throw new Error('python sandbox timed out during setup');
@@ -153,7 +165,7 @@ export class ZygoteRunner implements SelectiveRunner {
       stderr,
       memory_limit_exceeded: memoryLimitExceeded({
         returnCode, stderr, markers: LANGUAGES.python!.memoryMarkers, killedByUs: wallTimeout,
-        cpuLimitReached, memoryLimitMb: spec.memoryLimitMb, cgroup: null,
+        cpuLimitReached, memoryLimitMb: spec.memoryLimitMb, cgroup,
       }),
       output_truncated: head.stdout_seen > spec.maxOutputBytes || head.stderr_seen > spec.maxOutputBytes,
     };
@@ -161,26 +173,25 @@ export class ZygoteRunner implements SelectiveRunner {
     return { compile_result: null, run_result, files: wallTimeout ? {} : (rep.files ?? {}), notes };
   }
 
-  async #acquire(): Promise<ZygoteProcess> {
-    for (let p = this.#idle.pop(); p !== undefined; p = this.#idle.pop()) if (p.alive) return p;
-    const p = this.#spawn();
-    await p.ready;
-    return p;
+  /** The slot's live zygote, started if there is none. */
+  async #zygoteFor(slot: Slot): Promise<ZygoteProcess> {
+    // Decided synchronously, so a replacement and the slot's next run never start two.
+    let proc = this.#zygotes[slot.index];
+    if (proc === undefined || !proc.alive) {
+      proc = this.#spawn(slot);
+      this.#zygotes[slot.index] = proc;
+    }
+    await proc.ready;
+    return proc;
   }
 
-  #release(p: ZygoteProcess): void {
-    if (this.#closed || !p.alive) void p.kill();
-    else this.#idle.push(p);
+  /** Replaces a slot's lost zygote in the background, so the next run finds it warm. */
+  #replace(slot: Slot): void {
+    if (this.#closed) return;
+    this.#zygoteFor(slot).catch((e: Error) => this.#opts.onFailure?.(e.message));
   }
 
-  /** Keeps the pool at size after a zygote was lost (started in the background). */
-  #replace(): void {
-    if (this.#closed || this.#idle.length >= this.#opts.size) return;
-    const p = this.#spawn();
-    p.ready.then(() => this.#release(p), (e: Error) => this.#opts.onFailure?.(e.message));
-  }
-
-  #spawn(): ZygoteProcess {
+  #spawn(slot: Slot): ZygoteProcess {
     const { host, sandboxUid: uid } = this.#opts;
     const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf];
     const args = bwrapArgs({
@@ -188,10 +199,15 @@ export class ZygoteRunner implements SelectiveRunner {
       files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }, { fd: 6, dest: SECCOMP_PATH, perms: '0444' }],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
       nestedUserns: true,
-      command: [host.tools.python ?? '/usr/bin/python3', '/run/zygote/zygote.py', String(this.#opts.tmpMb * MiB), String(this.#opts.shmMb * MiB), SECCOMP_PATH],
+      command: [
+        host.tools.python ?? '/usr/bin/python3', '/run/zygote/zygote.py', String(this.#opts.tmpMb * MiB), String(this.#opts.shmMb * MiB), SECCOMP_PATH,
+        JSON.stringify({ tmp_inodes: TMPFS_INODES.tmp, shm_inodes: TMPFS_INODES.shm, ipc: ipcSysctls(this.#opts.shmMb * MiB) }),
+      ],
     });
+    // Joined once: every run of this zygote is born in the slot's cgroup.
+    const prefix = host.launcher === null ? [] : hostLaunchPrefix(host.launcher, { uid: slot.uid, cgroupProcs: this.#opts.cgroups?.procs(slot.index) ?? [] });
     return new ZygoteProcess({
-      argv: [...host.prefix, host.bwrap, ...args],
+      argv: [...prefix, host.bwrap, ...args],
       data,
       maxFrameBytes: 2 * MAX_FRAME_SLACK + 4 * this.#opts.maxFetchBytes,
       startTimeoutMs: 20_000,

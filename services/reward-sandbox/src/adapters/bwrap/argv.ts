@@ -35,10 +35,21 @@ export interface SandboxPlan {
   layout: HostLayout;
   uid: number;
   env: Record<string, string>;
-  /** Size cap of the /tmp tmpfs (work dir and temp files). */
+  /** Size cap of the /tmp tmpfs (work dir and temp files), when bwrap mounts it. */
   tmpBytes: number;
-  /** Size cap of /dev/shm (POSIX shared memory, semaphores). */
+  /** Size cap of /dev/shm (POSIX shared memory, semaphores), when bwrap mounts it. */
   shmBytes: number;
+  /**
+   * Host paths of tmpfs mounts made for this run (../slots/host-launch.ts, with
+   * an inode cap bwrap cannot set) to bind at /tmp and /dev/shm instead of
+   * letting bwrap mount its own.
+   */
+  tmpfsSources?: { tmp: string; shm: string };
+  /**
+   * Keep the IPC namespace the launcher made (with SysV limits only host root
+   * can write) instead of unsharing a fresh one. Every other namespace is new.
+   */
+  ipcFromLauncher?: boolean;
   files: DataFile[];
   /** Fd bwrap writes its JSON info (child-pid) to. */
   infoFd: number;
@@ -102,7 +113,8 @@ export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
 /** The bwrap arguments (without the bwrap path) for one sandbox. */
 export function bwrapArgs(plan: SandboxPlan): string[] {
   const a: string[] = [
-    '--unshare-all',
+    // --unshare-all without --unshare-ipc when the launcher made the IPC namespace.
+    ...(plan.ipcFromLauncher === true ? ['--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try'] : ['--unshare-all']),
     '--unshare-user', // explicit: needed for --uid and --disable-userns even when bwrap runs as root
     // no nested user namespaces, so no capabilities to reach more kernel surface
     ...(plan.nestedUserns === true ? [] : ['--disable-userns']),
@@ -125,8 +137,13 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   if (plan.layout.nodeHostPath !== undefined) a.push('--ro-bind', plan.layout.nodeHostPath, SANDBOX_NODE);
   for (const b of plan.roBinds ?? []) a.push('--ro-bind', b.src, b.dest);
   a.push('--proc', '/proc', '--dev', '/dev');
-  a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');
-  a.push('--size', String(plan.tmpBytes), '--tmpfs', '/tmp');
+  if (plan.tmpfsSources === undefined) {
+    a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');
+    a.push('--size', String(plan.tmpBytes), '--tmpfs', '/tmp');
+  } else {
+    a.push('--bind', plan.tmpfsSources.shm, '/dev/shm');
+    a.push('--bind', plan.tmpfsSources.tmp, '/tmp');
+  }
   a.push('--dir', WORK_DIR);
   for (const f of plan.files) {
     if (f.perms !== undefined) a.push('--perms', f.perms);

@@ -46,3 +46,44 @@ export function ulimitScript(l: Limits): string {
     `ulimit -u ${l.processes}`,
   ].join(' && ');
 }
+
+/**
+ * Inode caps of the run's tmpfs mounts (`nr_inodes=`). Without one a tmpfs
+ * allows about half of RAM in pages worth of inodes: 300,000 empty files cost
+ * the host ~370 MB of slab while the tmpfs reports 0 bytes used. About 1.2 KiB
+ * of slab each, so these cap the run's inode memory at ~80 MB and ~5 MB.
+ */
+export const TMPFS_INODES = { tmp: 65_536, shm: 4_096 } as const;
+
+/**
+ * SysV IPC limits of each run's IPC namespace (per-namespace sysctls under
+ * /proc/sys/kernel). Shared memory is capped at the /dev/shm budget, so SysV
+ * segments (which outlive their creator, attached or not) cannot hold more than
+ * POSIX shared memory may; message queues and semaphores get a few MiB at most.
+ * The defaults of a new namespace are effectively unlimited for shm.
+ */
+export function ipcSysctls(shmBytes: number): Record<string, string> {
+  const page = 4096; // shmall counts pages; x86-64 and arm64 (4 KiB) hosts
+  return {
+    'kernel/shmmax': String(shmBytes),
+    'kernel/shmall': String(Math.ceil(shmBytes / page)),
+    'kernel/shmmni': '64',
+    'kernel/msgmax': '8192',
+    'kernel/msgmnb': '65536',
+    'kernel/msgmni': '16',
+    'kernel/sem': '250 8000 32 32', // SEMMSL SEMMNS SEMOPM SEMMNI
+  };
+}
+
+/**
+ * Room in a slot's memory cgroup beyond the program's memory and its tmpfs
+ * budgets: the supervisor, relays and bwrap's monitor (or the idle zygote of
+ * the slot and the run's supervisor and pid 1), and page cache of the
+ * toolchain that the kernel reclaims on demand. MiB.
+ */
+export const CGROUP_SLACK_MB = 128;
+
+/** The memory cgroup limit of one run, bytes: memory limit + /tmp + /dev/shm + slack. */
+export function cgroupMemoryBytes(memoryMb: number, tmpBytes: number, shmBytes: number): number {
+  return memoryMb * 1024 * 1024 + tmpBytes + shmBytes + CGROUP_SLACK_MB * 1024 * 1024;
+}

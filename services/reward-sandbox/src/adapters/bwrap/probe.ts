@@ -4,8 +4,8 @@
 // Launch mode. RLIMIT_NPROC is only enforced for a non-root *host* uid: the
 // kernel exempts tasks whose real uid is host root even inside a user namespace,
 // and bwrap started by root maps the sandbox uid onto host root. So when the
-// service is root we drop to an unprivileged uid with setpriv before exec'ing
-// bwrap, which then builds its namespaces the unprivileged way. If unprivileged
+// service is root we drop to an unprivileged uid (the run's slot's, see
+// ../slots) with setpriv before exec'ing bwrap, which then builds its namespaces the unprivileged way. If unprivileged
 // user namespaces are blocked on this host (e.g. an AppArmor policy), bwrap as
 // root is used only if `allowRootSandbox` is set: the program is then uid 65534
 // without capabilities in its namespace but host root underneath, and the task
@@ -13,14 +13,19 @@
 
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
+import type { LaunchTools } from '../slots/host-launch.ts';
 import { SANDBOX_ENV, SANDBOX_NODE, bwrapArgs, detectHostLayout, type HostLayout } from './argv.ts';
 import type { Toolchain } from './languages.ts';
 
 /** Result of probing the host. */
 export interface HostProbe {
   bwrap: string;
-  /** Prefix before bwrap (setpriv when dropping root). */
-  prefix: string[];
+  /**
+   * The root-side tools used to drop to a slot's uid before bwrap
+   * (../slots/host-launch.ts); null when bwrap runs as the service's own uid
+   * (the service is not root, or allowRootSandbox).
+   */
+  launcher: LaunchTools | null;
   /** True when the sandbox runs under a non-root host uid (RLIMIT_NPROC effective). */
   unprivileged: boolean;
   layout: HostLayout;
@@ -34,6 +39,9 @@ export interface ProbeOptions {
   bwrapPath?: string;
   nodePath?: string;
   pythonPath: string;
+  /** Host uid the probe's sandbox runs as (the first slot's). */
+  probeUid: number;
+  /** Sandbox uid inside the namespace. */
   sandboxUid: number;
   allowRootSandbox?: boolean;
   /** The seccomp program runs use: the toolchains are probed under it, so what is found also works under it. */
@@ -79,10 +87,15 @@ export function probeHost(opts: ProbeOptions): HostProbe {
   const layout = detectHostLayout(nodeHostPath);
   const root = process.getuid?.() === 0;
   const setpriv = firstExecutable(['/usr/bin/setpriv', '/bin/setpriv']);
-  const u = String(opts.sandboxUid);
-  const candidates: Array<{ prefix: string[]; unprivileged: boolean }> = [];
-  if (root && setpriv !== undefined) candidates.push({ prefix: [setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], unprivileged: true });
-  if (!root || opts.allowRootSandbox === true) candidates.push({ prefix: [], unprivileged: !root });
+  const launcher = setpriv === undefined ? null : {
+    setpriv,
+    unshare: firstExecutable(['/usr/bin/unshare', '/bin/unshare']) ?? '',
+    mount: firstExecutable(['/usr/bin/mount', '/bin/mount']) ?? '',
+  };
+  const u = String(opts.probeUid);
+  const candidates: Array<{ prefix: string[]; launcher: LaunchTools | null; unprivileged: boolean }> = [];
+  if (root && launcher !== null) candidates.push({ prefix: [launcher.setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], launcher, unprivileged: true });
+  if (!root || opts.allowRootSandbox === true) candidates.push({ prefix: [], launcher: null, unprivileged: !root });
   // The filter goes in on stdin (fd 0), which bwrap reads to EOF and closes before running the script.
   const seccompFd = opts.seccomp === undefined ? {} : { seccompFd: 0 };
   const args = (script: string) =>
@@ -100,10 +113,14 @@ export function probeHost(opts: ProbeOptions): HostProbe {
       continue;
     }
     if (root && !c.unprivileged) problems.push('sandbox runs as host root: RLIMIT_NPROC is not enforced (pids cgroup only)');
-    return { bwrap, prefix: c.prefix, unprivileged: c.unprivileged, layout, tools: parseTools(r.stdout), problems };
+    if (!root) problems.push('service is not root: every sandbox runs as its uid, so concurrent runs share per-user kernel budgets');
+    if (c.launcher !== null && (c.launcher.unshare === '' || c.launcher.mount === '')) {
+      problems.push('unshare or mount (util-linux) not found: no inode cap on the sandbox tmpfs and no SysV IPC limits');
+    }
+    return { bwrap, launcher: c.launcher, unprivileged: c.unprivileged, layout, tools: parseTools(r.stdout), problems };
   }
   if (root && setpriv === undefined) problems.push('setpriv (util-linux) not found: cannot drop root before bwrap');
-  return { bwrap, prefix: [], unprivileged: false, layout, tools: {}, problems };
+  return { bwrap, launcher: null, unprivileged: false, layout, tools: {}, problems };
 }
 
 function parseTools(out: string): Toolchain {

@@ -7,15 +7,19 @@
 # Process tree of one run (all forks of this already-initialised interpreter):
 #   Z  zygote: forks A, waits for it, forks the next A. Z never reads from the host,
 #      so no run's code, input or output is in memory a later run inherits.
-#   A  supervisor: unshares user/mount/pid/net/ipc/uts/cgroup namespaces, forks B,
-#      then waits for one request on fd 0, hands it to B, enforces the wall-clock
+#   A  supervisor: unshares user/mount/pid/net/ipc/uts/cgroup namespaces (in the
+#      new user namespace U1 it is uid 0, so it may write the IPC namespace's
+#      SysV limits, argv[4]), forks B, then waits for one request on fd 0, hands it to B, enforces the wall-clock
 #      deadline (SIGKILL on B tears down the whole pid namespace), caps
 #      stdout/stderr, writes one result frame to fd 1.
-#   B  pid 1 of the new pid namespace: fresh tmpfs /tmp and /dev/shm, fresh /proc,
-#      no nested user namespaces; forks C; on the request writes the files and lets
+#   B  pid 1 of the new pid namespace: fresh size- and inode-capped tmpfs /tmp and
+#      /dev/shm, fresh /proc with /proc/sys read-only, no nested user namespaces
+#      beyond C's; forks C; on the request writes the files and lets
 #      C go; reaps, kills leftovers, reads fetch_files, reports to A. Ignores the
 #      signals C could send it.
-#   C  the program: waits for B's go, then rlimits, only fds 0-2, every capability
+#   C  the program: moves into a user namespace U2 of its own, where it is uid
+#      65534 as in bubblewrap (U1's uid 0, which owns the IPC limits, is not
+#      C's uid there), waits for B's go, then rlimits, only fds 0-2, every capability
 #      dropped, no_new_privs, the service's seccomp filter (argv[3], built by
 #      seccomp/filter.ts) as the last step, and runs the code as __main__ the
 #      way `python3 tmpXXXX.py` would.
@@ -59,12 +63,15 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x40
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_SET_DUMPABLE = 38, 24, 47, 4, 4
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 WORK = '/tmp/work'
-MS_REMOUNT = 32
+MS_REMOUNT, MS_BIND = 32, 4096
 # Sizes of the run's /tmp and /dev/shm (argv[1], argv[2]); /tmp grows per run to fit its inputs.
 TMP_BYTES = int(sys.argv[1]) if len(sys.argv) > 1 else 256 << 20
 SHM_BYTES = int(sys.argv[2]) if len(sys.argv) > 2 else 64 << 20
 # The seccomp program (classic BPF) every run's program loads (argv[3]); required.
 SECCOMP_PATH = sys.argv[3] if len(sys.argv) > 3 else None
+# Inode caps of /tmp and /dev/shm and the IPC namespace's sysctls (argv[4], JSON).
+LIMITS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {'tmp_inodes': 65536, 'shm_inodes': 4096, 'ipc': {}}
+SANDBOX_UID = 65534
 # Dispositions of a freshly started interpreter (SIGPIPE/SIGXFSZ ignored, SIGINT raises), restored in C.
 FRESH_SIGNALS = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)}
 
@@ -169,6 +176,14 @@ def exit_code_of(exc):
     return 1
 
 
+def enter_program_userns():
+    """C: a user namespace where it is uid/gid 65534 (U1's 0, its only id, mapped there)."""
+    check(libc.unshare(CLONE_NEWUSER), 'unshare user')
+    write_file('/proc/self/setgroups', 'deny')
+    write_file('/proc/self/uid_map', '%d 0 1' % SANDBOX_UID)
+    write_file('/proc/self/gid_map', '%d 0 1' % SANDBOX_UID)
+
+
 def run_program(go_r, out_w, err_w):
     """C: waits for B's go (a JSON line), then becomes the program."""
     msg = read_all(go_r)
@@ -188,6 +203,10 @@ def run_program(go_r, out_w, err_w):
         except (OSError, ValueError, TypeError):
             pass
     set_limits(meta['limits'])
+    # The zygote shares the slot's memory cgroup with its runs: an OOM there should take
+    # the program (and what it forks), not the zygote or the run's supervisor and pid 1.
+    # Raising one's own score needs no privilege.
+    write_file('/proc/self/oom_score_adj', '500')
     os.chdir(WORK)
     drop_privileges()
     load_seccomp()
@@ -244,19 +263,33 @@ def finalize(code):
 
 def prepare_namespace(tmp_bytes, shm_bytes):
     libc.mount(None, b'/', None, MS_REC | MS_PRIVATE, None)
-    check(libc.mount(b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV, b'size=%d,mode=1777' % tmp_bytes), 'mount /tmp')
-    check(libc.mount(b'tmpfs', b'/dev/shm', b'tmpfs', MS_NOSUID | MS_NODEV, b'size=%d,mode=1777' % shm_bytes), 'mount /dev/shm')
+    # nr_inodes: without it 300,000 empty files cost the host ~370 MB of slab in a tmpfs reporting 0 bytes used.
+    tmp_opts = b'size=%d,nr_inodes=%d,mode=1777' % (tmp_bytes, LIMITS['tmp_inodes'])
+    check(libc.mount(b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV, tmp_opts), 'mount /tmp')
+    shm_opts = b'size=%d,nr_inodes=%d,mode=1777' % (shm_bytes, LIMITS['shm_inodes'])
+    check(libc.mount(b'tmpfs', b'/dev/shm', b'tmpfs', MS_NOSUID | MS_NODEV, shm_opts), 'mount /dev/shm')
     check(libc.mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, None), 'mount /proc')
     check(libc.sethostname(b'sandbox', 7), 'sethostname')
-    # No nested user namespaces (what bwrap --disable-userns does): less kernel surface.
-    write_file('/proc/sys/user/max_user_namespaces', '0')
     os.mkdir(WORK, 0o755)
 
 
+def seal_namespace():
+    """After C has its own user namespace: no more nested ones, and /proc/sys read-only."""
+    # No nested user namespaces (what bwrap --disable-userns does): less kernel surface.
+    write_file('/proc/sys/user/max_user_namespaces', '0')
+    # The IPC limits belong to U1's uid 0, which is also C's host uid: a read-only
+    # /proc/sys (a mount C has no capability over) keeps C from raising them.
+    check(libc.mount(b'/proc/sys', b'/proc/sys', None, MS_BIND | MS_REC, None), 'bind /proc/sys')
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    check(libc.mount(None, b'/proc/sys', None, flags, None), 'read-only /proc/sys')
+
+
 def write_inputs(meta, blobs):
-    if meta['tmp_bytes'] > TMP_BYTES:
+    inodes = LIMITS['tmp_inodes'] + len(meta['blobs'])
+    if meta['tmp_bytes'] > TMP_BYTES or meta['blobs']:
         # Inputs do not eat the scratch budget: grow the tmpfs to fit them.
-        check(libc.mount(None, b'/tmp', None, MS_REMOUNT | MS_NOSUID | MS_NODEV, b'size=%d' % meta['tmp_bytes']), 'resize /tmp')
+        opts = b'size=%d,nr_inodes=%d' % (max(meta['tmp_bytes'], TMP_BYTES), inodes)
+        check(libc.mount(None, b'/tmp', None, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts), 'resize /tmp')
     offset = 0
     for name, size in meta['blobs']:
         data = blobs[offset:offset + size]
@@ -318,17 +351,30 @@ def run_init(job_r, out_w, err_w, rep_w):
         send_report(rep_w, {'error': 'sandbox setup failed: %s' % e})
         os._exit(0)
     go_r, go_w = os.pipe()
+    ready_r, ready_w = os.pipe()
     child = os.fork()
     if child == 0:
         try:
-            for fd in (go_w, job_r, rep_w):
+            for fd in (go_w, job_r, rep_w, ready_r):
                 os.close(fd)
+            enter_program_userns()
+            os.write(ready_w, b'u')
+            os.close(ready_w)
             run_program(go_r, out_w, err_w)
         except BaseException as e:
             os.write(err_w, ('sandbox: %s\n' % e).encode())
         os._exit(71)
-    for fd in (go_r, out_w, err_w):
+    for fd in (go_r, out_w, err_w, ready_w):
         os.close(fd)
+    try:
+        if read_all(ready_r, 1) != b'u':
+            raise OSError(errno.EIO, 'the program process did not set up its user namespace')
+        os.close(ready_r)
+        seal_namespace()
+    except Exception as e:
+        read_all(job_r)
+        send_report(rep_w, {'error': 'sandbox setup failed: %s' % e})
+        os._exit(0)
     job = read_all(job_r)
     os.close(job_r)
     if not job:
@@ -395,8 +441,13 @@ def prepare():
     uid, gid = os.getuid(), os.getgid()
     check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), 'unshare')
     write_file('/proc/self/setgroups', 'deny')
-    write_file('/proc/self/uid_map', '%d %d 1' % (uid, uid))
-    write_file('/proc/self/gid_map', '%d %d 1' % (gid, gid))
+    write_file('/proc/self/uid_map', '0 %d 1' % uid)
+    write_file('/proc/self/gid_map', '0 %d 1' % gid)
+    # SysV limits of the new IPC namespace: writable only by the uid that is 0 in its
+    # owner (ipc_permissions), which A now is; C never is (it moves to U2, and
+    # /proc/sys is read-only in the run's mount namespace).
+    for path, value in LIMITS['ipc'].items():
+        write_file('/proc/sys/' + path, value)
     init = os.fork()
     if init == 0:
         try:
