@@ -48,7 +48,11 @@ export interface IsolateRunnerOptions {
   maxIdleWorkers?: number;
   /** Memory limits (MiB) to start spare workers for at construction. */
   warmMemoryMb?: number[];
-  /** Past a run's timeout, how long its worker has to answer before it is SIGKILLed. @default 500 */
+  /**
+   * Past a run's timeout, how long its worker has to answer before it is
+   * SIGKILLed. Longer than the worker's own watchdog (250 ms), which answers for
+   * an isolate that ignores termination. @default 500
+   */
   killGraceMs?: number;
   /** From forking a worker to its limit being applied. @default 10000 */
   workerStartTimeoutMs?: number;
