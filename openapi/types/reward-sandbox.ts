@@ -167,6 +167,298 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openrlhf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenRLHF remote reward, scorer chosen by each label
+         * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfRequest"];
+                };
+            };
+            responses: {
+                /** @description One reward per query, in order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenRlhfResponse"];
+                    };
+                };
+                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or wrong bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body larger than the configured limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openrlhf/{data_source}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenRLHF remote reward, scorer chosen by the URL
+         * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                    data_source: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfRequest"];
+                };
+            };
+            responses: {
+                /** @description One reward per query, in order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenRlhfResponse"];
+                    };
+                };
+                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or wrong bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body larger than the configured limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * slime remote_rm reward, scorer chosen by the label or metadata
+         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                    detail?: "0" | "1" | "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SlimeRequest"];
+                };
+            };
+            responses: {
+                /** @description The reward: a number, or the detail object */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                    };
+                };
+                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or wrong bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body larger than the configured limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slime/{data_source}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * slime remote_rm reward, scorer chosen by the URL
+         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                    detail?: "0" | "1" | "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                    data_source: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SlimeRequest"];
+                };
+            };
+            responses: {
+                /** @description The reward: a number, or the detail object */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                    };
+                };
+                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or wrong bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body larger than the configured limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -289,6 +581,80 @@ export interface components {
                 language: string;
                 runner: string;
             }[];
+        };
+        OpenRlhfResponse: {
+            rewards: number[];
+            scores: number[];
+            /** @description `reward_error`: 1 where the reward is 0 because scoring failed, else 0 */
+            extra_logs: {
+                [key: string]: number[];
+            };
+            /** @description why each flagged sample failed; null for scored samples */
+            errors: ({
+                code: string;
+                message: string;
+            } | null)[];
+        };
+        /**
+         * @example {
+         *       "query": [
+         *         "<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n9+9 = 18. #### 18<|im_end|>"
+         *       ],
+         *       "prompts": [
+         *         "<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n"
+         *       ],
+         *       "labels": [
+         *         "18"
+         *       ]
+         *     }
+         */
+        OpenRlhfRequest: {
+            /** @description prompt + response, decoded with special tokens */
+            query: string[];
+            /** @description the prompt of each query; the response is what follows it. Absent: the whole query is the response */
+            prompts?: string[];
+            /** @description ground truths, or label objects naming their data_source. Absent: null ground truths */
+            labels?: unknown[];
+        };
+        SlimeRewardDetail: {
+            score: number;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            extra: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "prompt": "What is 9+9?",
+         *       "response": "9+9 = 18. #### 18",
+         *       "label": "18"
+         *     }
+         */
+        SlimeRequest: {
+            /** @description the prompt (text or chat messages); not used for rule scoring */
+            prompt?: string | ({
+                role?: string;
+                content?: unknown;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description the model’s response; trailing special tokens are removed before scoring */
+            response: string;
+            /** @description The ground truth (any JSON value), or a LabelObject (or its JSON text) that also picks the data source. */
+            label?: unknown;
+            /** @description optional: data_source, extra_info, params (a label object’s fields win) */
+            metadata?: ({
+                data_source?: string;
+                extra_info?: {
+                    [key: string]: unknown;
+                } | null;
+                params?: components["schemas"]["ScoreParams"];
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
     };
     responses: never;

@@ -19,3 +19,4 @@ export * from './http/openapi-doc.ts';
 export * from './random.ts';
 export type { BatchModule, SkipReason } from './workers/protocol.ts';
 export * from './service-host.ts';
+export * from './protocols/index.ts';

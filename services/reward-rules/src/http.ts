@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, ScoreRequest, ScoreResponse, type AppEnv } from '@rl/shared';
+import { addProtocolRoutes, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, type AppEnv, type BatchScorer, type ProtocolSlot } from '@rl/shared';
 import type { ScoreService } from './score-service.ts';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
@@ -34,7 +34,7 @@ const dataSourcesRoute = createRoute({
 });
 
 /** Route definitions, also the input of the OpenAPI document. */
-export const routes = [scoreRoute, dataSourcesRoute];
+export const routes = [scoreRoute, dataSourcesRoute, ...protocolRoutes];
 
 /**
  * Adds the rule-reward routes to `app`. `/v1/score` is documented from its zod
@@ -49,4 +49,10 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
     return c.body(await svc.score(body, ctx), 200, { 'content-type': 'application/json' });
   });
   app.openapi(dataSourcesRoute, async (c) => c.json(await svc.dataSources(), 200));
+  addProtocolRoutes(app, protocolScorer(svc));
+}
+
+/** The OpenRLHF and slime edges build items of our contract; they go to the workers as the same JSON body `/v1/score` takes. */
+function protocolScorer(svc: ScoreService): BatchScorer {
+  return async (items, ctx) => (JSON.parse(await svc.score(JSON.stringify({ items }), ctx)) as { results: ProtocolSlot[] }).results;
 }

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
-import { AppError, ErrorCode, ProblemSchema, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
+import { addProtocolRoutes, AppError, ErrorCode, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';
@@ -46,7 +46,7 @@ const languagesRoute = createRoute({
 });
 
 /** Route definitions, also the input of the OpenAPI document. */
-export const routes = [runCodeRoute, scoreRoute, languagesRoute];
+export const routes = [runCodeRoute, scoreRoute, languagesRoute, ...protocolRoutes];
 
 /** Adds the sandbox routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults: RunDefaults, scorer: ScoreService): void {
@@ -69,4 +69,5 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
     return c.json({ results: await scorer.score(items, ctx) }, 200);
   });
   app.openapi(languagesRoute, (c) => c.json({ languages: executor.languages() }, 200));
+  addProtocolRoutes(app, (items, ctx) => scorer.score(items, ctx));
 }

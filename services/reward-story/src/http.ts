@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/shared';
+import { addProtocolRoutes, ProblemSchema, protocolRoutes, type AppEnv } from '@rl/shared';
+import { storyProtocolScorer } from './protocol-scorer.ts';
 import { StoryScoreRequest, StoryScoreResponse } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
 
@@ -21,7 +22,7 @@ const scoreRoute = createRoute({
 });
 
 /** Route definitions, also the input of the OpenAPI document. */
-export const routes = [scoreRoute];
+export const routes = [scoreRoute, ...protocolRoutes];
 
 /** Adds the story-reward routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
@@ -30,4 +31,5 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, svc: ScoreService): void {
     const ctx = { signal: c.req.raw.signal, requestId: c.get('requestId'), traceparent: c.req.header('traceparent') };
     return c.json({ results: await svc.score(items, ctx) }, 200);
   });
+  addProtocolRoutes(app, storyProtocolScorer(svc));
 }
