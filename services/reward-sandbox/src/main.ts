@@ -23,9 +23,11 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
 // One host uid and one memory/pids cgroup per run that may execute at once, shared by both native back-ends.
 const slots = new SlotPool({ size: config.SANDBOX_CONCURRENCY, uidBase: config.SANDBOX_UID_BASE });
-const native = new BwrapRunner({ nodePath: config.SANDBOX_NODE_BIN, cgroups: config.SANDBOX_CGROUPS, slots });
+const native = new BwrapRunner({
+  nodePath: config.SANDBOX_NODE_BIN, slots, cgroups: config.SANDBOX_CGROUPS !== 'false', joinCgroups: config.SANDBOX_CGROUPS === 'all',
+});
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
-logger.info({ slots: slots.size, uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`, memoryCgroups: native.cgroups !== null, privateMounts: native.host.privateMounts }, 'execution slots');
+logger.info({ slots: slots.size, uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`, memoryCgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS, privateMounts: native.host.privateMounts }, 'execution slots');
 if (native.cgroups === null) {
   logger.warn({ problems: native.host.problems }, 'no memory cgroup per slot: memfd, forked processes and kernel memory are not capped per run (fallback: RLIMIT_AS, tmpfs size and inode caps, SysV limits)');
 }

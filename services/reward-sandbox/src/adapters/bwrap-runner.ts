@@ -43,8 +43,14 @@ export interface BwrapRunnerOptions {
   processes?: number;
   /** Cap on fetched files (base64 total), bytes. Default 64 MiB. */
   maxFetchBytes?: number;
-  /** Put every run in its slot's memory/pids cgroup when the host allows it. Default true. */
+  /** Make a memory/pids cgroup per slot when the host allows it (the zygote runner's runs live in them). Default true. */
   cgroups?: boolean;
+  /**
+   * Move each bubblewrap run into its slot's cgroup. On cgroup v1 a move waits
+   * for an RCU grace period: measured +8-26 ms p50 and ~1 s stalls in 1-4% of
+   * runs here. Default true.
+   */
+  joinCgroups?: boolean;
   /**
    * Execution slots: each run holds one, and runs as its host uid in its cgroup
    * (share the pool with the zygote runner). Default: 4 slots from DEFAULT_UID_BASE.
@@ -74,7 +80,8 @@ export class BwrapRunner implements Runner {
    * could not be built, and then this runner offers no languages (fail closed).
    */
   readonly seccomp: SeccompFilter | null;
-  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots'>>;
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots' | 'joinCgroups'>>;
+  #joinCgroups: boolean;
   #languages: string[];
   #shell: SupervisorShell | null;
 
@@ -90,6 +97,7 @@ export class BwrapRunner implements Runner {
       sandboxUid: options.sandboxUid ?? 65534,
     };
     this.slots = options.slots ?? new SlotPool({ size: 4, uidBase: DEFAULT_UID_BASE });
+    this.#joinCgroups = options.joinCgroups ?? true;
     const { seccomp, problem } = buildFilter(this.#opts.pythonPath, options.seccompLibrary);
     this.seccomp = seccomp;
     const shell = prepareShell();
@@ -192,7 +200,7 @@ export class BwrapRunner implements Runner {
     });
     const runMemoryBytes = cgroupMemoryBytes(spec.memoryLimitMb, tmpBytes, shmBytes);
     const compileMemoryBytes = compile ? cgroupMemoryBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes, shmBytes) : runMemoryBytes;
-    const cgroup = this.cgroups?.prepare(slot.index, compileMemoryBytes, this.#opts.processes + 16) ?? null;
+    const cgroup = this.#joinCgroups ? (this.cgroups?.prepare(slot.index, compileMemoryBytes, this.#opts.processes + 16) ?? null) : null;
     const launcher = this.host.launcher;
     const dropPrivileges = launcher === null ? [] : hostLaunchPrefix(launcher, {
       uid: slot.uid,
