@@ -26,7 +26,7 @@
 // output still buffered inside the isolate (under 64 KiB / 50 ms) is lost then.
 
 import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec, type Runner } from '../core/runner.ts';
-import { clampMemory } from './js-isolate/memory.ts';
+import { clampMemory, workerMemoryMb } from './js-isolate/memory.ts';
 import { formatTypeScriptError, toJavaScript } from './js-isolate/typescript.ts';
 import { findPrlimit } from './js-isolate/worker/address-space.ts';
 import { JsWorkerError, JsWorkerErrorCode } from './js-isolate/worker/errors.ts';
@@ -103,7 +103,7 @@ export class IsolateRunner implements Runner {
       launch: (memoryMb, hooks) => new WorkerProcess({ ...launch, memoryMb }, hooks),
       onEvent: options.onWorkerEvent ?? (() => {}),
     });
-    for (const mb of options.warmMemoryMb ?? []) this.#pool.warm(clampMemory(mb));
+    for (const mb of options.warmMemoryMb ?? []) this.#pool.warm(workerMemoryMb(clampMemory(mb)));
   }
 
   /** False while worker processes cannot be started (the service then runs JavaScript natively). */
@@ -140,7 +140,7 @@ export class IsolateRunner implements Runner {
     // TypeScript the user wrote; transform mode (enums...) moves code around.
     const display = typescript && js.length === spec.code.length ? spec.code : null;
     const memoryMb = clampMemory(spec.memoryLimitMb);
-    const worker = await this.#pool.take(memoryMb, signal);
+    const worker = await this.#pool.take(workerMemoryMb(memoryMb), signal);
     const request = {
       type: 'run' as const,
       id: this.#nextId++,

@@ -31,6 +31,18 @@ export function clampMemory(mb: number): number {
   return Math.min(MAX_MEMORY_MB, Math.max(MIN_MEMORY_MB, Math.round(mb)));
 }
 
+/**
+ * The memory limit a worker process is started for (its address-space budget):
+ * the run's limit rounded up to a power of two, at least 64 MiB. Workers are
+ * kept per limit, so exact limits would make every unusual memory_limit_MB
+ * start a worker (~0.3 s); with these buckets a run can hold at most twice its
+ * limit plus the margin, heap and WebAssembly together, while its heap alone
+ * is still capped at its own limit.
+ */
+export function workerMemoryMb(memoryMb: number): number {
+  return Math.max(64, 2 ** Math.ceil(Math.log2(memoryMb)));
+}
+
 /** The stderr tail appended when a run is stopped by the memory limit. */
 export function outOfMemoryNotice(memoryMb: number): string {
   return `\n<--- sandbox memory limit of ${memoryMb} MiB reached --->\n${OOM_MESSAGE}\n`;

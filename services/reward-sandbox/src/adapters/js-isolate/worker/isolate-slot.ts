@@ -26,7 +26,8 @@ const WARM_WHEN_IDLE_MS = 5;
 
 /** Holds the next isolate for a fixed memory limit. */
 export class IsolateSlot {
-  readonly #memoryMb: number;
+  // The heap limit of the isolate prepared next: that of the worker's last run.
+  #memoryMb: number;
   #next: Promise<PreparedIsolate> | undefined;
   #warmTimer: NodeJS.Timeout | undefined;
   #warming: Promise<void> | undefined;
@@ -46,10 +47,23 @@ export class IsolateSlot {
     this.#isolateBytes = readVmSizeBytes() - this.#emptyBytes;
   }
 
-  /** The prepared isolate, or a new one when none is ready (or the request wants another limit). */
+  /** The prepared isolate, or a new one when none is ready or the run wants another heap limit (prepared for from now on). */
   async take(memoryMb: number): Promise<PreparedIsolate> {
-    if (memoryMb !== this.#memoryMb) return prepareIsolate(memoryMb, false);
     clearTimeout(this.#warmTimer);
+    if (memoryMb !== this.#memoryMb) {
+      this.#memoryMb = memoryMb;
+      const stale = this.#next;
+      this.#next = undefined;
+      await this.#warming;
+      this.#warming = undefined;
+      // One isolate at a time: the one prepared for the old limit goes before the new one is made.
+      const vm = await stale?.catch(() => undefined);
+      if (vm !== undefined) {
+        disposeQuietly(vm.isolate);
+        await this.#released();
+      }
+      return prepareIsolate(memoryMb, false);
+    }
     const next = this.#next;
     this.#next = undefined;
     await this.#warming;

@@ -1,5 +1,5 @@
 // Entry of a JavaScript worker process, forked by worker-process.ts with the
-// memory limit it serves as its only argument. It runs hostile programs in
+// memory limit it serves (its runs' heap limits are at most that) as its only argument. It runs hostile programs in
 // isolated-vm isolates, one run at a time, so that whatever a run does to the
 // process (WebAssembly memory outside the isolate's heap cap, a native sort that
 // ignores termination, a fatal V8 OOM that parks a thread) stays here: the
@@ -38,8 +38,9 @@ let busy = false;
 
 async function serve(raw: unknown): Promise<void> {
   const parsed = RunRequest.safeParse(raw);
-  // The service never sends anything else, nor overlapping runs: whoever does is not the service.
-  if (!parsed.success || busy) die();
+  // The service never sends anything else, overlapping runs, or a heap limit past
+  // this worker's address-space budget: whoever does is not the service.
+  if (!parsed.success || busy || parsed.data.memoryMb > memoryMb) die();
   busy = true;
   const req = parsed.data;
   const started = performance.now();

@@ -21,7 +21,7 @@ export const RunRequest = z.object({
   display: z.string().nullable(),
   stdin: z.string().nullable(),
   runTimeoutMs: z.number().int().positive(),
-  /** Isolate heap cap; always the memory limit the worker was started for. */
+  /** Isolate heap cap (the run's memory limit); at most the limit the worker was started for. */
   memoryMb: z.number().int().positive(),
   maxOutputBytes: Bytes,
 });

@@ -83,6 +83,14 @@ describe('WebAssembly memory is held by the worker, within its address-space lim
     const started = await events.next((e): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started' && e.memoryMb === 64);
     expect(started.limitBytes).toBeGreaterThan(0);
   });
+
+  it('still caps the heap at the run limit inside a worker started for a larger one', async () => {
+    const bomb = 'const a = []; while (true) a.push(new Array(1e5).fill(1.5));';
+    const r = (await runner.run(testRunSpec('nodejs', bomb, { memoryLimitMb: 40 }), signal())).run_result;
+    expect(r).toMatchObject({ status: 'Finished', return_code: 134, memory_limit_exceeded: true });
+    expect(r?.stderr).toContain('sandbox memory limit of 40 MiB reached');
+    expect(events.seen.filter((e) => e.type === 'started').every((e) => e.memoryMb === 64)).toBe(true);
+  });
 });
 
 describe('a native sort that ignores termination', () => {
