@@ -78,6 +78,16 @@ describe('reward-sandbox /run_code (SandboxFusion contract)', () => {
     const res = (await (await fetch(`${sandbox.baseUrl}/v1/languages`)).json()) as { languages: Array<{ language: string }> };
     expect(res.languages.map((l) => l.language)).toEqual(expect.arrayContaining(['python', 'cpp', 'nodejs', 'bash', 'typescript']));
   });
+
+  it('says in /readyz how runs are contained, beside the checks that gate readiness', async () => {
+    const res = await fetch(`${sandbox.baseUrl}/readyz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { checks: Record<string, boolean>; details: { memory_cgroups: string; uid_slots: { size: number; first_uid: number }; problems: string[] } };
+    expect(body.checks).toMatchObject({ sandbox: true, seccomp: true });
+    expect(['none', 'every run', 'python zygote runs']).toContain(body.details.memory_cgroups);
+    expect(body.details.uid_slots.size).toBeGreaterThan(0);
+    expect(Array.isArray(body.details.problems)).toBe(true);
+  });
 });
 
 describe('reward-sandbox containment (each attack its own case)', () => {

@@ -26,6 +26,8 @@ export interface HostOptions {
   nats: NatsHandle | undefined;
   /** Extra readiness checks (NATS is always checked when enabled). */
   checks?: () => Record<string, boolean>;
+  /** Non-gating facts for `/readyz` (degraded modes an operator should see). */
+  details?: () => Record<string, unknown>;
   routes: (app: OpenAPIHono<AppEnv>) => void;
   endpoints: ReadonlyArray<EndpointSpec>;
   /** Run after both edges stopped and NATS drained (close pools, cgroups); telemetry flushes last. */
@@ -48,7 +50,7 @@ export async function hostService(o: HostOptions): Promise<void> {
     authToken: config.AUTH_TOKEN,
     readiness: () => {
       const checks = { nats: nats === undefined ? true : nats.connected(), ...o.checks?.() };
-      return { ready: Object.values(checks).every(Boolean), checks };
+      return { ready: Object.values(checks).every(Boolean), checks, ...(o.details !== undefined && { details: o.details() }) };
     },
   });
   o.routes(app);

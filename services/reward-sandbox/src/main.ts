@@ -79,6 +79,12 @@ await hostService({
   telemetry,
   nats,
   checks: () => ({ sandbox: native.languages().length > 0, seccomp: native.seccomp !== null }),
+  // Degraded but serving: operators see it here as well as in the start-up log.
+  details: () => ({
+    memory_cgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS === 'all' ? 'every run' : 'python zygote runs',
+    uid_slots: { size: slots.size, first_uid: slots.uidBase },
+    problems: native.host.problems,
+  }),
   routes: (app) => addRoutes(app, executor, defaults, scorer),
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [

@@ -14,6 +14,11 @@ import { problemResponse } from './problem.ts';
 export interface Readiness {
   ready: boolean;
   checks: Record<string, boolean>;
+  /**
+   * What an operator should know that does not gate readiness (a degraded but
+   * working mode, e.g. no memory cgroups); omitted from `/readyz` when absent.
+   */
+  details?: Record<string, unknown>;
 }
 
 /** Options of {@link createApp}. */
@@ -92,7 +97,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.get('/healthz', (c) => c.json({ status: 'ok', service: options.service }));
   app.get('/readyz', (c) => {
     const r = readiness();
-    return c.json({ status: r.ready ? 'ready' : 'not_ready', checks: r.checks }, r.ready ? 200 : 503);
+    return c.json({ status: r.ready ? 'ready' : 'not_ready', checks: r.checks, ...(r.details !== undefined && { details: r.details }) }, r.ready ? 200 : 503);
   });
   app.get('/metrics', async (c) => {
     c.header('content-type', metrics.registry.contentType);

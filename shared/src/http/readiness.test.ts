@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.ts';
+import { createMetrics } from '../metrics.ts';
+import { createApp, type Readiness } from './app.ts';
+
+const appWith = (readiness: () => Readiness) =>
+  createApp({
+    service: 't', version: '0', description: 't', maxBodyBytes: 1024,
+    logger: createLogger({ service: 't', level: 'silent' }), metrics: createMetrics('t'), readiness,
+  });
+
+describe('/readyz', () => {
+  it('answers 200 with the checks, and no details key when there are none', async () => {
+    const res = await appWith(() => ({ ready: true, checks: { nats: true } })).request('/readyz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ready', checks: { nats: true } });
+  });
+
+  it('shows non-gating details beside the checks, ready or not', async () => {
+    const details = { memory_cgroups: 'none', problems: ['no memory cgroup'] };
+    const ok = await appWith(() => ({ ready: true, checks: { sandbox: true }, details })).request('/readyz');
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ status: 'ready', checks: { sandbox: true }, details });
+    const down = await appWith(() => ({ ready: false, checks: { sandbox: false }, details })).request('/readyz');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'not_ready', checks: { sandbox: false }, details });
+  });
+});
