@@ -53,7 +53,7 @@ export function openApiInfo(o: Pick<AppOptions, 'service' | 'version' | 'descrip
  * `/openapi.json` and a docs page. Services add their routes with `app.openapi`.
  */
 export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
-  const { logger, metrics, maxBodyBytes, authToken, readiness = () => ({ ready: true, checks: {} }) } = options;
+  const { logger, metrics, maxBodyBytes, authToken, readiness = (): Readiness => ({ ready: true, checks: {} }) } = options;
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, result.target === 'json' ? 'body' : result.target);
