@@ -123,8 +123,9 @@ node_modules/.installed: package.json package-lock.json $(WORKSPACE_MANIFESTS) |
 
 # Debian packages the stack needs: nats-server; bubblewrap and libseccomp2 (the
 # sandbox's seccomp filter is compiled with it through python's ctypes) for the
-# code sandbox; python3-requests so verl's own sandbox_fusion client runs in the tests.
-APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests)
+# code sandbox; python3-requests so verl's own sandbox_fusion client runs in the tests; python3-aiohttp so
+# OpenRLHF's and slime's own remote-reward clients run against our endpoints in the tests.
+APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp)
 
 .PHONY: nats-server system-deps
 nats-server: system-deps
