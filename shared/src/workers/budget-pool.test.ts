@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
 import { BudgetPool } from './budget-pool.ts';
@@ -22,6 +26,27 @@ describe('BudgetPool', () => {
     const p = pool(2);
     await p.whenReady();
     expect(p.readyWorkers).toBe(2);
+  });
+
+  it('keeps a process with nothing else alive until its workers are ready', () => {
+    // Before, `await pool.whenReady()` at top level exited the process early
+    // ("unsettled top-level await", exit code 13): the workers are unref'd.
+    const script = [
+      `import { BudgetPool } from ${JSON.stringify(new URL('./budget-pool.ts', import.meta.url).href)};`,
+      `const p = new BudgetPool({ moduleUrl: ${JSON.stringify(moduleUrl)}, size: 1 });`,
+      'await p.whenReady();',
+      "console.log('ready', p.readyWorkers);",
+      'await p.close();',
+    ].join('\n');
+    // A file, not `--input-type=module -e`: worker threads inherit execArgv, and --input-type breaks them.
+    const dir = mkdtempSync(join(tmpdir(), 'budget-pool-'));
+    const file = join(dir, 'main.mjs');
+    writeFileSync(file, script);
+    const out = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
+    rmSync(dir, { recursive: true, force: true });
+    expect(out.stderr).not.toMatch(/unsettled top-level await/);
+    expect(out.status).toBe(0);
+    expect(out.stdout.trim()).toBe('ready 1');
   });
 
   it('gives up with a clear error when the module cannot be loaded', async () => {

@@ -81,7 +81,11 @@ export class BudgetPool {
 
   /** Resolves once every worker has loaded its module; services await it before reporting ready. */
   whenReady(): Promise<void> {
-    return this.#allReady.promise;
+    // Workers are unref'd so an idle pool never holds the process open; but a caller
+    // waiting for them to load must, or a process with nothing else alive (a service
+    // started without NATS) exits in the middle of the await.
+    const hold = setInterval(() => {}, 60_000);
+    return this.#allReady.promise.finally(() => clearInterval(hold));
   }
 
   /** Workers that have loaded their module. */
