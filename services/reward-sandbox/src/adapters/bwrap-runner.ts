@@ -1,5 +1,4 @@
-// Runner for native languages (python, pytest, bash, cpp, go, nodejs,
-// typescript) in a fresh bubblewrap sandbox per run. Pieces in ./bwrap:
+// Runner for native languages (every entry of bwrap/languages/) in a fresh bubblewrap sandbox per run. Pieces in ./bwrap:
 // argv.ts (namespaces and mounts), supervisor.ts (what runs inside), limits.ts
 // (rlimits), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
 // outcome.ts (SandboxFusion result shape), memory.ts (memory verdict),
@@ -13,7 +12,7 @@ import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
 import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
 import { SlotCgroups } from './bwrap/cgroup.ts';
 import { execute } from './bwrap/execute.ts';
-import { LANGUAGES } from './bwrap/languages.ts';
+import { LANGUAGES } from './bwrap/languages/index.ts';
 import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
 import { safeRelativePath } from './bwrap/paths.ts';
@@ -153,8 +152,8 @@ export class BwrapRunner implements Runner {
     }
     const inputs = checkedInputs(spec.files);
     const fetch = spec.fetchFiles.map(safeRelativePath);
-    const source = sourceFileName(lang.extension);
-    const code = Buffer.from(spec.code, 'utf8');
+    const source = lang.fileName ?? sourceFileName(lang.extension, lang.suffix);
+    const code = Buffer.from(lang.prepareCode?.(spec.code) ?? spec.code, 'utf8');
 
     // Data fds, in order: seccomp, passwd, group, [stdin], inputs, code (last, so it wins a name clash).
     const data: Uint8Array[] = [seccomp.bpf];
@@ -172,7 +171,7 @@ export class BwrapRunner implements Runner {
 
     const inputBytes = data.reduce((n, d) => n + d.length, 0) - seccomp.bpf.length; // the filter is no file
     const tmpMb = this.#opts.tmpMb + Math.ceil(inputBytes / MiB); // inputs do not eat the scratch budget
-    const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools };
+    const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools, inputs: inputs.map(([p]) => p) };
     const base = { ...BASE_LIMITS, processes: this.#opts.processes };
     const runCpuSeconds = cpuSecondsFor(spec.runTimeoutMs);
     const compile = lang.compile?.(ctx);

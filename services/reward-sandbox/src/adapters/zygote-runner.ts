@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../core/executor.ts';
 import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
 import { SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
-import { LANGUAGES } from './bwrap/languages.ts';
+import { LANGUAGES } from './bwrap/languages/index.ts';
 import type { CgroupStats, SlotCgroups } from './bwrap/cgroup.ts';
 import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls } from './bwrap/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';

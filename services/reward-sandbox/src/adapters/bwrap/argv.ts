@@ -4,7 +4,7 @@
 // /dev are remounted read-only at the end so nothing else is writable. Nothing
 // is bound writable from the host, so nothing the program writes can persist.
 
-import { lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 
 /** Work dir (cwd) inside the sandbox. */
 export const WORK_DIR = '/tmp/work';
@@ -86,6 +86,10 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
 
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 const ETC = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime'];
+// Toolchain configuration Debian keeps under /etc: the JDK's conf/ (java.security,
+// without which javac and java die at start) is a symlink into /etc/java-<n>-openjdk;
+// php's and R's ini/profile dirs.
+const ETC_TOOLCHAINS = /^(java-\d+-openjdk|php|R)$/;
 
 /** Inspects the host's root layout (merged /usr or not) and the /etc pieces to bind. */
 export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
@@ -99,7 +103,13 @@ export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
       // absent on this host (e.g. /lib32): nothing to bind
     }
   }
-  const etc = ETC.filter((p) => {
+  let toolchainEtc: string[] = [];
+  try {
+    toolchainEtc = readdirSync('/etc').filter((n) => ETC_TOOLCHAINS.test(n)).sort().map((n) => `/etc/${n}`);
+  } catch {
+    // no readable /etc: the toolchains that need it fail their own way
+  }
+  const etc = [...ETC, ...toolchainEtc].filter((p) => {
     try {
       lstatSync(p);
       return true;

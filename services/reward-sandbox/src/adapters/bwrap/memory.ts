@@ -7,7 +7,7 @@
 //
 // memory_limit_exceeded is true when any of these holds:
 //  1. the cgroup (if in use) counted an OOM kill during the command;
-//  2. it failed (non-zero code) and stderr carries the runtime's allocation-failure message (languages.ts:
+//  2. it failed (non-zero code) and stderr carries the runtime's allocation-failure message (languages/:
 //     MemoryError, std::bad_alloc, "JavaScript heap out of memory",
 //     "runtime: out of memory", "Cannot allocate memory", ...);
 //  3. it died of SIGKILL that was neither our wall-clock kill nor the RLIMIT_CPU

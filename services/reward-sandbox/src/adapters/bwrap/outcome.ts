@@ -4,7 +4,7 @@
 // arrived, execution_time in seconds.
 
 import type { CommandResult, RunOutcome } from '../../core/runner.ts';
-import { COMPILER_MEMORY_MARKERS } from './languages.ts';
+import { COMPILER_MEMORY_MARKERS } from './languages/index.ts';
 import type { Execution } from './execute.ts';
 import { cpuLimitReached as cpuLimitReachedBy, decodeReturnCode, memoryLimitExceeded } from './memory.ts';
 import type { CappedBuffer } from './output.ts';

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import type { LaunchTools } from '../slots/host-launch.ts';
 import { SANDBOX_ENV, SANDBOX_NODE, bwrapArgs, detectHostLayout, type HostLayout } from './argv.ts';
-import type { Toolchain } from './languages.ts';
+import type { Toolchain } from './languages/index.ts';
 
 /** Result of probing the host. */
 export interface HostProbe {
@@ -69,7 +69,8 @@ if [ -x '${python}' ]; then p python '${python}'
 if g=$(command -v g++); then p gxx "$g"
   for l in crypto ssl pthread; do for e in so a; do case "$(g++ -print-file-name=lib$l.$e)" in /*) p lib "-l$l"; break;; esac; done; done; fi
 [ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null && p node ${SANDBOX_NODE}
-g=$(command -v go) && p go "$g"
+for t in go java javac rustc php ruby perl sqlite3 Rscript; do g=$(command -v $t) && p $t "$g"; done
+g=$(command -v lua || command -v lua5.4) && p lua "$g"
 exit 0`;
 
 /** Probes launch mode, layout and toolchains. Never throws; `problems` says what is missing. */
@@ -123,6 +124,11 @@ export function probeHost(opts: ProbeOptions): HostProbe {
   return { bwrap, launcher: null, unprivileged: false, layout, tools: {}, problems };
 }
 
+/** Probe keys that are just a path, and their Toolchain field. */
+const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags'>>> = {
+  go: 'go', java: 'java', javac: 'javac', rustc: 'rustc', php: 'php', ruby: 'ruby', perl: 'perl', lua: 'lua', sqlite3: 'sqlite3', Rscript: 'rscript',
+};
+
 function parseTools(out: string): Toolchain {
   const t: Toolchain = {};
   const libs: string[] = [];
@@ -136,7 +142,7 @@ function parseTools(out: string): Toolchain {
     else if (key === 'gxx') t.gxx = value;
     else if (key === 'lib') libs.push(value);
     else if (key === 'node') t.node = value;
-    else if (key === 'go') t.go = value;
+    else if (key in SIMPLE_TOOLS) t[SIMPLE_TOOLS[key]!] = value;
   }
   if (t.gxx !== undefined) t.cppFlags = libs;
   return t;

@@ -9,9 +9,9 @@ import { safeRelativePath } from './paths.ts';
 export const passwdFile = (uid: number) => `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/bin/bash\n`;
 export const groupFile = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
 
-/** SandboxFusion's NamedTemporaryFile-style name for the code (`tmpXXXXXXXX.<ext>`). */
-export function sourceFileName(extension: string): string {
-  return `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}.${extension}`;
+/** SandboxFusion's NamedTemporaryFile-style name for the code (`tmpXXXXXXXX.<ext>`, or `tmpXXXXXXXX<suffix>`). */
+export function sourceFileName(extension: string, suffix = `.${extension}`): string {
+  return `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}${suffix}`;
 }
 
 /** Validated input files; throws on unsafe paths or a file that is also used as a directory. */

@@ -13,7 +13,7 @@ export const OOM_EXIT_CODE = 134;
 
 /**
  * Allocation failures a program may die of (uncaught), as Node prints them. The
- * first four are the bubblewrap runner's node markers (bwrap/languages.ts); the
+ * first four are the bubblewrap runner's node markers (bwrap/languages/scripting.ts); the
  * WebAssembly ones are what the worker's address-space limit looks like from
  * inside: V8 cannot grow or create a memory.
  */

@@ -1,0 +1,62 @@
+// Compiled-to-native languages, after SandboxFusion's runners: cpp compiles to
+// `./test` with `g++ -std=c++17` plus the optional -lcrypto/-lssl/-lpthread
+// that link; go builds to `./out`; go_test runs `go test` on a `*_test.go`
+// file; rust compiles to `./test` with rustc.
+
+import { ENOMEM, type CommandSpec, type LanguageContext, type LanguageSpec } from './types.ts';
+
+// A Go binary maps ~700 MiB of address space before main (arena index, heap
+// reservations), so RLIMIT_AS = limit + 768 MiB lets the heap reach about the
+// limit before "fatal error: out of memory"; GOMEMLIMIT makes the GC work harder
+// as it gets close.
+const GO_AS_HEADROOM_MB = 768;
+// `go test` compiles and links inside the run step, so it gets the compile
+// step's floor as well as the Go headroom.
+const GO_TEST_AS_FLOOR_MB = 2048;
+
+// Offline, no toolchain downloads, no cgo (no C compiler flags from the
+// source); the build cache lives in the run's own tmpfs, so runs share nothing.
+const GO_BUILD_ENV = { GOCACHE: '/tmp/.cache/go-build', GOPATH: '/tmp/go', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+const GO_MARKERS = [/fatal error: out of memory/, /runtime: out of memory/, /runtime: cannot allocate memory/, ENOMEM];
+
+function goTest(c: LanguageContext): CommandSpec {
+  return { argv: [c.tools.go ?? 'go', 'test', c.source], env: { ...GO_BUILD_ENV, GOMEMLIMIT: `${c.memoryLimitMb}MiB` } };
+}
+
+export const NATIVE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
+  cpp: {
+    extension: 'cpp',
+    available: (t) => t.gxx !== undefined,
+    compile: (c) => ({ argv: [c.tools.gxx ?? 'g++', '-std=c++17', c.source, '-o', 'test', ...(c.tools.cppFlags ?? [])] }),
+    run: () => ({ argv: ['./test'] }),
+    addressSpaceMb: (m) => m,
+    memoryMarkers: [/std::bad_alloc/, ENOMEM],
+  },
+  go: {
+    extension: 'go',
+    available: (t) => t.go !== undefined,
+    compile: (c) => ({ argv: [c.tools.go ?? 'go', 'build', '-o', 'out', c.source], env: GO_BUILD_ENV }),
+    run: (c) => ({ argv: ['./out'], env: { GOMEMLIMIT: `${c.memoryLimitMb}MiB` } }),
+    addressSpaceMb: (m) => m + GO_AS_HEADROOM_MB,
+    memoryMarkers: GO_MARKERS,
+  },
+  go_test: {
+    extension: 'go',
+    suffix: '_test.go',
+    available: (t) => t.go !== undefined,
+    run: goTest,
+    addressSpaceMb: (m) => Math.max(m, GO_TEST_AS_FLOOR_MB) + GO_AS_HEADROOM_MB,
+    memoryMarkers: GO_MARKERS,
+  },
+  rust: {
+    extension: 'rs',
+    available: (t) => t.rustc !== undefined,
+    // SandboxFusion compiles without -O, so overflow panics and debug_assert! hold;
+    // -O with debug assertions keeps those semantics and runs at release speed.
+    compile: (c) => ({ argv: [c.tools.rustc ?? 'rustc', '-O', '-C', 'debug-assertions=on', c.source, '-o', 'test'] }),
+    run: () => ({ argv: ['./test'] }),
+    addressSpaceMb: (m) => m,
+    // std's allocation-failure handler prints this, then aborts.
+    memoryMarkers: [/memory allocation of \d+ bytes failed/, ENOMEM],
+  },
+};

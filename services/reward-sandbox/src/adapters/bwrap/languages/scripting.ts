@@ -1,0 +1,83 @@
+// Interpreted languages: SandboxFusion writes the code to `tmpXXXXXXXX.<ext>`
+// and runs the interpreter on it (`python`, `pytest`, `/bin/bash`, `node`, tsx,
+// `php -f`, `ruby`, `perl`, `lua`, `Rscript`). `sql` has no runner there (its
+// language list names it, a request errors); here sqlite3 runs the file
+// against an in-memory database.
+
+import { ENOMEM, type CommandSpec, type LanguageContext, type LanguageSpec } from './types.ts';
+
+// V8 reserves ~1.3 GiB of address space before running anything (code range,
+// thread stacks, malloc arenas), so node gets its heap cap from
+// --max-old-space-size and RLIMIT_AS = limit + 2 GiB, which only stops runaway
+// off-heap allocations (Buffers); the cgroup, when present, is the tight cap.
+const NODE_AS_HEADROOM_MB = 2048;
+const NODE_MARKERS = [/JavaScript heap out of memory/, /Fatal process out of memory/, /Array buffer allocation failed/, ENOMEM];
+
+function node(c: LanguageContext, extra: string[]): CommandSpec {
+  return { argv: [c.tools.node ?? 'node', `--max-old-space-size=${c.memoryLimitMb}`, ...extra, c.source] };
+}
+
+/** An interpreter run on the file, capped by RLIMIT_AS alone. */
+function interpreter(extension: string, tool: (c: LanguageContext) => string | undefined, args: string[], memoryMarkers: RegExp[]): LanguageSpec {
+  return {
+    extension,
+    available: (t) => tool({ source: '', memoryLimitMb: 0, tools: t, inputs: [] }) !== undefined,
+    run: (c) => ({ argv: [tool(c) ?? extension, ...args, c.source] }),
+    addressSpaceMb: (m) => m,
+    memoryMarkers: [...memoryMarkers, ENOMEM],
+  };
+}
+
+const python: LanguageSpec = {
+  extension: 'py',
+  available: (t) => t.python !== undefined,
+  // No -I (it drops the script dir from sys.path, so `files` could not be imported)
+  // and no -S (site-packages such as numpy must import). The env is already clean.
+  run: (c) => ({ argv: [c.tools.python ?? 'python3', c.source] }),
+  addressSpaceMb: (m) => m,
+  memoryMarkers: [/MemoryError/, ENOMEM],
+};
+
+export const SCRIPTING_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
+  python,
+  pytest: {
+    ...python,
+    available: (t) => t.python !== undefined && t.pytest === true,
+    run: (c) => ({ argv: [c.tools.python ?? 'python3', '-m', 'pytest', c.source] }),
+  },
+  bash: interpreter('sh', (c) => c.tools.bash, [], [/xmalloc: .*cannot allocate/i]),
+  nodejs: {
+    extension: 'js',
+    available: (t) => t.node !== undefined,
+    run: (c) => node(c, []),
+    addressSpaceMb: (m) => m + NODE_AS_HEADROOM_MB,
+    memoryMarkers: NODE_MARKERS,
+  },
+  typescript: {
+    extension: 'ts',
+    available: (t) => t.node !== undefined,
+    // SandboxFusion runs tsx (transpile, no type check); Node's transform-types is the
+    // same contract and also accepts enums and namespaces.
+    run: (c) => node(c, ['--experimental-transform-types', '--disable-warning=ExperimentalWarning']),
+    addressSpaceMb: (m) => m + NODE_AS_HEADROOM_MB,
+    memoryMarkers: NODE_MARKERS,
+  },
+  php: {
+    // CLI php has no memory_limit; RLIMIT_AS stops it with "Out of memory".
+    ...interpreter('php', (c) => c.tools.php, ['-f'], [/Allowed memory size of \d+ bytes exhausted/, /Out of memory \(allocated/]),
+    // As SandboxFusion: leading whitespace dropped, the opening tag added when missing.
+    prepareCode: (code) => (code.trimStart().startsWith('<?php') ? code.trimStart() : `<?php\n${code.trimStart()}`),
+  },
+  ruby: interpreter('rb', (c) => c.tools.ruby, [], [/failed to allocate memory \(NoMemoryError\)/]),
+  perl: interpreter('pl', (c) => c.tools.perl, [], [/Out of memory!/]),
+  lua: interpreter('lua', (c) => c.tools.lua, [], [/not enough memory/]),
+  R: interpreter('R', (c) => c.tools.rscript, [], [/cannot allocate vector of size/]),
+  sql: {
+    extension: 'sql',
+    available: (t) => t.sqlite3 !== undefined,
+    // -bail: the first failing statement ends the run with a non-zero code, as a crash would.
+    run: (c) => ({ argv: [c.tools.sqlite3 ?? 'sqlite3', '-bail', '-batch', ':memory:', `.read ${c.source}`] }),
+    addressSpaceMb: (m) => m,
+    memoryMarkers: [/out of memory/, ENOMEM],
+  },
+};

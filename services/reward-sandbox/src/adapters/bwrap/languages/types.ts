@@ -1,0 +1,60 @@
+// The shape of one language's entry in the table (./index.ts): how its code
+// file is named, what compiles and runs it, and how its memory failures look.
+
+/** Toolchain paths as seen inside the sandbox (probed at start; absent means unsupported). */
+export interface Toolchain {
+  python?: string;
+  pytest?: boolean;
+  bash?: string;
+  gxx?: string;
+  cppFlags?: string[];
+  node?: string;
+  go?: string;
+  java?: string;
+  javac?: string;
+  rustc?: string;
+  php?: string;
+  ruby?: string;
+  perl?: string;
+  lua?: string;
+  sqlite3?: string;
+  rscript?: string;
+}
+
+/** One command to run inside the sandbox. */
+export interface CommandSpec {
+  argv: string[];
+  env?: Record<string, string>;
+}
+
+/** Inputs to the per-language command builders. */
+export interface LanguageContext {
+  /** The code's file name in the work dir. */
+  source: string;
+  memoryLimitMb: number;
+  tools: Toolchain;
+  /** Work-dir-relative paths of the request's input files. */
+  inputs: readonly string[];
+}
+
+/** A language this runner executes. */
+export interface LanguageSpec {
+  extension: string;
+  /** Ends the code's temp name instead of `.<extension>` (go_test: `_test.go`, which `go test` requires). */
+  suffix?: string;
+  /** A fixed file name for the code instead of SandboxFusion's `tmpXXXXXXXX.<ext>` (java: `Main.java`). */
+  fileName?: string;
+  /** Rewrites the code before it is written (php: the opening tag SandboxFusion adds). */
+  prepareCode?: (code: string) => string;
+  /** Whether the probed toolchain can run it. */
+  available: (t: Toolchain) => boolean;
+  compile?: (c: LanguageContext) => CommandSpec;
+  run: (c: LanguageContext) => CommandSpec;
+  /** RLIMIT_AS for the run, from the requested memory limit (runtimes that reserve address space get headroom). */
+  addressSpaceMb: (memoryLimitMb: number) => number;
+  /** Messages a runtime prints when an allocation fails (see ../memory.ts). */
+  memoryMarkers: RegExp[];
+}
+
+/** errno ENOMEM's message, printed by many runtimes when mmap/brk fails under RLIMIT_AS. */
+export const ENOMEM = /Cannot allocate memory/;
