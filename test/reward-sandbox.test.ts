@@ -74,6 +74,18 @@ describe('reward-sandbox /run_code (SandboxFusion contract)', () => {
     expect(body.files['missing.txt']).toBeUndefined();
   });
 
+  it('answers GET /v1/ping with "pong" as SandboxFusion does', async () => {
+    const res = await fetch(`${sandbox.baseUrl}/v1/ping`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('"pong"');
+  });
+
+  it('answers a SandboxFusion language this instance cannot run with a 400 naming it, never a 500', async () => {
+    const res = await fetch(`${sandbox.baseUrl}/run_code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x', language: 'swift' }) });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('swift');
+  });
+
   it('lists the languages it runs', async () => {
     const res = (await (await fetch(`${sandbox.baseUrl}/v1/languages`)).json()) as { languages: Array<{ language: string }> };
     expect(res.languages.map((l) => l.language)).toEqual(expect.arrayContaining(['python', 'cpp', 'nodejs', 'bash', 'typescript']));
@@ -148,9 +160,13 @@ describe('reward-sandbox containment (each attack its own case)', () => {
     expect(body.message).toMatch(/truncated/);
   });
 
-  it('rejects file paths with .. and absolute paths (400)', async () => {
+  it('rejects file paths with .. and absolute input paths (400); absolute fetch_files read only the sandbox\'s writable areas', async () => {
     expect((await py('print(1)', { files: { '../escape.txt': btoa('x') } })).http).toBe(400);
-    expect((await py('print(1)', { fetch_files: ['/etc/passwd'] })).http).toBe(400);
+    expect((await py('print(1)', { files: { '/tmp/x': btoa('x') } })).http).toBe(400);
+    expect((await py('print(1)', { fetch_files: ['/tmp/../etc/passwd'] })).http).toBe(400);
+    const abs = await py('open("/tmp/b", "w").write("b")', { fetch_files: ['/etc/passwd', '/tmp/b', '/mnt/b'] });
+    expect(abs.http).toBe(200);
+    expect(abs.body.files).toEqual({ '/tmp/b': btoa('b') });
   });
 
   it('rejects huge bodies (413), malformed JSON and unknown languages (400)', async () => {

@@ -1,4 +1,4 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import { addProtocolRoutes, AppError, ErrorCode, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
 import type { Executor } from './core/executor.ts';
@@ -45,8 +45,15 @@ const languagesRoute = createRoute({
   responses: { 200: { description: 'Languages', content: { 'application/json': { schema: LanguagesResponse } } } },
 });
 
+const pingRoute = createRoute({
+  method: 'get',
+  path: '/v1/ping',
+  summary: 'Liveness as SandboxFusion answers it: the JSON string "pong"',
+  responses: { 200: { description: 'Always "pong"', content: { 'application/json': { schema: z.literal('pong') } } } },
+});
+
 /** Route definitions, also the input of the OpenAPI document. */
-export const routes = [runCodeRoute, scoreRoute, languagesRoute, ...protocolRoutes];
+export const routes = [runCodeRoute, scoreRoute, languagesRoute, pingRoute, ...protocolRoutes];
 
 /** Adds the sandbox routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults: RunDefaults, scorer: ScoreService): void {
@@ -69,5 +76,6 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
     return c.json({ results: await scorer.score(items, ctx) }, 200);
   });
   app.openapi(languagesRoute, (c) => c.json({ languages: executor.languages() }, 200));
+  app.openapi(pingRoute, (c) => c.json('pong' as const, 200));
   addProtocolRoutes(app, (items, ctx) => scorer.score(items, ctx));
 }

@@ -15,8 +15,8 @@ import { execute } from './bwrap/execute.ts';
 import { LANGUAGES } from './bwrap/languages/index.ts';
 import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
-import { safeRelativePath } from './bwrap/paths.ts';
-import { checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
+import { safeFetchPath } from './bwrap/paths.ts';
+import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
 import { probeHost, type HostProbe } from './bwrap/probe.ts';
 import { FD, supervisorScript } from './bwrap/supervisor.ts';
 import { SUPERVISOR_SHELL, prepareSupervisorShell, type SupervisorShell } from './bwrap/supervisor-shell.ts';
@@ -151,11 +151,16 @@ export class BwrapRunner implements Runner {
       throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
     }
     const inputs = checkedInputs(spec.files);
-    const fetch = spec.fetchFiles.map(safeRelativePath);
+    // [response key, path read in the sandbox]; absolute paths outside the writable areas cannot hold output.
+    const fetchable = spec.fetchFiles.flatMap((f) => {
+      const p = safeFetchPath(f);
+      return p === null ? [] : [[f, p] as const];
+    });
+    const fetch = fetchable.map(([, p]) => p);
     const source = lang.fileName ?? sourceFileName(lang.extension, lang.suffix);
     const code = Buffer.from(lang.prepareCode?.(spec.code) ?? spec.code, 'utf8');
 
-    // Data fds, in order: seccomp, passwd, group, [stdin], inputs, code (last, so it wins a name clash).
+    // Data fds, in order: seccomp, passwd, group, hosts, [stdin], inputs, code (last, so it wins a name clash).
     const data: Uint8Array[] = [seccomp.bpf];
     const seccompFd = FD.firstData;
     const files: DataFile[] = [];
@@ -165,6 +170,7 @@ export class BwrapRunner implements Runner {
     };
     add('/etc/passwd', Buffer.from(passwdFile(this.#opts.sandboxUid)), '0644');
     add('/etc/group', Buffer.from(groupFile(this.#opts.sandboxUid)), '0644');
+    add('/etc/hosts', Buffer.from(HOSTS_FILE), '0444');
     if (spec.stdin !== null) add(STDIN_PATH, Buffer.from(spec.stdin, 'utf8'), '0444');
     for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
     add(`${WORK_DIR}/${source}`, code, '0644');
@@ -229,7 +235,7 @@ export class BwrapRunner implements Runner {
     }
     return buildOutcome(x, {
       hasCompile: compile !== undefined, memoryLimitMb: spec.memoryLimitMb, compileMemoryMb: this.#opts.compileMemoryMb,
-      runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: spec.fetchFiles, cgroup: cgroup?.stats() ?? null,
+      runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: fetchable.map(([f]) => f), cgroup: cgroup?.stats() ?? null,
     });
   }
 }

@@ -103,6 +103,26 @@ export function pythonContainmentCases(runner: () => Runner): void {
     expect(connections).toBe(0);
   });
 
+  it('has its own loopback, up, and localhost resolves to it (a program may serve and query itself)', async () => {
+    const code = [
+      'import socket, threading',
+      'srv = socket.create_server(("localhost", 0)); port = srv.getsockname()[1]',
+      'threading.Thread(target=lambda: srv.accept()[0].sendall(b"pong"), daemon=True).start()',
+      'c = socket.create_connection(("localhost", port), timeout=2); print(c.recv(4).decode(), socket.gethostbyname("localhost"))',
+      'print(open("/etc/hosts").read().split()[:2])',
+    ].join('\n');
+    const out = await run(code);
+    expect(out.run_result?.stderr).toBe('');
+    expect(out.run_result?.stdout).toBe("pong 127.0.0.1\n['127.0.0.1', 'localhost']\n");
+  });
+
+  it('fetches absolute paths in its writable areas, and nothing from elsewhere', async () => {
+    const code = 'import os\nopen("/tmp/abs.txt", "w").write("t")\nopen("/dev/shm/s.txt", "w").write("s")\nopen("rel.txt", "w").write("r")';
+    const out = await run(code, { fetchFiles: ['/tmp/abs.txt', '/dev/shm/s.txt', '/tmp/work/rel.txt', '/etc/passwd', '/usr/bin/python3', '/mnt/b'] });
+    expect(out.run_result?.return_code).toBe(0);
+    expect(out.files).toEqual({ '/tmp/abs.txt': btoa('t'), '/dev/shm/s.txt': btoa('s'), '/tmp/work/rel.txt': btoa('r') });
+  });
+
   it('keeps writes outside the work dir off the host', async () => {
     const m = marker();
     const targets = [`/tmp/x-${m}`, `/work/x-${m}`, `/root/x-${m}`, `/usr/x-${m}`, `/etc/x-${m}`, `/x-${m}`, `/dev/shm/x-${m}`, `../../x-${m}`];

@@ -14,8 +14,8 @@ import { LANGUAGES } from './bwrap/languages/index.ts';
 import type { CgroupStats, SlotCgroups } from './bwrap/cgroup.ts';
 import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls } from './bwrap/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';
-import { safeRelativePath } from './bwrap/paths.ts';
-import { checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
+import { safeFetchPath } from './bwrap/paths.ts';
+import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
 import type { HostProbe } from './bwrap/probe.ts';
 import type { SeccompFilter } from './seccomp/filter.ts';
 import { hostLaunchPrefix } from './slots/host-launch.ts';
@@ -132,7 +132,7 @@ export class ZygoteRunner implements SelectiveRunner {
       max_fetch_bytes: this.#opts.maxFetchBytes,
       setup_timeout_ms: SETUP_TIMEOUT_MS,
       run_timeout_ms: spec.runTimeoutMs,
-      fetch: spec.fetchFiles.map(safeRelativePath),
+      fetch: spec.fetchFiles.map(safeFetchPath).filter((p) => p !== null),
       blobs: names,
     };
     return { meta, blobs };
@@ -193,10 +193,10 @@ export class ZygoteRunner implements SelectiveRunner {
 
   #spawn(slot: Slot): ZygoteProcess {
     const { host, sandboxUid: uid } = this.#opts;
-    const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf];
+    const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf, Buffer.from(HOSTS_FILE)];
     const args = bwrapArgs({
       layout: host.layout, uid, env: { ...SANDBOX_ENV }, tmpBytes: 16 * MiB, shmBytes: MiB, infoFd: 3,
-      files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }, { fd: 6, dest: SECCOMP_PATH, perms: '0444' }],
+      files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }, { fd: 6, dest: SECCOMP_PATH, perms: '0444' }, { fd: 7, dest: '/etc/hosts', perms: '0444' }],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
       nestedUserns: true,
       command: [

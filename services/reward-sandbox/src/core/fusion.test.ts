@@ -32,6 +32,12 @@ describe('toRunSpec', () => {
     expect(() => checkRelativePath(path, 'file path')).toThrow(AppError);
   });
 
+  it('accepts absolute fetch_files as SandboxFusion does, still without traversal', () => {
+    const req = (fetch_files: string[]) => RunCodeRequest.parse({ code: 'x', language: 'python', fetch_files });
+    expect(toRunSpec(req(['/mnt/b', '/tmp/work/x', 'y']), defaults).fetchFiles).toEqual(['/mnt/b', '/tmp/work/x', 'y']);
+    for (const bad of ['/tmp/../etc/passwd', '/', '//x', '/a/./b']) expect(() => toRunSpec(req([bad]), defaults)).toThrow(AppError);
+  });
+
   it('rejects bad base64 and traversal in fetch_files with a 400', () => {
     expect(() => toRunSpec(RunCodeRequest.parse({ code: 'x', language: 'python', files: { a: '%%%' } }), defaults)).toThrow(/base64/);
     try {

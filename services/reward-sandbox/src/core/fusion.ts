@@ -41,7 +41,8 @@ export function toRunSpec(req: RunCodeRequest, d: RunDefaults): RunSpec {
     checkRelativePath(path, 'file path');
     files[path] = content === null ? null : decodeBase64(path, content);
   }
-  for (const path of req.fetch_files) checkRelativePath(path, 'fetch_files entry');
+  // SandboxFusion also fetches absolute paths (read after the run); the runners read them inside the sandbox.
+  for (const path of req.fetch_files) checkRelativePath(path.startsWith('/') ? path.slice(1) : path, 'fetch_files entry');
   return {
     language: req.language,
     code: req.code,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_ENV, bwrapArgs, type SandboxPlan } from './argv.ts';
 import { decodeReturnCode, memoryLimitExceeded, type MemoryEvidence } from './memory.ts';
 import { CappedBuffer } from './output.ts';
-import { safeRelativePath, shellQuote } from './paths.ts';
+import { safeFetchPath, safeRelativePath, shellQuote } from './paths.ts';
 import { ReportParser } from './report.ts';
 
 describe('safeRelativePath', () => {
@@ -14,6 +14,13 @@ describe('safeRelativePath', () => {
   });
   it.each(['/etc/passwd', '../x', 'a/../../x', 'a/..', '', '.', 'a\0b'])('rejects %j', (p) => {
     expect(() => safeRelativePath(p)).toThrow(/invalid path/);
+  });
+  it('fetches absolute paths only from the writable areas', () => {
+    expect(safeFetchPath('out/x')).toBe('out/x');
+    expect(safeFetchPath('/tmp/a//b')).toBe('/tmp/a/b');
+    expect(safeFetchPath('/dev/shm/s')).toBe('/dev/shm/s');
+    for (const p of ['/mnt/b', '/etc/passwd', '/tmp', '/tmpx/a', '/dev/shmx']) expect(safeFetchPath(p)).toBeNull();
+    expect(() => safeFetchPath('/tmp/../etc/passwd')).toThrow(/invalid path/);
   });
   it('quotes shell words, embedded quotes included', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);

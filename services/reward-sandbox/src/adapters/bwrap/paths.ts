@@ -12,6 +12,22 @@ export function safeRelativePath(path: string): string {
   return parts.join('/');
 }
 
+/** The sandbox's writable areas: where a program can leave a file for fetch_files by absolute path. */
+export const WRITABLE_ROOTS = ['/tmp', '/dev/shm'] as const;
+
+/**
+ * A fetch_files entry: a work-dir-relative path (normalised as above) or, as
+ * SandboxFusion allows, an absolute one. An absolute path is read inside the
+ * sandbox, so it can only name the sandbox's own files; outside the writable
+ * areas nothing the program made can exist, so it is dropped (null: reported
+ * absent, like a missing file) rather than read from the toolchain binds.
+ */
+export function safeFetchPath(path: string): string | null {
+  if (!path.startsWith('/')) return safeRelativePath(path);
+  const abs = `/${safeRelativePath(path.slice(1))}`;
+  return WRITABLE_ROOTS.some((r) => abs.startsWith(`${r}/`)) ? abs : null;
+}
+
 /** Quotes a string as one bash word (single quotes; embedded quotes spliced). */
 export function shellQuote(word: string): string {
   if (word.includes('\0')) throw new Error('cannot quote a string containing NUL');

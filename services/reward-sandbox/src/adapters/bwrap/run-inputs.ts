@@ -8,6 +8,12 @@ import { safeRelativePath } from './paths.ts';
 /** Names for `id`, getpwuid() and friends, without exposing the host's accounts. */
 export const passwdFile = (uid: number) => `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/bin/bash\n`;
 export const groupFile = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
+/**
+ * /etc/hosts: without one `localhost` does not resolve, so a program that starts
+ * a server and queries itself by name fails (it does under SandboxFusion). Only
+ * loopback names: the sandbox has no other network.
+ */
+export const HOSTS_FILE = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n';
 
 /** SandboxFusion's NamedTemporaryFile-style name for the code (`tmpXXXXXXXX.<ext>`, or `tmpXXXXXXXX<suffix>`). */
 export function sourceFileName(extension: string, suffix = `.${extension}`): string {

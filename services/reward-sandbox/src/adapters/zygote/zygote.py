@@ -29,11 +29,13 @@
 # X = a run's supervisor exited (JSON status). A writes R; Z writes H and X.
 import ctypes
 import errno
+import fcntl
 import gc
 import json
 import os
 import select
 import signal
+import socket
 import struct
 import sys
 import time
@@ -306,7 +308,8 @@ def fetch_files(paths, cap):
     out, total, dropped = {}, 0, False
     for p in paths:
         try:
-            fd = os.open(WORK + '/' + p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            # Absolute paths (SandboxFusion allows them) are checked by the host to lie in /tmp or /dev/shm.
+            fd = os.open(p if p.startswith('/') else WORK + '/' + p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
@@ -432,6 +435,18 @@ class Capped:
             self.kept += len(kept)
 
 
+def loopback_up():
+    """A new net namespace's lo is down; bwrap brings it up, so do we (SIOCSIFFLAGS).
+
+    Programs that serve and query themselves on 127.0.0.1 need it; A is uid 0 of
+    the user namespace that owns this net namespace, so it has CAP_NET_ADMIN here."""
+    SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack('16sh', b'lo', 0)
+        flags = struct.unpack('16sh', fcntl.ioctl(s.fileno(), SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s.fileno(), SIOCSIFFLAGS, struct.pack('16sh', b'lo', flags | IFF_UP))
+
+
 def prepare():
     """Namespaces and pid 1 for the next run, made before its request arrives."""
     out_r, out_w = os.pipe()
@@ -448,6 +463,7 @@ def prepare():
     # /proc/sys is read-only in the run's mount namespace).
     for path, value in LIMITS['ipc'].items():
         write_file('/proc/sys/' + path, value)
+    loopback_up()
     init = os.fork()
     if init == 0:
         try:
