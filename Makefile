@@ -127,10 +127,22 @@ node_modules/.installed: package.json package-lock.json $(WORKSPACE_MANIFESTS) |
 # OpenRLHF's and slime's own remote-reward clients run against our endpoints in the tests.
 APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp)
 
-.PHONY: nats-server system-deps
+# Toolchains the code sandbox probes (services/reward-sandbox README, Languages).
+# The tests need java, go and rust; each is installed only when missing, without
+# recommends, so a fresh machine pays for it once. The sandbox binds /usr only,
+# so a toolchain elsewhere (rustup's ~/.cargo) does not count.
+SANDBOX_TEST_NEEDS := $(if $(wildcard /usr/bin/javac),,openjdk-17-jdk-headless) $(if $(wildcard /usr/bin/go),,golang-go) $(if $(wildcard /usr/bin/rustc),,rustc)
+# Every SandboxFusion language Debian packages (make sandbox-toolchains).
+SANDBOX_TOOLCHAINS := openjdk-17-jdk-headless golang-go rustc php-cli ruby perl lua5.4 sqlite3 r-base-core python3-pytest
+
+.PHONY: nats-server system-deps sandbox-toolchains
 nats-server: system-deps
 system-deps:
 	@if [ -n "$(strip $(APT_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_NEEDS); fi
+	@if [ -n "$(strip $(SANDBOX_TEST_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TEST_NEEDS); fi
+
+sandbox-toolchains: ## install every sandbox language's Debian toolchain (java, go, rust, php, ruby, perl, lua, sqlite3, R, pytest)
+	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TOOLCHAINS)
 
 clean: down ## remove installed dependencies and run state
 	rm -rf node_modules .run
