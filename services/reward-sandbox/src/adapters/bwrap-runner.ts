@@ -213,7 +213,7 @@ export class BwrapRunner implements Runner {
       ...(privateMounts && {
         ipcSysctls: ipcSysctls(shmBytes),
         // Inputs are files too: they do not eat the inode budget.
-        mounts: { tmp: { bytes: tmpBytes, inodes: TMPFS_INODES.tmp + files.length }, shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm } },
+        mounts: { tmp: { bytes: tmpBytes, inodes: TMPFS_INODES.tmp + files.filter((f) => f.dest.startsWith('/tmp/')).length /* inputs under /tmp only: /etc and /run files live elsewhere */ }, shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm } },
       }),
     });
     const x = await execute({
