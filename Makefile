@@ -134,7 +134,7 @@ APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell com
 # so a toolchain elsewhere (rustup's ~/.cargo) does not count.
 SANDBOX_TEST_NEEDS := $(if $(wildcard /usr/bin/javac),,openjdk-17-jdk-headless) $(if $(wildcard /usr/bin/go),,golang-go) $(if $(wildcard /usr/bin/rustc),,rustc)
 # Every SandboxFusion language Debian packages (make sandbox-toolchains).
-SANDBOX_TOOLCHAINS := openjdk-17-jdk-headless golang-go rustc php-cli ruby perl lua5.4 sqlite3 r-base-core python3-pytest
+SANDBOX_TOOLCHAINS := openjdk-17-jdk-headless golang-go rustc php-cli ruby perl lua5.4 sqlite3 r-base-core python3-pytest mono-mcs mono-runtime gdc iverilog racket scala kotlin junit5
 
 .PHONY: nats-server system-deps sandbox-toolchains
 nats-server: system-deps
@@ -142,7 +142,7 @@ system-deps:
 	@if [ -n "$(strip $(APT_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_NEEDS); fi
 	@if [ -n "$(strip $(SANDBOX_TEST_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TEST_NEEDS); fi
 
-sandbox-toolchains: ## install every sandbox language's Debian toolchain (java, go, rust, php, ruby, perl, lua, sqlite3, R, pytest)
+sandbox-toolchains: ## install every sandbox language's Debian toolchain (java, go, rust, php, ruby, perl, lua, sqlite3, R, pytest, C#, D, Verilog, Racket, Scala, Kotlin, JUnit)
 	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TOOLCHAINS)
 
 clean: down ## remove installed dependencies and run state

@@ -88,8 +88,9 @@ const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 const ETC = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime'];
 // Toolchain configuration Debian keeps under /etc: the JDK's conf/ (java.security,
 // without which javac and java die at start) is a symlink into /etc/java-<n>-openjdk;
-// php's and R's ini/profile dirs.
-const ETC_TOOLCHAINS = /^(java-\d+-openjdk|php|R)$/;
+// php's and R's ini/profile dirs; mono's machine.config and DLL map (mono dies
+// at start without them); racket's config.rktd (where its collections are).
+const ETC_TOOLCHAINS = /^(java-\d+-openjdk|php|R|mono|racket)$/;
 
 /** Inspects the host's root layout (merged /usr or not) and the /etc pieces to bind. */
 export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {

@@ -18,8 +18,8 @@ const run = (language: string, code: string, extra: Partial<RunSpec> = {}) =>
 
 /** Hostile programs of one language: each prints one line saying what happened. */
 interface Hostile {
-  /** Connects to 1.1.1.1:53 over TCP; prints `blocked` when that fails. */
-  connect: string;
+  /** Connects to 1.1.1.1:53 over TCP; prints `blocked` when that fails (absent: the language has no sockets). */
+  connect?: string;
   /** Creates the file named by `PATH` (replaced); prints `blocked` when that fails. */
   writeHost: string;
   /** Never ends. */
@@ -56,12 +56,40 @@ const HOSTILE: Record<string, Hostile> = {
     writeHost: 'begin; File.write("PATH", "x"); puts "written"; rescue StandardError; puts "blocked"; end',
     spin: 'loop {}',
   },
+  csharp: {
+    connect: 'using System; using System.Net.Sockets;\nclass Program { static void Main() { try { var c = new TcpClient(); if (!c.ConnectAsync("1.1.1.1", 53).Wait(2000)) throw new Exception(); Console.WriteLine("connected"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
+    writeHost: 'using System; using System.IO;\nclass Program { static void Main() { try { File.WriteAllText("PATH", "x"); Console.WriteLine("written"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
+    spin: 'class Program { static void Main() { long n = 0; for (;;) n++; } }',
+    bomb: 'using System.Collections.Generic;\nclass Program { static void Main() { var l = new List<long[]>(); for (;;) l.Add(new long[1 << 17]); } }',
+  },
+  D_ut: {
+    connect: 'import core.time, std.socket, std.stdio;\nvoid main() { try { auto s = new TcpSocket(); s.setOption(SocketOptionLevel.SOCKET, SocketOption.SNDTIMEO, dur!"seconds"(2)); s.connect(new InternetAddress("1.1.1.1", 53)); writeln("connected"); } catch (Exception e) { writeln("blocked"); } }',
+    writeHost: 'import std.file, std.stdio;\nvoid main() { try { std.file.write("PATH", "x"); writeln("written"); } catch (Exception e) { writeln("blocked"); } }',
+    spin: 'import std.stdio;\nvoid main() { ulong n = 1; while (true) { n = n * 3; if (n == 0) writeln(n); } }',
+    bomb: 'void main() { ubyte[][] v; while (true) v ~= new ubyte[1 << 20]; }',
+  },
+  verilog: {
+    writeHost: 'module tb; integer f; initial begin f = $fopen("PATH", "w"); if (f == 0) $display("blocked"); else $display("written"); $finish; end endmodule',
+    spin: 'module tb; initial forever #1; endmodule',
+  },
+  racket: {
+    connect: '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "blocked"))]) (tcp-connect "1.1.1.1" 53) (displayln "connected"))',
+    writeHost: '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "blocked"))]) (with-output-to-file "PATH" (lambda () (display "x"))) (displayln "written"))',
+    spin: '#lang racket\n(let loop () (loop))',
+    bomb: '#lang racket\n(let loop ([l (list)]) (loop (cons (make-bytes 1048576 1) l)))',
+  },
+  scala: {
+    connect: 'import java.net._\nobject Main { def main(a: Array[String]): Unit = { val s = new Socket(); try { s.connect(new InetSocketAddress("1.1.1.1", 53), 2000); println("connected") } catch { case _: Exception => println("blocked") } } }',
+    writeHost: 'import java.nio.file._\nobject Main { def main(a: Array[String]): Unit = try { Files.write(Paths.get("PATH"), "x".getBytes); println("written") } catch { case _: Exception => println("blocked") } }',
+    spin: 'object Main { def main(a: Array[String]): Unit = { var n = 0L; while (true) n += 1 } }',
+    bomb: 'object Main { def main(a: Array[String]): Unit = { val l = new java.util.ArrayList[Array[Long]](); while (true) l.add(new Array[Long](1 << 17)) } }',
+  },
 };
 
 for (const [language, h] of Object.entries(HOSTILE)) {
   describe.skipIf(!runner.languages().includes(language))(`${language} containment`, () => {
-    it('has no network', async () => {
-      const out = await run(language, h.connect);
+    it.skipIf(h.connect === undefined)('has no network', async () => {
+      const out = await run(language, h.connect ?? '');
       expect(out.run_result?.stdout).toBe('blocked\n');
     }, 60_000);
 
@@ -94,4 +122,55 @@ describe.skipIf(!runner.languages().includes('go_test'))('go_test', () => {
     expect(fail.run_result?.return_code).toBe(1);
     expect(fail.run_result?.stdout).toContain('wrong');
   }, 90_000);
+});
+
+describe.skipIf(!runner.languages().includes('D_ut'))('D_ut', () => {
+  it('runs the unittest blocks, then not main; a failing one exits 1', async () => {
+    const pass = await run('D_ut', 'import std.stdio;\nunittest { assert(1 + 1 == 2); }\nvoid main() { writeln("main ran"); }');
+    expect(pass.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
+    expect(pass.run_result?.stdout).not.toContain('main ran');
+    expect(pass.run_result?.stderr).toContain('1 modules passed unittests');
+    const fail = await run('D_ut', 'unittest { assert(1 + 1 == 3, "math"); }\nvoid main() {}');
+    expect(fail.run_result?.return_code).toBe(1);
+    // druntime prints the failed assertion on stdout and the summary on stderr.
+    expect(fail.run_result?.stdout).toContain('[unittest] math');
+    expect(fail.run_result?.stderr).toContain('1/1 modules FAILED unittests');
+  }, 90_000);
+});
+
+describe.skipIf(!runner.languages().includes('scala'))('scala', () => {
+  it('runs the first `object` as the main class; none is a compile error', async () => {
+    const out = await run('scala', 'object Solution { def main(a: Array[String]): Unit = println(Helper.x) }\nobject Helper { val x = 42 }');
+    expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: '42\n' });
+    const none = await run('scala', 'class Main');
+    expect(none.compile_result).toMatchObject({ status: 'Finished', return_code: 1, stderr: 'Object name not found.\n' });
+    expect(none.run_result).toBeNull();
+  }, 90_000);
+});
+
+describe.skipIf(!runner.languages().includes('verilog'))('verilog', () => {
+  it('simulates the `tb` module; $fatal exits 1', async () => {
+    const out = await run('verilog', 'module add(input [3:0] a, b, output [4:0] s); assign s = a + b; endmodule\nmodule tb; reg [3:0] a = 9, b = 8; wire [4:0] s; add u(a, b, s); initial begin #1 $display("%0d", s); $finish; end endmodule');
+    expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
+    expect(out.run_result?.stdout).toMatch(/^17\n/);
+    const fatal = await run('verilog', 'module tb; initial $fatal(1, "bad"); endmodule');
+    expect(fatal.run_result?.return_code).toBe(1);
+  }, 90_000);
+});
+
+describe.skipIf(!runner.languages().includes('junit'))('junit', () => {
+  const test = (assertion: string) =>
+    `import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\npublic class Adder { static int add(int a, int b) { return a + b; } }\nclass AdderTest { @Test void adds() { ${assertion} } }`;
+  it('compiles `<public class>.java` and runs the JUnit console launcher on the class path', async () => {
+    const pass = await run('junit', test('assertEquals(4, Adder.add(2, 2));'), { runTimeoutMs: 30_000 });
+    expect(pass.compile_result).toMatchObject({ status: 'Finished', return_code: 0 });
+    expect(pass.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
+    expect(pass.run_result?.stdout).toMatch(/1 tests successful/);
+    const fail = await run('junit', test('assertEquals(5, Adder.add(2, 2));'), { runTimeoutMs: 30_000 });
+    expect(fail.run_result?.return_code).toBe(1);
+    expect(fail.run_result?.stdout).toMatch(/1 tests failed/);
+    const broken = await run('junit', test('int x = "s";'));
+    expect(broken.compile_result?.return_code).not.toBe(0);
+    expect(broken.run_result).toBeNull();
+  }, 120_000);
 });

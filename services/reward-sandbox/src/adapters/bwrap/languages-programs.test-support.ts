@@ -10,8 +10,10 @@ export interface LanguagePrograms {
   hello: string;
   /** Copies stdin to stdout. */
   echo: string;
-  /** Exits with status 3. */
+  /** Exits with status 3 (or `exitCode`, for languages that cannot choose theirs). */
   exit3: string;
+  /** The status `exit3` ends with when not 3. */
+  exitCode?: number;
   /** Does not compile (compiled languages only). */
   compileError?: string;
 }
@@ -53,6 +55,51 @@ export const PROGRAMS: Readonly<Record<string, LanguagePrograms>> = {
     // sqlite3 reads the code from its file, so stdin is not the program's input; the echo is a query instead.
     echo: "CREATE TABLE t(x); INSERT INTO t VALUES ('a'), ('b'); SELECT x FROM t;",
     exit3: 'SELECT * FROM no_such_table;',
+    // sqlite3 has one error status.
+    exitCode: 1,
   },
   R: { toolchain: 'r-base-core', hello: 'cat("hello\\n")', echo: 'cat(readLines(file("stdin")), sep = "\\n")', exit3: 'quit(status = 3)' },
+  csharp: {
+    toolchain: 'mono-mcs mono-runtime',
+    hello: 'using System;\nclass Program { static void Main() { Console.WriteLine("hello"); } }',
+    echo: 'using System;\nclass Program { static void Main() { Console.Write(Console.In.ReadToEnd()); } }',
+    exit3: 'class Program { static int Main() { return 3; } }',
+    compileError: 'class Program { static void Main() { int x = "s"; } }',
+  },
+  D_ut: {
+    toolchain: 'gdc',
+    hello: 'import std.stdio;\nvoid main() { writeln("hello"); }',
+    echo: 'import std.stdio;\nvoid main() { foreach (line; stdin.byLine(KeepTerminator.yes)) write(line); }',
+    exit3: 'import core.stdc.stdlib;\nvoid main() { exit(3); }',
+    compileError: 'void main() { int x = "s"; }',
+  },
+  verilog: {
+    toolchain: 'iverilog',
+    hello: 'module tb; initial begin $display("hello"); $finish; end endmodule',
+    // $fgetc on the STDIN descriptor (32\'h8000_0000).
+    echo: 'module tb; integer c; initial begin c = $fgetc(32\'h8000_0000); while (c != -1) begin $write("%c", c); c = $fgetc(32\'h8000_0000); end $finish; end endmodule',
+    // vvp's status is 0, or 1 after $fatal: a simulation cannot pick its exit code.
+    exit3: 'module tb; initial $fatal(1, "three"); endmodule',
+    exitCode: 1,
+    compileError: 'module tb; initial begin $display("x") end endmodule',
+  },
+  racket: {
+    toolchain: 'racket',
+    hello: '#lang racket\n(displayln "hello")',
+    echo: '#lang racket\n(copy-port (current-input-port) (current-output-port))',
+    exit3: '#lang racket\n(exit 3)',
+  },
+  scala: {
+    toolchain: 'scala',
+    hello: 'object Main { def main(args: Array[String]): Unit = println("hello") }',
+    echo: 'object Echo { def main(args: Array[String]): Unit = { Iterator.continually(System.in.read()).takeWhile(_ >= 0).foreach(b => System.out.write(b)); System.out.flush() } }',
+    exit3: 'object Main { def main(args: Array[String]): Unit = sys.exit(3) }',
+    compileError: 'object Main { def main(args: Array[String]): Unit = { val x: Int = "s" } }',
+  },
+  kotlin_script: {
+    toolchain: 'kotlin',
+    hello: 'println("hello")',
+    echo: 'generateSequence(::readLine).forEach(::println)',
+    exit3: 'kotlin.system.exitProcess(3)',
+  },
 };

@@ -34,8 +34,7 @@ for (const [language, p] of Object.entries(PROGRAMS)) {
     it('reports a runtime error by its exit code', async () => {
       const out = await run(language, p.exit3);
       expect(out.run_result?.status).toBe('Finished');
-      // sqlite3 has one error status; the rest exit with the program's own code.
-      expect(out.run_result?.return_code).toBe(language === 'sql' ? 1 : 3);
+      expect(out.run_result?.return_code).toBe(p.exitCode ?? 3);
     }, 60_000);
 
     it.skipIf(p.compileError === undefined)('reports a compile error without running anything', async () => {

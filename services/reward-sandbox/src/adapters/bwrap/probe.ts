@@ -69,8 +69,9 @@ if [ -x '${python}' ]; then p python '${python}'
 if g=$(command -v g++); then p gxx "$g"
   for l in crypto ssl pthread; do for e in so a; do case "$(g++ -print-file-name=lib$l.$e)" in /*) p lib "-l$l"; break;; esac; done; done; fi
 [ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null && p node ${SANDBOX_NODE}
-for t in go java javac rustc php ruby perl sqlite3 Rscript; do g=$(command -v $t) && p $t "$g"; done
+for t in go java javac rustc php ruby perl sqlite3 Rscript mcs mono gdc iverilog vvp racket scala scalac kotlinc; do g=$(command -v $t) && p $t "$g"; done
 g=$(command -v lua || command -v lua5.4) && p lua "$g"
+j=/usr/share/java/junit-platform-console-standalone.jar; [ -r $j ] && p junitConsole $j
 exit 0`;
 
 /** Probes launch mode, layout and toolchains. Never throws; `problems` says what is missing. */
@@ -127,6 +128,7 @@ export function probeHost(opts: ProbeOptions): HostProbe {
 /** Probe keys that are just a path, and their Toolchain field. */
 const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags'>>> = {
   go: 'go', java: 'java', javac: 'javac', rustc: 'rustc', php: 'php', ruby: 'ruby', perl: 'perl', lua: 'lua', sqlite3: 'sqlite3', Rscript: 'rscript',
+  mcs: 'mcs', mono: 'mono', gdc: 'gdc', iverilog: 'iverilog', vvp: 'vvp', racket: 'racket', scala: 'scala', scalac: 'scalac', kotlinc: 'kotlinc', junitConsole: 'junitConsole',
 };
 
 function parseTools(out: string): Toolchain {

@@ -1,7 +1,12 @@
 // Compiled-to-native languages, after SandboxFusion's runners: cpp compiles to
 // `./test` with `g++ -std=c++17` plus the optional -lcrypto/-lssl/-lpthread
 // that link; go builds to `./out`; go_test runs `go test` on a `*_test.go`
-// file; rust compiles to `./test` with rustc.
+// file; rust compiles to `./test` with rustc. D_ut: SandboxFusion compiles
+// with `dmd -unittest -of=test`; here GCC's D front-end (`gdc -funittest`, the
+// same D runtime: the module's unittest blocks run first, and when any ran,
+// main does not and the summary is printed; with none, main runs). verilog:
+// `iverilog -g2012 -s tb` (the top module must be `tb`) to `test.vvp`, run by
+// `vvp -n`.
 
 import { ENOMEM, type CommandSpec, type LanguageContext, type LanguageSpec } from './types.ts';
 
@@ -58,5 +63,22 @@ export const NATIVE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     addressSpaceMb: (m) => m,
     // std's allocation-failure handler prints this, then aborts.
     memoryMarkers: [/memory allocation of \d+ bytes failed/, ENOMEM],
+  },
+  D_ut: {
+    extension: 'd',
+    available: (t) => t.gdc !== undefined,
+    compile: (c) => ({ argv: [c.tools.gdc ?? 'gdc', '-funittest', c.source, '-o', 'test'] }),
+    run: () => ({ argv: ['./test'] }),
+    addressSpaceMb: (m) => m,
+    // druntime's GC throws core.exception.OutOfMemoryError when an allocation fails.
+    memoryMarkers: [/OutOfMemoryError/, ENOMEM],
+  },
+  verilog: {
+    extension: 'sv',
+    available: (t) => t.iverilog !== undefined && t.vvp !== undefined,
+    compile: (c) => ({ argv: [c.tools.iverilog ?? 'iverilog', '-Wall', '-Winfloop', '-Wno-timescale', '-g2012', '-s', 'tb', '-o', 'test.vvp', c.source] }),
+    run: (c) => ({ argv: [c.tools.vvp ?? 'vvp', '-n', 'test.vvp'] }),
+    addressSpaceMb: (m) => m,
+    memoryMarkers: [ENOMEM],
   },
 };

@@ -1,6 +1,6 @@
 // Interpreted languages: SandboxFusion writes the code to `tmpXXXXXXXX.<ext>`
 // and runs the interpreter on it (`python`, `pytest`, `/bin/bash`, `node`, tsx,
-// `php -f`, `ruby`, `perl`, `lua`, `Rscript`). `sql` has no runner there (its
+// `php -f`, `ruby`, `perl`, `lua`, `Rscript`, `racket`). `sql` has no runner there (its
 // language list names it, a request errors); here sqlite3 runs the file
 // against an in-memory database.
 
@@ -80,4 +80,6 @@ export const SCRIPTING_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     addressSpaceMb: (m) => m,
     memoryMarkers: [/out of memory/, ENOMEM],
   },
+  // Racket CS reserves little up front; a failed allocation prints "out of memory".
+  racket: interpreter('rkt', (c) => c.tools.racket, [], [/out of memory/]),
 };

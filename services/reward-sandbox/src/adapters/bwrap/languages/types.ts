@@ -19,6 +19,17 @@ export interface Toolchain {
   lua?: string;
   sqlite3?: string;
   rscript?: string;
+  mcs?: string;
+  mono?: string;
+  gdc?: string;
+  iverilog?: string;
+  vvp?: string;
+  racket?: string;
+  scala?: string;
+  scalac?: string;
+  kotlinc?: string;
+  /** JUnit's console launcher jar (Debian junit5), run by `java -jar`. */
+  junitConsole?: string;
 }
 
 /** One command to run inside the sandbox. */
