@@ -14,6 +14,8 @@ import { testRunSpec } from '../../services/reward-sandbox/src/core/run-spec.tes
 import { percentile } from './timing.ts';
 
 const RUNS = Number(process.env.BENCH_LANGUAGE_RUNS ?? 10);
+// BENCH_LANGUAGES=csharp,scala: only those (default: every language this host runs).
+const ONLY = process.env.BENCH_LANGUAGES?.split(',').filter((l) => l !== '');
 const HELLO: Record<string, string> = {
   python: 'print("hello")', bash: 'echo hello', cpp: '#include <cstdio>\nint main() { puts("hello"); }', nodejs: 'console.log("hello")',
   ...Object.fromEntries(Object.entries(PROGRAMS).map(([l, p]) => [l, p.hello])),
@@ -46,10 +48,10 @@ function bare(language: string, code: string): number {
 }
 
 console.log(`hello world, compile + run, p50 of ${RUNS} sequential runs`);
-console.log(`${'language'.padEnd(12)}${'sandbox'.padStart(10)}${'bare'.padStart(10)}`);
+console.log(`${'language'.padEnd(14)}${'sandbox'.padStart(10)}${'bare'.padStart(10)}`);
 for (const language of runner.languages()) {
   const code = HELLO[language];
-  if (code === undefined) continue;
+  if (code === undefined || (ONLY !== undefined && !ONLY.includes(language))) continue;
   const sandboxed: number[] = [];
   const host: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -59,6 +61,6 @@ for (const language of runner.languages()) {
     if (out.run_result?.stdout !== 'hello\n') throw new Error(`${language}: ${JSON.stringify(out)}`);
     host.push(bare(language, code));
   }
-  console.log(`${language.padEnd(12)}${ms(percentile(sandboxed, 50))}${ms(percentile(host, 50))}`);
+  console.log(`${language.padEnd(14)}${ms(percentile(sandboxed, 50))}${ms(percentile(host, 50))}`);
 }
 runner.close();
