@@ -26,6 +26,10 @@ interface Hostile {
   spin: string;
   /** Allocates without bound. */
   bomb?: string;
+  /** Run timeout for the cases that must finish (default 5 s; kotlinc compiles inside the run). */
+  runTimeoutMs?: number;
+  /** Deadline for `spin` (default 1 s; past the start-up, so the program itself is running when killed). */
+  spinTimeoutMs?: number;
 }
 
 const HOSTILE: Record<string, Hostile> = {
@@ -84,29 +88,38 @@ const HOSTILE: Record<string, Hostile> = {
     spin: 'object Main { def main(a: Array[String]): Unit = { var n = 0L; while (true) n += 1 } }',
     bomb: 'object Main { def main(a: Array[String]): Unit = { val l = new java.util.ArrayList[Array[Long]](); while (true) l.add(new Array[Long](1 << 17)) } }',
   },
+  // The compiler shares the script's JVM, so its heap is at least 512 MiB whatever the limit.
+  kotlin_script: {
+    connect: 'import java.net.*\ntry { Socket().use { it.connect(InetSocketAddress("1.1.1.1", 53), 2000) }; println("connected") } catch (e: Exception) { println("blocked") }',
+    writeHost: 'try { java.io.File("PATH").writeText("x"); println("written") } catch (e: Exception) { println("blocked") }',
+    spin: 'var n = 0L\nwhile (true) n++',
+    bomb: 'val l = ArrayList<LongArray>()\nwhile (true) l.add(LongArray(1 shl 17))',
+    runTimeoutMs: 30_000,
+    spinTimeoutMs: 8_000,
+  },
 };
 
 for (const [language, h] of Object.entries(HOSTILE)) {
   describe.skipIf(!runner.languages().includes(language))(`${language} containment`, () => {
     it.skipIf(h.connect === undefined)('has no network', async () => {
-      const out = await run(language, h.connect ?? '');
+      const out = await run(language, h.connect ?? '', { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
       expect(out.run_result?.stdout).toBe('blocked\n');
     }, 60_000);
 
     it('cannot write to the host', async () => {
       const path = `/tmp/escape-${language}-${marker()}`;
-      const out = await run(language, h.writeHost.replace('PATH', path.replace('/tmp/', '/usr/')));
+      const out = await run(language, h.writeHost.replace('PATH', path.replace('/tmp/', '/usr/')), { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
       expect(out.run_result?.stdout).toBe('blocked\n');
       expect(existsSync(path.replace('/tmp/', '/usr/'))).toBe(false);
     }, 60_000);
 
     it('is killed at the deadline', async () => {
-      const out = await run(language, h.spin, { runTimeoutMs: 1_000 });
+      const out = await run(language, h.spin, { runTimeoutMs: h.spinTimeoutMs ?? 1_000 });
       expect(out.run_result).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
     }, 60_000);
 
     it.skipIf(h.bomb === undefined)('flags a memory bomb memory_limit_exceeded', async () => {
-      const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128 });
+      const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128, runTimeoutMs: h.runTimeoutMs ?? 5_000 });
       expect(out.run_result?.return_code).not.toBe(0);
       expect(out.run_result?.memory_limit_exceeded).toBe(true);
     }, 60_000);
