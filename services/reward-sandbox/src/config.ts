@@ -27,14 +27,16 @@ export const RewardSandboxConfig = BaseConfig.extend({
    * Cap each run's memory as a whole (anonymous memory of all its processes,
    * tmpfs, memfd, SysV segments, kernel memory) with its slot's memory/pids
    * cgroup, made once per slot at start-up; the limits are written per run.
-   * `zygote`: python zygote runs only (a zygote joins its slot's cgroup once, so
-   * its runs cost nothing extra); `all` (or `true`): bubblewrap runs too, each
-   * moved into the cgroup at start, which on cgroup v1 waits for an RCU grace
-   * period (measured +8-26 ms p50, ~1 s stalls in 1-4% of runs); `false`: none.
-   * Used when the host lets the service create cgroups (root on v1, delegation
-   * on v2); otherwise the service logs it and runs without. @default zygote
+   * `all` (or `true`): every run; a zygote joins its slot's cgroup once, and a
+   * bubblewrap run is exec'd by its slot's spare launcher, which joined the
+   * cgroup while the slot was idle (adapters/bwrap/launcher.ts), so the cgroup v1
+   * move (an RCU grace period: +8-26 ms p50, ~1 s stalls in ~4% of runs when
+   * done per run) is off the critical path. `zygote`: python zygote runs only;
+   * `false`: none. Used when the host lets the service create cgroups (root on
+   * v1, delegation on v2); otherwise the service logs it and runs without.
+   * @default all
    */
-  SANDBOX_CGROUPS: z.enum(['all', 'true', 'zygote', 'false']).default('zygote').transform((v) => (v === 'true' ? 'all' : v)),
+  SANDBOX_CGROUPS: z.enum(['all', 'true', 'zygote', 'false']).default('all').transform((v) => (v === 'true' ? 'all' : v)),
   /**
    * Host uid (and gid) of the first execution slot; slot i runs its sandboxes as
    * SANDBOX_UID_BASE + i, so concurrent runs never share per-user kernel budgets
@@ -52,5 +54,13 @@ export const RewardSandboxConfig = BaseConfig.extend({
   /** Test cases of one item run at once. @default 4 */
   CASE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });
+/** `SANDBOX_CGROUPS` after parsing. */
+export type CgroupMode = 'all' | 'zygote' | 'false';
+
+/** The BwrapRunner options a cgroup mode means (main.ts and the default-config tests). */
+export function cgroupRunnerOptions(mode: CgroupMode): { cgroups: boolean; joinCgroups: boolean } {
+  return { cgroups: mode !== 'false', joinCgroups: mode === 'all' };
+}
+
 /** Parsed configuration of the sandbox service. */
 export type RewardSandboxConfig = z.infer<typeof RewardSandboxConfig>;

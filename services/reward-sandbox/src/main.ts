@@ -6,7 +6,7 @@ import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
 import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
 import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
-import { RewardSandboxConfig } from './config.ts';
+import { RewardSandboxConfig, cgroupRunnerOptions } from './config.ts';
 import { ExecQueue } from './core/exec-queue.ts';
 import { createExecutor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
@@ -24,7 +24,7 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 // One host uid and one memory/pids cgroup per run that may execute at once, shared by both native back-ends.
 const slots = new SlotPool({ size: config.SANDBOX_CONCURRENCY, uidBase: config.SANDBOX_UID_BASE });
 const native = new BwrapRunner({
-  nodePath: config.SANDBOX_NODE_BIN, slots, cgroups: config.SANDBOX_CGROUPS !== 'false', joinCgroups: config.SANDBOX_CGROUPS === 'all',
+  nodePath: config.SANDBOX_NODE_BIN, slots, ...cgroupRunnerOptions(config.SANDBOX_CGROUPS),
 });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
 logger.info({ slots: slots.size, uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`, memoryCgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS, privateMounts: native.host.privateMounts }, 'execution slots');

@@ -12,6 +12,7 @@ import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
 import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
 import { SlotCgroups } from './bwrap/cgroup.ts';
 import { execute } from './bwrap/execute.ts';
+import { LauncherPool } from './bwrap/launcher.ts';
 import { LANGUAGES } from './bwrap/languages/index.ts';
 import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
@@ -45,9 +46,10 @@ export interface BwrapRunnerOptions {
   /** Make a memory/pids cgroup per slot when the host allows it (the zygote runner's runs live in them). Default true. */
   cgroups?: boolean;
   /**
-   * Move each bubblewrap run into its slot's cgroup. On cgroup v1 a move waits
-   * for an RCU grace period: measured +8-26 ms p50 and ~1 s stalls in 1-4% of
-   * runs here. Default true.
+   * Run bubblewrap sandboxes in their slot's cgroup. Each slot keeps a spare
+   * launcher that joined the cgroup while the slot was idle (bwrap/launcher.ts),
+   * so the v1 move (an RCU grace period: +8-26 ms p50 and ~1 s stalls in ~4% of
+   * runs when done per run) is off the critical path. Default true.
    */
   joinCgroups?: boolean;
   /**
@@ -83,6 +85,7 @@ export class BwrapRunner implements Runner {
   #joinCgroups: boolean;
   #languages: string[];
   #shell: SupervisorShell | null;
+  #launchers: LauncherPool;
 
   constructor(options: BwrapRunnerOptions = {}) {
     this.#opts = {
@@ -119,6 +122,9 @@ export class BwrapRunner implements Runner {
     // free uid range it could share one with an account: fail closed.
     const usable = seccomp !== null && shell.shell !== null && uids.length === 0;
     this.#languages = usable ? Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n) : [];
+    const cgroups = this.#joinCgroups ? this.cgroups : null;
+    this.#launchers = new LauncherPool((slot) => cgroups?.procs(slot) ?? []);
+    if (this.#languages.length > 0) for (const s of this.slots.all()) this.#launchers.refill(s.index);
   }
 
   languages(): ReadonlyArray<string> {
@@ -127,6 +133,7 @@ export class BwrapRunner implements Runner {
 
   /** Removes the slots' cgroups (call at shutdown, after runs have finished). */
   close(): void {
+    this.#launchers.close(); // spare launchers sit in the cgroups
     this.cgroups?.close();
     this.#shell?.remove();
     this.#shell = null;
@@ -138,6 +145,8 @@ export class BwrapRunner implements Runner {
     try {
       return await this.#runInSlot(spec, slot, signal);
     } finally {
+      // The slot's next launcher joins its cgroup while the slot is idle (or while the next run is prepared).
+      if (this.#languages.length > 0) this.#launchers.refill(slot.index);
       slot.release(); // every process of the run is gone by now (execute settles after the namespace is empty)
     }
   }
@@ -209,7 +218,7 @@ export class BwrapRunner implements Runner {
     const launcher = this.host.launcher;
     const dropPrivileges = launcher === null ? [] : hostLaunchPrefix(launcher, {
       uid: slot.uid,
-      cgroupProcs: cgroup?.procs ?? [],
+      cgroupProcs: [], // the launcher joined them
       ...(privateMounts && {
         ipcSysctls: ipcSysctls(shmBytes),
         // Inputs are files too: they do not eat the inode budget.
@@ -217,8 +226,8 @@ export class BwrapRunner implements Runner {
       }),
     });
     const x = await execute({
-      // With a launcher its root shell joins the cgroups too (no second shell).
-      cgroupProcs: launcher === null ? (cgroup?.procs ?? []) : [], dropPrivileges, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
+      // The slot's spare launcher, already in its cgroups (a fresh one, joining now, if the run needs more data fds).
+      launcher: this.#launchers.take(slot.index, data.length), dropPrivileges, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
       ...(cgroup && {
         onRunAfterCompile: () => {
           // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).

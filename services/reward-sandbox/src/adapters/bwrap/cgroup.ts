@@ -183,6 +183,13 @@ export class SlotCgroups {
     return v === null ? null : Number(v.trim());
   }
 
+  /** Highest usage since the slot's last prepare() (v1; null on v2, whose peak is the cgroup's lifetime). */
+  peakBytes(slot: number): number | null {
+    if (this.v2) return null;
+    const v = read(join(this.#slot(slot).memDir, 'memory.max_usage_in_bytes'));
+    return v === null ? null : Number(v.trim());
+  }
+
   /** Removes the slots' cgroups (those still holding tasks stay for the next probe's reaping). */
   close(): void {
     for (const s of this.#slots) for (const d of s.dirs) rmdirQuiet(d);

@@ -2,8 +2,9 @@
 // times the compile and run phases from the supervisor's markers, and kills the
 // whole tree at the deadline or on abort.
 //
-// The process tree: [bash LAUNCHER: join cgroups] -> [setpriv: drop root] ->
-// bash RELAY -> bwrap, spawned detached (own process group). RELAY sends
+// The process tree: bash LAUNCHER (launcher.ts: joined the slot's cgroups,
+// usually before the run arrived) -> [root prefix, setpriv: drop root] ->
+// bash RELAY -> bwrap, detached (own process group). RELAY sends
 // stdout/stderr through two `cat`s. The relays exist because
 // Node gives children socketpairs, not pipes, and open("/dev/stdout") fails with
 // ENXIO on a socket; the program should see real pipes, as under SandboxFusion.
@@ -13,20 +14,11 @@
 // children included. That teardown is asynchronous, so after a kill we only
 // settle once pid 1 is a zombie or gone, i.e. the namespace is empty.
 
-import { spawn } from 'node:child_process';
-import type { Duplex } from 'node:stream';
 import { CappedBuffer } from './output.ts';
 import { ReportParser } from './report.ts';
 import { killInit, namespaceGone } from './reaper.ts';
+import type { Launcher } from './launcher.ts';
 import { FD } from './supervisor.ts';
-
-// Only when there are cgroups to join (needs the service's privileges): joins
-// them, then execs the (privilege-dropping) relay.
-const LAUNCHER = [
-  'n=$1; shift',
-  'for ((i = 0; i < n; i++)); do echo $$ > "$1" || exit 125; shift; done',
-  'exec "$@"',
-].join('\n');
 
 // Runs with the sandbox's host uid, so the relay pipes belong to that uid and the
 // program may reopen them (/dev/stdout). First it drops every inherited fd we did
@@ -42,8 +34,8 @@ const RELAY = [
 
 /** What to launch and how long each phase may take. */
 export interface LaunchSpec {
-  /** `cgroup.procs` files to join first. */
-  cgroupProcs: string[];
+  /** The launcher (already in the slot's cgroups) that execs the run; it needs >= data.length data fds. */
+  launcher: Launcher;
   /** Privilege drop before the relay (setpriv argv), or empty. */
   dropPrivileges: string[];
   /** The bwrap command line. */
@@ -84,17 +76,14 @@ export interface Execution {
 export function execute(spec: LaunchSpec, signal: AbortSignal): Promise<Execution> {
   return new Promise((resolve, reject) => {
     const maxFd = FD.firstData + spec.data.length - 1;
-    const stdio = ['ignore', ...Array.from({ length: maxFd }, () => 'pipe' as const)] as const;
+    const launcher = spec.launcher;
+    if (!launcher.usable || launcher.dataFds < spec.data.length) {
+      reject(new Error('sandbox launcher unusable (exited, used, or too few data fds)'));
+      return;
+    }
     const relay = [...spec.dropPrivileges, '/bin/bash', '--norc', '--noprofile', '-c', RELAY, 'relay', ...spec.command];
-    const argv = spec.cgroupProcs.length === 0 ? relay : ['/bin/bash', '--norc', '--noprofile', '-c', LAUNCHER, 'launcher', String(spec.cgroupProcs.length), ...spec.cgroupProcs, ...relay];
-    const child = spawn(argv[0]!, argv.slice(1), {
-      stdio: [...stdio],
-      detached: true,
-      // Nothing of the service's environment reaches even the host-side helpers.
-      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', MAXFD: String(maxFd) },
-    });
-    // Node types stdio as a 5-tuple; we use more fds.
-    const io = child.stdio as unknown as Array<Duplex | null>;
+    const child = launcher.child;
+    const io = launcher.io.slice(0, maxFd + 1);
     const now = () => performance.now();
     let phase: 'setup' | 'compile' | 'run' | 'exit' = 'setup';
     // The run's deadline is fixed when it starts: markers from the report channel
@@ -169,6 +158,13 @@ export function execute(spec: LaunchSpec, signal: AbortSignal): Promise<Executio
       kill();
     }
     const onAbort = () => kill();
+    try {
+      launcher.start(relay, maxFd);
+    } catch (err) {
+      kill();
+      reject(new Error(`cannot start the sandbox launcher: ${err instanceof Error ? err.message : String(err)}`));
+      return;
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) kill();
 
