@@ -26,10 +26,11 @@ const HELLO: Record<string, string> = {
   nodejs: 'console.log("hello")',
   typescript: 'enum Greeting { Hello = "hello" }\nconst g: string = Greeting.Hello;\nconsole.log(g);',
   go_test: 'package main\nimport "testing"\nfunc TestOk(t *testing.T) { t.Log("hello") }',
+  junit: 'import org.junit.jupiter.api.Test;\npublic class HelloTest { @Test void ok() { System.out.println("hello"); } }',
   ...Object.fromEntries(Object.entries(PROGRAMS).map(([l, p]) => [l, p.hello])),
 };
 // Test runners print their own report rather than the program's output.
-const REPORTS = ['pytest', 'go_test'];
+const REPORTS = ['pytest', 'go_test', 'junit'];
 
 describe.skipIf(runner.languages().length === 0)('BwrapRunner', () => {
   it('probes python, bash, cpp and node languages on this host', () => {
