@@ -84,6 +84,19 @@ const alive = (pid: number) => {
   }
 };
 
+/**
+ * Tasks charged to the pids controller that have exited but are not released:
+ * orphans of earlier runs (the relays' `cat`s, a killed sandbox's pid 1) are
+ * reparented to the host's init, and until it reaps them they still count in
+ * pids.current (seen here: ~3 per run, under an init that reaps lazily). They
+ * are no run's processes, so the next run's task budget comes on top of them.
+ */
+function zombies(pidsDir: string, v2: boolean): number {
+  const charged = Number(read(join(pidsDir, 'pids.current'))?.trim() ?? 0);
+  const live = (read(join(pidsDir, v2 ? 'cgroup.threads' : 'tasks')) ?? '').split('\n').filter(Boolean).length;
+  return Number.isFinite(charged) ? Math.max(0, charged - live) : 0;
+}
+
 /** The per-slot cgroups; `probe()` returns null when cgroups are unusable here. */
 export class SlotCgroups {
   readonly v2: boolean;
@@ -146,7 +159,7 @@ export class SlotCgroups {
       }
     }
     if (!v2) mem('memory.max_usage_in_bytes', '0');
-    if (s.pidsDir !== null) writeFileSync(join(s.pidsDir, 'pids.max'), String(maxTasks));
+    if (s.pidsDir !== null) writeFileSync(join(s.pidsDir, 'pids.max'), String(maxTasks + zombies(s.pidsDir, v2)));
     const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(read(join(s.memDir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
     const oomBase = oomKills();
     // v2's memory.peak is the cgroup's lifetime peak (no global reset), so a slot has no per-run peak there.
