@@ -1,8 +1,9 @@
 // The worker's memory cap. isolated-vm's heap limit does not count WebAssembly
 // memories (V8 maps them outside the heap), so each worker process also gets an
 // address-space rlimit (RLIMIT_AS) that counts everything it maps. Why RLIMIT_AS
-// and not a memory cgroup: it works on every host and as any user; cgroups here
-// are v1 and off by default (see config.ts SANDBOX_CGROUPS).
+// and not a memory cgroup: it works on every host and as any user, and a worker
+// serves many runs, so it cannot sit in one run's slot cgroup (SANDBOX_CGROUPS
+// covers the native back-ends).
 //
 // V8 reserves far more address space than it touches (each isolate ~0.6 GiB of
 // code range and heap reservations; Node's own TypeScript stripper keeps a 4 GiB
