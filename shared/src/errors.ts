@@ -54,6 +54,21 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * An adapter's own failure with a stable code from its own small union (a
+ * start-up problem, a worker-pool failure): callers branch on `code`, never on
+ * the message. Not an {@link AppError}: no edge answers it as it is. Subclasses
+ * only set `name`.
+ */
+export class CodedError<C extends string> extends Error {
+  readonly code: C;
+
+  constructor(code: C, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 /** Wire shape of an error, identical on HTTP, NATS and per-item slots. */
 export interface ErrorBody {
   code: ErrorCode;

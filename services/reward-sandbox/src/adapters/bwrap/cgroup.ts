@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { CodedError } from '@rl/shared/errors';
 import { ownPlaces, type Place } from './cgroup-places.ts';
 
 /** Counters read after a run. */
@@ -51,14 +52,8 @@ export const SlotCgroupProblem = {
 export type SlotCgroupProblem = (typeof SlotCgroupProblem)[keyof typeof SlotCgroupProblem];
 
 /** A slot's cgroup cannot take the next run. */
-export class SlotCgroupError extends Error {
+export class SlotCgroupError extends CodedError<SlotCgroupProblem> {
   override readonly name = 'SlotCgroupError';
-  readonly code: SlotCgroupProblem;
-
-  constructor(code: SlotCgroupProblem, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 interface SlotDirs {

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { CodedError } from '@rl/shared/errors';
 import { DENY_LIST, type DenyRule } from './deny-list.ts';
 
 /** Why no filter could be built. */
@@ -22,14 +23,8 @@ export const SeccompProblem = {
 export type SeccompProblem = (typeof SeccompProblem)[keyof typeof SeccompProblem];
 
 /** No seccomp program is available; sandboxes must not run without one. */
-export class SeccompUnavailableError extends Error {
+export class SeccompUnavailableError extends CodedError<SeccompProblem> {
   override readonly name = 'SeccompUnavailableError';
-  readonly code: SeccompProblem;
-
-  constructor(code: SeccompProblem, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** A compiled filter, shared by every sandbox of the service. */

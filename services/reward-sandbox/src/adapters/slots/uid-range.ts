@@ -5,6 +5,7 @@
 // start-up; a collision stops the service from offering native sandboxes.
 
 import { readFileSync } from 'node:fs';
+import { CodedError } from '@rl/shared/errors';
 
 /** Stable codes of {@link UidRangeError}. */
 export const UidRangeProblem = {
@@ -17,14 +18,8 @@ export const UidRangeProblem = {
 export type UidRangeProblem = (typeof UidRangeProblem)[keyof typeof UidRangeProblem];
 
 /** The configured sandbox uid range cannot be used. */
-export class UidRangeError extends Error {
+export class UidRangeError extends CodedError<UidRangeProblem> {
   override readonly name = 'UidRangeError';
-  readonly code: UidRangeProblem;
-
-  constructor(code: UidRangeProblem, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 /** Files the check reads (overridable for tests). */

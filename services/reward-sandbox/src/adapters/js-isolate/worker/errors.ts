@@ -2,6 +2,8 @@
 // The runner throws these; the service answers them as SandboxFusion's
 // SandboxError. Callers branch on `code`, never on the message.
 
+import { CodedError } from '@rl/shared/errors';
+
 /** Stable codes of {@link JsWorkerError}. */
 export const JsWorkerErrorCode = {
   /** A worker did not say it was ready within the start-up timeout. */
@@ -22,12 +24,6 @@ export const JsWorkerErrorCode = {
 export type JsWorkerErrorCode = (typeof JsWorkerErrorCode)[keyof typeof JsWorkerErrorCode];
 
 /** A failure of a JavaScript worker process or of the pool around it. */
-export class JsWorkerError extends Error {
+export class JsWorkerError extends CodedError<JsWorkerErrorCode> {
   override readonly name = 'JsWorkerError';
-  readonly code: JsWorkerErrorCode;
-
-  constructor(code: JsWorkerErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
 }
