@@ -6,6 +6,7 @@
 //   node infra/scripts/story-report.ts <sft dir> <grpo dir>
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { COMPONENTS } from '../../services/reward-story/src/core/components.ts';
 
 type Rec = Record<string, number | string | null> & { step: number };
 const [sftDir, rlDir] = process.argv.slice(2).map((p) => resolve(p));
@@ -38,7 +39,6 @@ function meanOf(rs: readonly Rec[], key: string): number | undefined {
   return vs.length === 0 ? undefined : vs.reduce((a, b) => a + b, 0) / vs.length;
 }
 
-const COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
 const sft = records(sftDir);
 const rl = records(rlDir);
 const lines: string[] = [];
