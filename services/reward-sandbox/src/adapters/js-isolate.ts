@@ -6,7 +6,7 @@
 // that overruns its deadline, dies or may hold a stuck thread is SIGKILLed and
 // replaced by a warm spare.
 //
-// Supported surface (js-isolate/*-source.ts): CommonJS scripts, and ES modules
+// Supported surface (js-isolate/runtime/*.js): CommonJS scripts, and ES modules
 // (detected from the syntax as Node 22+ does; top-level await works); console with
 // Node's util.format/inspect output; process (argv, env = {}, exit, exitCode,
 // stdin/stdout/stderr streams, nextTick, hrtime, on('exit'|'beforeExit'|

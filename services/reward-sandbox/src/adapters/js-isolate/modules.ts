@@ -1,4 +1,4 @@
-// What the in-isolate runtime (builtins-source.ts) implements, as data: the static
+// What the in-isolate runtime (runtime/builtins.js) implements, as data: the static
 // check uses it to decide whether a program may run in the isolate, and the ESM
 // bridge uses it to export named bindings. Keep in sync with `builtinFactories`
 // there; js-isolate.test.ts checks that every listed member exists in the isolate.

@@ -5,36 +5,7 @@
 // of the per-run latency.
 
 import ivm from 'isolated-vm';
-import { ASSERT_SOURCE } from './assert-source.ts';
-import { BUILTINS_SOURCE } from './builtins-source.ts';
-import { COMPARE_SOURCE } from './compare-source.ts';
-import { ENTRY_SOURCE } from './entry-source.ts';
-import { FORMAT_SOURCE } from './format-source.ts';
-import { INSPECT_PARTS_SOURCE } from './inspect-parts-source.ts';
-import { INSPECT_SOURCE } from './inspect-source.ts';
-import { INSPECT_TYPES_SOURCE } from './inspect-types-source.ts';
-import { IO_SOURCE } from './io-source.ts';
-import { LOOP_SOURCE } from './loop-source.ts';
-import { RUNTIME_SOURCE } from './runtime-source.ts';
-
-// Fragment order matters only for top-level statements (classes, consts, objects
-// built at load time): each fragment may use what earlier ones define.
-const FRAGMENTS = [
-  INSPECT_SOURCE,
-  INSPECT_TYPES_SOURCE,
-  INSPECT_PARTS_SOURCE,
-  FORMAT_SOURCE,
-  COMPARE_SOURCE,
-  ASSERT_SOURCE,
-  IO_SOURCE,
-  LOOP_SOURCE,
-  RUNTIME_SOURCE,
-  BUILTINS_SOURCE,
-  ENTRY_SOURCE,
-];
-
-/** Complete in-isolate runtime: an IIFE that installs the globals and evaluates to the control function. */
-export const SHIM_SOURCE = `(function () {\n'use strict';\n${FRAGMENTS.join('\n')}\n})()`;
+import { SHIM_SOURCE } from './shim-source.ts';
 
 /** Script name of the runtime in stack traces (looks like Node's internal frames). */
 export const SHIM_FILENAME = 'node:internal/sandbox';

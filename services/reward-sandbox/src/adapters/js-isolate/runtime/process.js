@@ -1,17 +1,22 @@
+// @ts-check
 // In-isolate runtime, part 3: console, the process object, and Node-style
 // reporting of uncaught exceptions.
-// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
-// which fragments are concatenated into one IIFE); names are shared across fragments.
-// Written without template literals so that it can live inside String.raw.
 
-/** Runtime fragment: console, process, uncaught-exception reporting. */
-export const RUNTIME_SOURCE = String.raw`
+import { formatWithOptions } from './format.js';
+import { isError } from './inspect-types.js';
+import { BACKTICK, inspect } from './inspect.js';
+import {
+  cfg, dead, describeReceived, EventEmitter, exitCodeValue, flushOutput, hostExit, makeNodeError, markDead,
+  rawWrite, setExitCode,
+} from './io.js';
+import { nextTick, nowMs, ReadStream, restArgs, WriteStream } from './loop.js';
+
 // ---- console --------------------------------------------------------------------
 
 let groupIndent = '';
 const counts = new Map();
 const timeLabels = new Map();
-function consoleWrite(fd, args) {
+export function consoleWrite(fd, args) {
   let s = args.length === 1 && typeof args[0] === 'string' ? args[0] : formatWithOptions(undefined, args);
   if (groupIndent.length !== 0) {
     if (s.includes('\n')) s = s.replace(/\n/g, '\n' + groupIndent);
@@ -19,12 +24,12 @@ function consoleWrite(fd, args) {
   }
   rawWrite(fd, s + '\n');
 }
-function argsOf(a) { const out = new Array(a.length); for (let i = 0; i < a.length; i++) out[i] = a[i]; return out; }
+export function argsOf(a) { const out = new Array(a.length); for (let i = 0; i < a.length; i++) out[i] = a[i]; return out; }
 function formatDuration(ms) {
   if (ms >= 1000) return (ms / 1000).toFixed(3) + 's';
   return ms.toFixed(3) + 'ms';
 }
-const consoleObject = {
+export const consoleObject = {
   log: function log() { consoleWrite(1, argsOf(arguments)); },
   info: function info() { consoleWrite(1, argsOf(arguments)); },
   debug: function debug() { consoleWrite(1, argsOf(arguments)); },
@@ -76,18 +81,18 @@ const consoleObject = {
 
 // ---- process --------------------------------------------------------------------
 
-const processObject = new EventEmitter();
-const stdinStream = new ReadStream();
+export const processObject = new EventEmitter();
+export const stdinStream = new ReadStream();
 const stdoutStream = new WriteStream(1);
 const stderrStream = new WriteStream(2);
 
 function exitNow(code, stderrText) {
   if (dead) return;
-  exitCodeValue = code;
+  setExitCode(code);
   try { processObject.emit('exit', code); } catch {}
   if (stderrText) rawWrite(2, stderrText);
   flushOutput();
-  dead = true;
+  markDead();
   // The host disposes the isolate inside this call, which stops execution for good.
   hostExit(exitCodeValue);
   throw new Error('process exited');
@@ -147,12 +152,12 @@ hrtime.bigint = function () { return BigInt(Date.now()) * 1000000n; };
   };
   Object.defineProperty(p, 'exitCode', {
     get() { return exitCodeValue; },
-    set(v) { exitCodeValue = v === undefined || v === null ? undefined : toExitCode(v); },
+    set(v) { setExitCode(v === undefined || v === null ? undefined : toExitCode(v)); },
     enumerable: true, configurable: false,
   });
 })();
 
-function configureProcess() {
+export function configureProcess() {
   processObject.argv[1] = cfg.filename;
   processObject.version = cfg.version;
   processObject.versions.node = cfg.version.slice(1);
@@ -172,6 +177,7 @@ function frameLocation(stack) {
   }
   return null;
 }
+let sourceLines = null;
 function sourceLine(n) {
   if (sourceLines === null) sourceLines = cfg.source.split(/\r?\n/);
   return n >= 1 && n <= sourceLines.length ? sourceLines[n - 1] : null;
@@ -192,7 +198,7 @@ function formatUncaught(err) {
   const hint = typeof err !== 'object' || err === null ? '\n(Use ' + BACKTICK + 'node --trace-uncaught ...' + BACKTICK + ' to show where the exception was thrown)' : '';
   return '\n' + shown + hint + footer;
 }
-function fatal(err) {
+export function fatal(err) {
   if (dead) return;
   if (processObject.listenerCount('uncaughtException') > 0) {
     try {
@@ -208,7 +214,7 @@ function fatal(err) {
 }
 
 // Extracts the source text of the call that invoked fn, for assert.ok's message.
-function callSiteSource(fn) {
+export function callSiteSource(fn) {
   const holder = {};
   Error.captureStackTrace(holder, fn);
   const loc = frameLocation(holder.stack);
@@ -232,4 +238,3 @@ function callSiteSource(fn) {
   return null;
 }
 
-`;

@@ -1,12 +1,13 @@
+// @ts-check
 // In-isolate `node:assert`: AssertionError and the assert functions, with failure
 // messages following lib/internal/assert/assertion_error.js closely enough for
 // graders that look for "AssertionError" and a non-zero exit code.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// relies on COMPARE_SOURCE, the inspect fragments and on `callSiteSource(fn)` from
-// the runtime fragment.
 
-/** Assert fragment: `AssertionError` and `makeAssert(strict)`. */
-export const ASSERT_SOURCE = String.raw`
+import { isDeepEqual, isDeepStrictEqual } from './compare.js';
+import { isRegExp } from './inspect-types.js';
+import { BACKTICK, inspect } from './inspect.js';
+import { callSiteSource } from './process.js';
+
 // ---- AssertionError -------------------------------------------------------------
 
 const assertInspectOptions = {
@@ -117,7 +118,7 @@ class AssertionError extends Error {
 }
 Object.defineProperty(AssertionError.prototype, 'name', { value: 'AssertionError', writable: true, configurable: true, enumerable: false });
 
-function makeAssert(strictMode) {
+export function makeAssert(strictMode) {
   function innerFail(obj) {
     if (obj.message instanceof Error) throw obj.message;
     throw new AssertionError(obj);
@@ -279,4 +280,3 @@ function makeAssert(strictMode) {
   assert.doesNotMatch = function doesNotMatch(string, regexp, message) { matchImpl(string, regexp, message, doesNotMatch, false); };
   return assert;
 }
-`;

@@ -1,12 +1,18 @@
+// @ts-check
 // In-isolate `util.inspect`, the pieces formatRaw delegates to: boxed primitives,
 // functions and classes, errors, arrays/typed arrays/maps/sets, properties, array
 // grouping and line breaking, following Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// written without template literals so that it can live inside String.raw.
 
-/** Inspect fragment: per-type formatters, grouping and line breaking. */
-export const INSPECT_PARTS_SOURCE = String.raw`
-function getBoxedBase(value, ctx, keys, constructor, tag, type) {
+import {
+  AsyncFunctionProto, AsyncGeneratorFunctionProto, GeneratorFunctionProto, getPrefix, hasOwn, mapSizeGetter,
+  objToString, setSizeGetter,
+} from './inspect-types.js';
+import {
+  classRe, escapeFn, formatBigInt, formatNumber, formatPrimitive, formatValue, getStringWidth, inspect,
+  kArrayExtrasType, kArrayType, keyStrRe, kObjectType, numberRe, strEscape, strEscapeReG, stripCommentsRe,
+} from './inspect.js';
+
+export function getBoxedBase(value, ctx, keys, constructor, tag, type) {
   let primitive;
   if (type === 'Number') primitive = Number.prototype.valueOf.call(value);
   else if (type === 'String') { primitive = String.prototype.valueOf.call(value); keys.splice(0, value.length); }
@@ -34,7 +40,7 @@ function getClassBase(value, constructor, tag) {
   return '[' + base + ']';
 }
 
-function getFunctionBase(ctx, value, constructor, tag) {
+export function getFunctionBase(ctx, value, constructor, tag) {
   let stringified = '';
   try { stringified = Function.prototype.toString.call(value); } catch {}
   if (stringified.startsWith('class') && stringified.endsWith('}')) {
@@ -93,7 +99,7 @@ function improveStack(stack, constructor, name, tag) {
   return stack;
 }
 
-function formatError(err, constructor, tag, ctx, keys) {
+export function formatError(err, constructor, tag, ctx, keys) {
   let message, name, stack;
   try { stack = getStackString(err); } catch { return objToString.call(err); }
   try { message = err.message; } catch {}
@@ -211,7 +217,7 @@ function formatSpecialArray(ctx, value, recurseTimes, maxLength, output, i) {
   return output;
 }
 
-function formatArray(ctx, value, recurseTimes) {
+export function formatArray(ctx, value, recurseTimes) {
   const valLen = value.length;
   const len = Math.min(Math.max(0, ctx.maxArrayLength), valLen);
   const remaining = valLen - len;
@@ -225,7 +231,7 @@ function formatArray(ctx, value, recurseTimes) {
   return output;
 }
 
-function formatTypedArray(ctx, value) {
+export function formatTypedArray(ctx, value) {
   const length = value.length;
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
   const remaining = length - maxLength;
@@ -236,7 +242,7 @@ function formatTypedArray(ctx, value) {
   return output;
 }
 
-function formatArrayBuffer(ctx, value) {
+export function formatArrayBuffer(ctx, value) {
   let buffer;
   try { buffer = new Uint8Array(value); } catch { return ['(detached)']; }
   const n = Math.min(ctx.maxArrayLength, buffer.length);
@@ -248,7 +254,7 @@ function formatArrayBuffer(ctx, value) {
   return ['[Uint8Contents]: <' + str + '>'];
 }
 
-function formatSet(ctx, value, recurseTimes) {
+export function formatSet(ctx, value, recurseTimes) {
   const length = setSizeGetter.call(value);
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
   const remaining = length - maxLength;
@@ -265,7 +271,7 @@ function formatSet(ctx, value, recurseTimes) {
   return output;
 }
 
-function formatMap(ctx, value, recurseTimes) {
+export function formatMap(ctx, value, recurseTimes) {
   const length = mapSizeGetter.call(value);
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
   const remaining = length - maxLength;
@@ -282,7 +288,7 @@ function formatMap(ctx, value, recurseTimes) {
   return output;
 }
 
-function formatProperty(ctx, value, recurseTimes, key, type, desc) {
+export function formatProperty(ctx, value, recurseTimes, key, type, desc) {
   let name, str;
   let extra = ' ';
   if (desc === undefined) desc = Object.getOwnPropertyDescriptor(value, key) || { value: value[key], enumerable: true };
@@ -341,7 +347,7 @@ function isBelowBreakLength(ctx, output, start, base) {
   return base === '' || !base.includes('\n');
 }
 
-function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
+export function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
   if (ctx.compact !== true) {
     if (typeof ctx.compact === 'number' && ctx.compact >= 1) {
       const entries = output.length;
@@ -367,4 +373,3 @@ function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTime
   return braces[0] + ln + output.join(',\n' + indentation + '  ') + ' ' + braces[1];
 }
 
-`;

@@ -1,36 +1,54 @@
+// @ts-check
 // In-isolate runtime, part 1: shared state and output buffering (the only host
 // callbacks the isolate ever sees take strings/numbers: write and exit), UTF-8
 // helpers with a minimal Buffer stand-in, and EventEmitter.
-// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
-// which fragments are concatenated into one IIFE); names are shared across fragments.
-// Written without template literals so that it can live inside String.raw.
 
-/** Runtime fragment: state, output buffering, UTF-8/Buffer, EventEmitter. */
-export const IO_SOURCE = String.raw`
-const G = globalThis;
-const MAIN_HOOK = Symbol.for('sandbox.main');
-const REQUIRE_HOOK = Symbol.for('sandbox.require');
+import { customInspectSymbol, inspect } from './inspect.js';
+
+export const G = globalThis;
+export const MAIN_HOOK = Symbol.for('sandbox.main');
+export const REQUIRE_HOOK = Symbol.for('sandbox.require');
 const FLUSH_BYTES = 65536;
 const FLUSH_MS = 50;
 
 let hostWrite = null;
-let hostExit = null;
-let cfg = { filename: '/sandbox/main.js', dirname: '/sandbox', version: 'v24.0.0', budgetMs: 10000, source: '', outputCap: 1048576 };
-let sourceLines = null;
-let startReal = Date.now();
-let stdinText = '';
+export let hostExit = null;
+export let cfg = { filename: '/sandbox/main.js', dirname: '/sandbox', version: 'v24.0.0', budgetMs: 10000, source: '', outputCap: 1048576 };
+export let startReal = Date.now();
+export let stdinText = '';
 
 // ---- output ---------------------------------------------------------------------
 
-const pendingOut = ['', ''];
+export const pendingOut = ['', ''];
 const streamFull = [false, false];
 let pendingLen = 0;
 let writesSinceCheck = 0;
 let lastFlush = Date.now();
-let dead = false;
-let exitCodeValue;
+export let dead = false;
+export let exitCodeValue;
 
-function flushOutput() {
+// Writers for the state above: other runtime files import these bindings, and an
+// imported binding is read-only (in the assembled script they are plain shared variables).
+/** Per-run values the host passes to ctl('start'). */
+export function startRun(stdin, write, exit, configJson) {
+  stdinText = typeof stdin === 'string' ? stdin : '';
+  hostWrite = write;
+  hostExit = exit;
+  cfg = JSON.parse(configJson);
+  startReal = Date.now();
+  lastFlush = startReal;
+}
+export function setExitCode(code) { exitCodeValue = code; }
+export function markDead() { dead = true; }
+/** Forgets output written by the warm-up run. */
+export function resetOutput() {
+  pendingOut[0] = '';
+  sentChars[0] = 0;
+  pendingLen = 0;
+  writesSinceCheck = 0;
+}
+
+export function flushOutput() {
   for (let i = 0; i < 2; i++) {
     const s = pendingOut[i];
     if (s !== '') {
@@ -44,7 +62,7 @@ function flushOutput() {
 }
 
 const sentChars = [0, 0];
-function rawWrite(fd, s) {
+export function rawWrite(fd, s) {
   if (dead) return;
   const i = fd === 2 ? 1 : 0;
   if (streamFull[i]) return;
@@ -68,7 +86,7 @@ function rawWrite(fd, s) {
   }
 }
 
-function finalTuple() {
+export function finalTuple() {
   const out = [exitCodeValue === undefined ? 0 : exitCodeValue, pendingOut[0], pendingOut[1]];
   pendingOut[0] = '';
   pendingOut[1] = '';
@@ -76,14 +94,14 @@ function finalTuple() {
   return out;
 }
 
-function chunkToString(chunk, encoding) {
+export function chunkToString(chunk, encoding) {
   if (typeof chunk === 'string') return chunk;
   if (chunk instanceof SandboxBuffer) return chunk.toString(encoding);
   if (ArrayBuffer.isView(chunk)) return utf8Decode(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength), 0, chunk.byteLength);
   throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "chunk" argument must be of type string or an instance of Buffer, TypedArray, or DataView. Received ' + describeReceived(chunk));
 }
 
-function describeReceived(v) {
+export function describeReceived(v) {
   if (v === null || v === undefined) return String(v);
   if (typeof v === 'function') return 'function ' + (v.name || '(anonymous)');
   if (typeof v === 'object') {
@@ -95,7 +113,7 @@ function describeReceived(v) {
   return 'type ' + typeof v + ' (' + shown + ')';
 }
 
-function makeNodeError(Ctor, code, message) {
+export function makeNodeError(Ctor, code, message) {
   const err = new Ctor(message);
   Object.defineProperty(err, 'name', { value: Ctor.name + ' [' + code + ']', configurable: true, writable: true, enumerable: false });
   err.stack;
@@ -135,7 +153,7 @@ function utf8Encode(str) {
   return out;
 }
 
-function utf8Decode(bytes, start, end) {
+export function utf8Decode(bytes, start, end) {
   let out = '';
   const units = [];
   for (let i = start; i < end;) {
@@ -167,7 +185,7 @@ function utf8Decode(bytes, start, end) {
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-class SandboxBuffer extends Uint8Array {
+export class SandboxBuffer extends Uint8Array {
   toString(encoding, start, end) {
     start = start === undefined ? 0 : Math.max(0, start | 0);
     end = end === undefined ? this.length : Math.min(this.length, end | 0);
@@ -210,13 +228,13 @@ class SandboxBuffer extends Uint8Array {
 Object.defineProperty(SandboxBuffer, 'name', { value: 'Buffer' });
 Object.defineProperty(SandboxBuffer.prototype, Symbol.toStringTag, { value: 'Uint8Array', configurable: true });
 
-function bufferFromText(text) {
+export function bufferFromText(text) {
   const buf = utf8Encode(text);
   Object.defineProperty(buf, '_text', { value: text, enumerable: false });
   return buf;
 }
 
-function decodeAs(text, encoding) {
+export function decodeAs(text, encoding) {
   if (encoding === undefined || encoding === null) return bufferFromText(text);
   const enc = String(encoding).toLowerCase();
   if (enc === 'utf8' || enc === 'utf-8') return text;
@@ -225,7 +243,7 @@ function decodeAs(text, encoding) {
 
 // ---- events -------------------------------------------------------------------
 
-class EventEmitter {
+export class EventEmitter {
   constructor() { this._events = Object.create(null); this._maxListeners = undefined; }
   _list(name) {
     if (!this._events) this._events = Object.create(null);
@@ -310,4 +328,3 @@ EventEmitter.once = function once(emitter, name) {
   });
 };
 
-`;

@@ -1,44 +1,43 @@
+// @ts-check
 // In-isolate `util.inspect`, type detection: brand checks through intrinsic
 // getters (no V8 internals are reachable from inside the isolate), constructor
 // names and key listing, following Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// written without template literals so that it can live inside String.raw.
 
-/** Inspect fragment: type checks, constructor names, key listing. */
-export const INSPECT_TYPES_SOURCE = String.raw`
+import { inspect, numberRe } from './inspect.js';
+
 const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
-const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
-const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
-const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
+export const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
+export const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+export const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
 const abLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
 const sabLengthGetter = typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength').get : null;
 const regexpSourceGetter = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
 const dvLengthGetter = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get;
-const AsyncFunctionProto = Object.getPrototypeOf(async function () {});
-const GeneratorFunctionProto = Object.getPrototypeOf(function* () {});
-const AsyncGeneratorFunctionProto = Object.getPrototypeOf(async function* () {});
-const objToString = Object.prototype.toString;
-const hasOwn = Object.prototype.hasOwnProperty;
-const propIsEnumerable = Object.prototype.propertyIsEnumerable;
+export const AsyncFunctionProto = Object.getPrototypeOf(async function () {});
+export const GeneratorFunctionProto = Object.getPrototypeOf(function* () {});
+export const AsyncGeneratorFunctionProto = Object.getPrototypeOf(async function* () {});
+export const objToString = Object.prototype.toString;
+export const hasOwn = Object.prototype.hasOwnProperty;
+export const propIsEnumerable = Object.prototype.propertyIsEnumerable;
 
 function brand(getter, v) { try { getter.call(v); return true; } catch { return false; } }
-function isTypedArray(v) { return typedArrayTagGetter.call(v) !== undefined; }
-function isMap(v) { return brand(mapSizeGetter, v); }
-function isSet(v) { return brand(setSizeGetter, v); }
-function isDate(v) { try { Date.prototype.getTime.call(v); return true; } catch { return false; } }
-function isRegExp(v) { return brand(regexpSourceGetter, v) && v !== RegExp.prototype; }
-function isArrayBuffer(v) { return brand(abLengthGetter, v); }
-function isSharedArrayBuffer(v) { return sabLengthGetter !== null && brand(sabLengthGetter, v); }
-function isDataView(v) { return brand(dvLengthGetter, v); }
-function isPromise(v) { return v instanceof Promise; }
-function isWeakMap(v) { try { WeakMap.prototype.has.call(v, {}); return true; } catch { return false; } }
-function isWeakSet(v) { try { WeakSet.prototype.has.call(v, {}); return true; } catch { return false; } }
-function isError(v) {
+export function isTypedArray(v) { return typedArrayTagGetter.call(v) !== undefined; }
+export function isMap(v) { return brand(mapSizeGetter, v); }
+export function isSet(v) { return brand(setSizeGetter, v); }
+export function isDate(v) { try { Date.prototype.getTime.call(v); return true; } catch { return false; } }
+export function isRegExp(v) { return brand(regexpSourceGetter, v) && v !== RegExp.prototype; }
+export function isArrayBuffer(v) { return brand(abLengthGetter, v); }
+export function isSharedArrayBuffer(v) { return sabLengthGetter !== null && brand(sabLengthGetter, v); }
+export function isDataView(v) { return brand(dvLengthGetter, v); }
+export function isPromise(v) { return v instanceof Promise; }
+export function isWeakMap(v) { try { WeakMap.prototype.has.call(v, {}); return true; } catch { return false; } }
+export function isWeakSet(v) { try { WeakSet.prototype.has.call(v, {}); return true; } catch { return false; } }
+export function isError(v) {
   if (typeof Error.isError === 'function') return Error.isError(v) || v instanceof Error;
   return v instanceof Error || objToString.call(v) === '[object Error]';
 }
-function isArgumentsObject(v) { return objToString.call(v) === '[object Arguments]'; }
-function boxedKind(v) {
+export function isArgumentsObject(v) { return objToString.call(v) === '[object Arguments]'; }
+export function boxedKind(v) {
   try { Number.prototype.valueOf.call(v); return 'Number'; } catch {}
   try { String.prototype.valueOf.call(v); return 'String'; } catch {}
   try { Boolean.prototype.valueOf.call(v); return 'Boolean'; } catch {}
@@ -65,7 +64,7 @@ function internalGetConstructorName(v) {
   return s.slice(8, -1);
 }
 
-function getConstructorName(obj, ctx, recurseTimes) {
+export function getConstructorName(obj, ctx, recurseTimes) {
   let firstProto;
   const tmp = obj;
   while (obj) {
@@ -94,7 +93,7 @@ function getConstructorName(obj, ctx, recurseTimes) {
   return res + ' <' + protoConstr + '>';
 }
 
-function getPrefix(constructor, tag, fallback, size) {
+export function getPrefix(constructor, tag, fallback, size) {
   if (size === undefined) size = '';
   if (constructor === null) {
     if (tag !== '' && fallback !== tag) return '[' + fallback + size + ': null prototype] [' + tag + '] ';
@@ -115,7 +114,7 @@ function getPrefix(constructor, tag, fallback, size) {
   return result;
 }
 
-function getKeys(value, showHidden) {
+export function getKeys(value, showHidden) {
   let keys;
   const symbols = Object.getOwnPropertySymbols(value);
   if (showHidden) {
@@ -130,9 +129,9 @@ function getKeys(value, showHidden) {
   return keys;
 }
 
-function isIndexKey(k) { return typeof k === 'string' && numberRe.test(k) && Number(k) < 4294967295; }
+export function isIndexKey(k) { return typeof k === 'string' && numberRe.test(k) && Number(k) < 4294967295; }
 
-function getOwnNonIndexProperties(value, showHidden) {
+export function getOwnNonIndexProperties(value, showHidden) {
   const keys = showHidden ? Reflect.ownKeys(value) : getKeys(value, false);
   const out = [];
   for (let i = 0; i < keys.length; i++) {
@@ -142,7 +141,7 @@ function getOwnNonIndexProperties(value, showHidden) {
   return out;
 }
 
-function getCtxStyle(value, constructor, tag) {
+export function getCtxStyle(value, constructor, tag) {
   let fallback = '';
   if (constructor === null) {
     fallback = internalGetConstructorName(value);
@@ -151,4 +150,3 @@ function getCtxStyle(value, constructor, tag) {
   return getPrefix(constructor, tag, fallback);
 }
 
-`;

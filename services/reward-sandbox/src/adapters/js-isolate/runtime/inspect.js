@@ -1,29 +1,37 @@
+// @ts-check
 // In-isolate `util.inspect`, a compact port of Node 24's
 // lib/internal/util/inspect.js (MIT, Node.js contributors) without colours, proxies
 // and V8-internal type checks: console.log output of programs is graded byte for
 // byte, so arrays/objects must line-break and group exactly like Node's. This part:
 // options, string escaping, primitives, and the object formatter itself.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// written without template literals so that it can live inside String.raw.
 
-/** Inspect fragment: options, escaping, primitives and `inspect(value, opts)`. */
-export const INSPECT_SOURCE = String.raw`
-const kObjectType = 0, kArrayType = 1, kArrayExtrasType = 2;
-const customInspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+import {
+  formatArray, formatArrayBuffer, formatError, formatMap, formatProperty, formatSet, formatTypedArray,
+  getBoxedBase, getFunctionBase, reduceToSingleString,
+} from './inspect-parts.js';
+import {
+  boxedKind, getConstructorName, getCtxStyle, getKeys, getOwnNonIndexProperties, getPrefix, hasOwn,
+  isArgumentsObject, isArrayBuffer, isDataView, isDate, isError, isMap, isPromise, isRegExp, isSet,
+  isSharedArrayBuffer, isTypedArray, isWeakMap, isWeakSet, mapSizeGetter, propIsEnumerable, setSizeGetter,
+  typedArrayTagGetter,
+} from './inspect-types.js';
+
+export const kObjectType = 0, kArrayType = 1, kArrayExtrasType = 2;
+export const customInspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 const inspectDefaultOptions = {
   showHidden: false, depth: 2, colors: false, customInspect: true, showProxy: false,
   maxArrayLength: 100, maxStringLength: 10000, breakLength: 80, compact: 3,
   sorted: false, getters: false, numericSeparator: false,
 };
 const strEscapeRe = /[\x00-\x1f\x27\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const strEscapeReG = /[\x00-\x1f\x27\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+export const strEscapeReG = /[\x00-\x1f\x27\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const strEscapeReSingle = /[\x00-\x1f\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const strEscapeReSingleG = /[\x00-\x1f\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const keyStrRe = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
-const numberRe = /^(0|[1-9][0-9]*)$/;
-const classRe = /^(\s+[^(]*?)\s*{/;
-const stripCommentsRe = /(\/\/.*?\n)|(\/\*(.|\n)*?\*\/)/g;
-const BACKTICK = String.fromCharCode(96);
+export const keyStrRe = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
+export const numberRe = /^(0|[1-9][0-9]*)$/;
+export const classRe = /^(\s+[^(]*?)\s*{/;
+export const stripCommentsRe = /(\/\/.*?\n)|(\/\*(.|\n)*?\*\/)/g;
+export const BACKTICK = String.fromCharCode(96);
 // Escape table for control characters, quote and backslash; built on first use
 // because every isolate evaluates this file and most programs never need it.
 let metaTable = null;
@@ -45,12 +53,12 @@ function addQuotes(str, quotes) {
   return "'" + str + "'";
 }
 
-function escapeFn(str) {
+export function escapeFn(str) {
   const charCode = str.charCodeAt(0);
   return charCode < 0xa0 ? metaFor(charCode) : '\\u' + charCode.toString(16);
 }
 
-function strEscape(str) {
+export function strEscape(str) {
   let escapeTest = strEscapeRe;
   let escapeReplace = strEscapeReG;
   let singleQuote = 39;
@@ -85,13 +93,13 @@ function strEscape(str) {
   return addQuotes(result, singleQuote);
 }
 
-function formatNumber(number) {
+export function formatNumber(number) {
   if (Object.is(number, -0)) return '-0';
   return '' + number;
 }
-function formatBigInt(bigint) { return String(bigint) + 'n'; }
+export function formatBigInt(bigint) { return String(bigint) + 'n'; }
 
-function formatPrimitive(value, ctx) {
+export function formatPrimitive(value, ctx) {
   if (typeof value === 'string') {
     let trailer = '';
     if (value.length > ctx.maxStringLength) {
@@ -127,7 +135,7 @@ function isFullWidthCodePoint(code) {
     (code >= 0x1b000 && code <= 0x1b001) || (code >= 0x1f200 && code <= 0x1f251) ||
     (code >= 0x1f300 && code <= 0x1f64f) || (code >= 0x20000 && code <= 0x3fffd));
 }
-function getStringWidth(str) {
+export function getStringWidth(str) {
   let width = 0;
   let ascii = true;
   for (let i = 0; i < str.length; i++) {
@@ -145,7 +153,7 @@ function getStringWidth(str) {
   return width;
 }
 
-function formatValue(ctx, value, recurseTimes, typedArray) {
+export function formatValue(ctx, value, recurseTimes, typedArray) {
   if (typeof value !== 'object' && typeof value !== 'function') return formatPrimitive(value, ctx);
   if (value === null) return 'null';
   const context = value;
@@ -349,7 +357,7 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
   return res;
 }
 
-function inspect(value, opts) {
+export function inspect(value, opts) {
   const ctx = {
     budget: {}, indentationLvl: 0, seen: [], currentDepth: 0,
     showHidden: inspectDefaultOptions.showHidden, depth: inspectDefaultOptions.depth,
@@ -384,4 +392,3 @@ Object.defineProperty(inspect, 'defaultOptions', {
   set(options) { return Object.assign(inspectDefaultOptions, options); },
 });
 
-`;

@@ -1,12 +1,19 @@
+// @ts-check
 // In-isolate runtime, part 5: globals, the CommonJS entry hook and `ctl`, the
-// single control function the host drives (start / step / die); the fragment
-// ends by returning it from the enclosing IIFE.
-// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
-// which fragments are concatenated into one IIFE); names are shared across fragments.
-// Written without template literals so that it can live inside String.raw.
+// single control function the host drives (start / step / die); shim-source.ts
+// ends the assembled IIFE with `return ctl;`.
 
-/** Runtime fragment: globals, entry hook and the control function (returned). */
-export const ENTRY_SOURCE = String.raw`
+import { requireBuiltin } from './builtins.js';
+import {
+  cfg, dead, exitCodeValue, finalTuple, G, MAIN_HOOK, pendingOut, REQUIRE_HOOK, resetOutput, setExitCode,
+  startReal, startRun,
+} from './io.js';
+import {
+  clearImmediate, clearTimeout, drainTicks, loopAlive, nowMs, queueMicrotaskImpl, runOneTask,
+  setImmediateImpl, setIntervalImpl, setTimeoutImpl,
+} from './loop.js';
+import { configureProcess, consoleObject, consoleWrite, fatal, processObject } from './process.js';
+
 // ---- globals and entry ----------------------------------------------------------------
 
 function defineGlobal(name, value) {
@@ -58,14 +65,9 @@ function invokeEntry(fn) {
 // Only 'start' (before any program code exists) is called synchronously by the host;
 // every later op can reach code the program may have patched, so the host calls
 // them asynchronously with the run's remaining time as timeout.
-function ctl(op, a, b, c, d) {
+export function ctl(op, a, b, c, d) {
   if (op === 'start') {
-    stdinText = typeof a === 'string' ? a : '';
-    hostWrite = b;
-    hostExit = c;
-    cfg = JSON.parse(d);
-    startReal = Date.now();
-    lastFlush = startReal;
+    startRun(a, b, c, d);
     configureProcess();
     Object.defineProperty(G, MAIN_HOOK, { value: runMain, configurable: true, enumerable: false, writable: false });
     if (cfg.cjsGlobals) {
@@ -104,20 +106,15 @@ function ctl(op, a, b, c, d) {
     new Error('warm-up').stack;
     invokeEntry(function () {});
     consoleWrite(1, ['warm', 1, { a: [1, 'x'] }, null]);
-    pendingOut[0] = '';
-    sentChars[0] = 0;
-    pendingLen = 0;
-    writesSinceCheck = 0;
+    resetOutput();
     return loopAlive();
   }
   if (op === 'die') {
     if (!dead) {
-      exitCodeValue = typeof b === 'number' ? b : 1;
+      setExitCode(typeof b === 'number' ? b : 1);
       if (typeof a === 'string') pendingOut[1] += a;
     }
     return finalTuple();
   }
   throw new Error('unknown op ' + op);
 }
-return ctl;
-`;

@@ -1,12 +1,14 @@
+// @ts-check
 // In-isolate runtime, part 2: timers on a virtual clock, process.nextTick, the
 // libuv-shaped event loop the host drives one macrotask at a time, and stdin
 // delivery (process.stdin stream) plus stdout/stderr streams.
-// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
-// which fragments are concatenated into one IIFE); names are shared across fragments.
-// Written without template literals so that it can live inside String.raw.
 
-/** Runtime fragment: timers, event loop, stdin/stdout streams. */
-export const LOOP_SOURCE = String.raw`
+import {
+  bufferFromText, cfg, chunkToString, dead, describeReceived, EventEmitter, makeNodeError, rawWrite,
+  startReal, stdinText,
+} from './io.js';
+import { fatal } from './process.js';
+
 // ---- timers and the virtual-time event loop -------------------------------------
 
 // A libuv-shaped loop (timers phase, poll phase for stdin, check phase for
@@ -28,7 +30,7 @@ const tickQueue = [];
 let tickDrainScheduled = false;
 
 function realElapsed() { return Date.now() - startReal; }
-function nowMs() {
+export function nowMs() {
   const real = realElapsed();
   return real > loopNow ? real : loopNow;
 }
@@ -121,38 +123,38 @@ function normalizeDelay(delay) {
   if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
   return delay;
 }
-function restArgs(args, from) {
+export function restArgs(args, from) {
   const out = [];
   for (let i = from; i < args.length; i++) out.push(args[i]);
   return out;
 }
-function setTimeoutImpl(fn, delay) {
+export function setTimeoutImpl(fn, delay) {
   checkCallback(fn);
   const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), false);
   timersById.set(t._id, t);
   scheduleTimer(t);
   return t;
 }
-function setIntervalImpl(fn, delay) {
+export function setIntervalImpl(fn, delay) {
   checkCallback(fn);
   const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), true);
   timersById.set(t._id, t);
   scheduleTimer(t);
   return t;
 }
-function setImmediateImpl(fn) {
+export function setImmediateImpl(fn) {
   checkCallback(fn);
   const t = new Immediate(fn, restArgs(arguments, 1));
   activate(t);
   immediateQueue.push(t);
   return t;
 }
-function clearTimeout(t) {
+export function clearTimeout(t) {
   if (t === null || t === undefined) return;
   if (typeof t === 'number' || typeof t === 'string') t = timersById.get(Number(t));
   if (t instanceof Timeout) { cancel(t); timersById.delete(t._id); }
 }
-function clearImmediate(t) { if (t instanceof Immediate) cancel(t); }
+export function clearImmediate(t) { if (t instanceof Immediate) cancel(t); }
 setTimeoutImpl[Symbol.for('nodejs.util.promisify.custom')] = function (ms, value) {
   return new Promise(function (resolve) { setTimeoutImpl(resolve, ms, value); });
 };
@@ -170,7 +172,7 @@ function queuePoll(fn) {
   pollQueue.push(task);
 }
 
-function queueMicrotaskImpl(fn) {
+export function queueMicrotaskImpl(fn) {
   checkCallback(fn);
   Promise.resolve().then(function () {
     try { fn(); } catch (err) { fatal(err); }
@@ -180,13 +182,13 @@ function queueMicrotaskImpl(fn) {
 // process.nextTick callbacks run before promise jobs: the queue is drained right
 // after the main script and after each macrotask, and from a promise job when a
 // tick is queued while microtasks are already running.
-function drainTicks() {
+export function drainTicks() {
   while (tickQueue.length > 0 && !dead) {
     const entry = tickQueue.shift();
     try { entry.fn.apply(undefined, entry.args); } catch (err) { fatal(err); }
   }
 }
-function nextTick(fn) {
+export function nextTick(fn) {
   checkCallback(fn);
   tickQueue.push({ fn: fn, args: restArgs(arguments, 1) });
   if (!tickDrainScheduled) {
@@ -202,7 +204,7 @@ function runTask(task) {
 
 // Runs exactly one macrotask in libuv phase order and returns 'ran'; returns 'idle'
 // when nothing keeps the loop alive and 'tle' when the next task is due after the budget.
-function runOneTask() {
+export function runOneTask() {
   if (!loopStarted) {
     loopStarted = true;
     // Node's loop clock was read before the main script ran, so 1 ms timers are
@@ -244,14 +246,20 @@ function runOneTask() {
   }
 }
 
-function loopAlive() {
+export function loopAlive() {
   return refCount > 0;
 }
 
 // ---- stdin ----------------------------------------------------------------------
 
 let stdinConsumed = false;
-const stdinHub = {
+/** The whole stdin text the first time, '' afterwards (fs.readFileSync(0) and the stream share it). */
+export function takeStdin() {
+  const text = stdinConsumed ? '' : stdinText;
+  stdinConsumed = true;
+  return text;
+}
+export const stdinHub = {
   consumers: [],
   scheduled: false,
   subscribe(consumer) {
@@ -261,8 +269,7 @@ const stdinHub = {
     const hub = this;
     // Node delivers piped stdin after the main script, data first and 'end' in a later turn.
     queuePoll(function () {
-      const text = stdinConsumed ? '' : stdinText;
-      stdinConsumed = true;
+      const text = takeStdin();
       if (text !== '') for (const c of hub.consumers.slice()) c.onData(text);
       queuePoll(function () {
         for (const c of hub.consumers.slice()) c.onEnd();
@@ -271,7 +278,7 @@ const stdinHub = {
   },
 };
 
-class ReadStream extends EventEmitter {
+export class ReadStream extends EventEmitter {
   constructor() {
     super();
     this.fd = 0;
@@ -347,7 +354,7 @@ class ReadStream extends EventEmitter {
   }
 }
 
-class WriteStream extends EventEmitter {
+export class WriteStream extends EventEmitter {
   constructor(fd) { super(); this.fd = fd; this.writable = true; this._isStdio = true; }
   write(chunk, encoding, cb) {
     if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
@@ -368,4 +375,3 @@ class WriteStream extends EventEmitter {
   getColorDepth() { return 1; }
 }
 
-`;

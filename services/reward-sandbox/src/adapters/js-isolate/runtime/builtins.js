@@ -1,11 +1,21 @@
+// @ts-check
 // In-isolate runtime, part 4: the builtin modules (fs, readline, events, util,
 // assert, os, timers) and `require` for them; see modules.ts for the advertised list.
-// Function-body fragment of the in-isolate runtime (see prepared-isolate.ts for the order in
-// which fragments are concatenated into one IIFE); names are shared across fragments.
-// Written without template literals so that it can live inside String.raw.
 
-/** Runtime fragment: builtin modules and requireBuiltin. */
-export const BUILTINS_SOURCE = String.raw`
+import { makeAssert } from './assert.js';
+import { isDeepStrictEqual } from './compare.js';
+import { format, formatWithOptions } from './format.js';
+import { inspect } from './inspect.js';
+import {
+  cfg, chunkToString, decodeAs, describeReceived, EventEmitter, makeNodeError, rawWrite, SandboxBuffer,
+  utf8Decode,
+} from './io.js';
+import {
+  clearImmediate, clearTimeout, restArgs, setImmediateImpl, setIntervalImpl, setTimeoutImpl, stdinHub,
+  takeStdin,
+} from './loop.js';
+import { argsOf, processObject, stdinStream } from './process.js';
+
 // ---- builtin modules ----------------------------------------------------------------
 
 function enoent(syscall, path) {
@@ -53,8 +63,7 @@ function makeFs() {
     readFileSync: function readFileSync(path, options) {
       const enc = encodingOf(options);
       if (isStdinPath(path)) {
-        const text = stdinConsumed ? '' : stdinText;
-        stdinConsumed = true;
+        const text = takeStdin();
         return decodeAs(text, enc);
       }
       const key = typeof path === 'number' ? null : normPath(path);
@@ -282,7 +291,7 @@ const builtinFactories = {
 };
 const builtinCache = new Map();
 
-function requireBuiltin(id) {
+export function requireBuiltin(id) {
   if (typeof id !== 'string') {
     throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "id" argument must be of type string. Received ' + describeReceived(id));
   }
@@ -301,4 +310,3 @@ function requireBuiltin(id) {
   return value;
 }
 
-`;

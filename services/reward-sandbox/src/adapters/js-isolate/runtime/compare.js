@@ -1,13 +1,15 @@
+// @ts-check
 // In-isolate deep equality for `assert.deepEqual` / `deepStrictEqual` and
 // `util.isDeepStrictEqual`: a port of Node 24's lib/internal/util/comparisons.js
 // (MIT, Node.js contributors) minus partial mode. MultiPL-E style benchmarks (the
 // bulk of JS/TS reward traffic) end with `assert.deepEqual(...)`, so the loose and
 // strict rules must match Node's exactly.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// relies on the inspect fragments' type checks (isMap, boxedKind, ...).
 
-/** Comparison fragment: `isDeepEqual(a, b)` and `isDeepStrictEqual(a, b)`. */
-export const COMPARE_SOURCE = String.raw`
+import {
+  boxedKind, hasOwn, isArrayBuffer, isDate, isError, isIndexKey, isMap, isPromise, isRegExp, isSet,
+  isSharedArrayBuffer, isWeakMap, isWeakSet, objToString, propIsEnumerable, typedArrayTagGetter,
+} from './inspect-types.js';
+
 const kLoose = 0, kStrict = 2;
 const kNoIterator = 0, kIsArray = 1, kIsSet = 2, kIsMap = 3;
 const wellKnownConstructors = new Set([
@@ -299,7 +301,6 @@ function mapEquiv(a, b, mode, memo) {
   return true;
 }
 
-function isDeepEqual(a, b) { return innerDeepEqual(a, b, kLoose, undefined); }
-function isDeepStrictEqual(a, b) { return innerDeepEqual(a, b, kStrict, undefined); }
+export function isDeepEqual(a, b) { return innerDeepEqual(a, b, kLoose, undefined); }
+export function isDeepStrictEqual(a, b) { return innerDeepEqual(a, b, kStrict, undefined); }
 
-`;

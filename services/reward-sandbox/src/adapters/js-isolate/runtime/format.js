@@ -1,10 +1,10 @@
+// @ts-check
 // In-isolate `util.format` / `util.formatWithOptions` (the printf-like layer under
 // console.log), ported from Node's lib/internal/util/inspect.js.
-// Function-body fragment (concatenated with the other fragments, see prepared-isolate.ts);
-// written without template literals so that it can live inside String.raw.
 
-/** Format fragment: `format(...args)` and `formatWithOptions(opts, args)`. */
-export const FORMAT_SOURCE = String.raw`
+import { hasOwn } from './inspect-types.js';
+import { formatBigInt, formatNumber, inspect } from './inspect.js';
+
 let builtInObjectNames = null;
 function hasBuiltInToString(value) {
   let hasOwnToString = function (o, k) { return hasOwn.call(o, k); };
@@ -42,7 +42,7 @@ function tryStringify(arg) {
   }
 }
 
-function formatWithOptions(inspectOptions, args) {
+export function formatWithOptions(inspectOptions, args) {
   const first = args[0];
   let a = 0;
   let str = '';
@@ -116,9 +116,8 @@ function formatWithOptions(inspectOptions, args) {
   return str;
 }
 
-function format() {
+export function format() {
   const args = new Array(arguments.length);
   for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
   return formatWithOptions(undefined, args);
 }
-`;
