@@ -5,8 +5,10 @@
 # for writing its files, running the program and reporting.
 #
 # Process tree of one run (all forks of this already-initialised interpreter):
-#   Z  zygote: forks A, waits for it, forks the next A. Z never reads from the host,
-#      so no run's code, input or output is in memory a later run inherits.
+#   Z  zygote: forks A; once A has taken its request, forks the next A (which
+#      builds its sandbox while the run executes and waits for its turn), waits for
+#      A, reports its exit. Z never reads from the host, so no run's code, input
+#      or output is in memory a later run inherits.
 #   A  supervisor: unshares user/mount/pid/net/ipc/uts/cgroup namespaces (in the
 #      new user namespace U1 it is uid 0, so it may write the IPC namespace's
 #      SysV limits, argv[4]), forks B, then waits for one request on fd 0, hands it to B, enforces the wall-clock
@@ -477,17 +479,24 @@ def prepare():
     return init, out_r, err_r, rep_r, job_w
 
 
-def supervise():
+def supervise(turn_r, took_w):
     try:
         init, out_r, err_r, rep_r, job_w = prepare()
     except Exception as e:
         init, failure = None, 'sandbox setup failed: %s' % e
+    # Prepared ahead of its turn: the request channel is only ours once Z says so
+    # (the previous supervisor has read its request and Z has reported its exit).
+    if os.read(turn_r, 1) != b't':
+        os._exit(98)  # the zygote is stopping
+    os.close(turn_r)
     try:
         (n,) = struct.unpack('>Q', read_exact(0, 8))
         payload = read_exact(0, n)
     except EOFError:
         os._exit(99)  # the host closed the channel: stop
     os.close(0)
+    os.write(took_w, b'j')  # Z may now prepare the next run's sandbox beside this one
+    os.close(took_w)
     received = time.monotonic()
     (meta_len,) = struct.unpack('>I', payload[:4])
     meta = json.loads(payload[4:4 + meta_len])
@@ -551,25 +560,51 @@ def reply(head, out, err):
 
 # ------------------------------------------------------------------- Z: the zygote
 
+def fork_supervisor():
+    """Forks the next run's supervisor; it prepares its sandbox, then waits for its turn."""
+    turn_r, turn_w = os.pipe()
+    took_r, took_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(turn_w)
+            os.close(took_r)
+            supervise(turn_r, took_w)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(70)
+    os.close(turn_r)
+    os.close(took_w)
+    return pid, turn_w, took_r
+
+
 def serve():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     gc.collect()
     gc.freeze()  # keep the warmed heap shared copy-on-write across forks
     frame(b'H', json.dumps({'pid': os.getpid(), 'python': sys.version.split()[0]}).encode())
+    # The next run's namespaces are built while the current run executes, so a
+    # request never waits for a sandbox to be set up (two supervisors at most:
+    # one running, one ready). Only Z writes X frames, and only between runs'
+    # R frames: a supervisor gets its turn after its predecessor's X is written.
+    upcoming = fork_supervisor()
     while True:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                supervise()
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(70)
+        pid, turn_w, took_r = upcoming
+        upcoming = None
+        os.write(turn_w, b't')
+        os.close(turn_w)
+        took = os.read(took_r, 1) == b'j'
+        os.close(took_r)
+        if took:
+            upcoming = fork_supervisor()
         _, status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(status)
         if code == 99:
             os._exit(0)
         frame(b'X', json.dumps({'status': code}).encode())
+        if upcoming is None:
+            upcoming = fork_supervisor()
 
 
 if __name__ == '__main__':
