@@ -3,6 +3,7 @@
 // isolation at all, measured in the same run.
 import { spawn } from 'node:child_process';
 import { startNatsServer, startService } from '../support/processes.ts';
+import { joinCpuAccount } from './cpu-account.ts';
 import { percentile, timeIt } from './timing.ts';
 
 const HELLO_RUNS = Number(process.env.BENCH_HELLO_RUNS ?? 200);
@@ -32,7 +33,12 @@ interface ModeResult {
   hello: number[];
   app: number[];
   rate: number;
+  /** CPU ms per run at saturation (services and sandboxes; the bench's own client excluded), or null. */
+  cpuMsPerRun: number | null;
 }
+
+/** Joined before anything starts, so every service and sandbox is counted. */
+const cpuAccount = joinCpuAccount();
 
 type Post = (path: string, body: unknown) => Promise<{ status?: string; results?: Array<{ score?: number }> }>;
 
@@ -54,6 +60,8 @@ async function measurePython(post: Post): Promise<ModeResult> {
   });
   let done = 0;
   const deadline = performance.now() + SATURATE_SECONDS * 1000;
+  const treeBefore = cpuAccount?.usageNs() ?? 0;
+  const clientBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -63,7 +71,10 @@ async function measurePython(post: Post): Promise<ModeResult> {
       }
     }),
   );
-  return { hello: hello_, app, rate: done / ((performance.now() - started) / 1000) };
+  const rate = done / ((performance.now() - started) / 1000);
+  const client = process.cpuUsage(clientBefore);
+  const cpuMsPerRun = cpuAccount === null ? null : ((cpuAccount.usageNs() - treeBefore) / 1e6 - (client.user + client.system) / 1e3) / done;
+  return { hello: hello_, app, rate, cpuMsPerRun };
 }
 
 const nats = await startNatsServer();
@@ -107,8 +118,10 @@ try {
   console.log('');
   for (const [mode, r] of modes) {
     const p50 = percentile(r.hello, 50);
-    console.log(`${mode}: ${Math.round(r.rate)} python runs/s at saturation (16 in flight); p50 = ${(p50 / percentile(floor, 50)).toFixed(2)}x bare -I -S spawn, ${(p50 / percentile(floorSite, 50)).toFixed(2)}x bare spawn with site (target <= 1.3x)`);
+    const cpu = r.cpuMsPerRun === null ? 'CPU per run n/a (no cgroup-v1 cpuacct)' : `${r.cpuMsPerRun.toFixed(1)} ms CPU per run`;
+    console.log(`${mode}: ${Math.round(r.rate)} python runs/s at saturation (16 in flight), ${cpu}; p50 = ${(p50 / percentile(floor, 50)).toFixed(2)}x bare -I -S spawn, ${(p50 / percentile(floorSite, 50)).toFixed(2)}x bare spawn with site (target <= 1.1x)`);
   }
 } finally {
   await nats.stop();
+  cpuAccount?.close();
 }
