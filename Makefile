@@ -109,7 +109,10 @@ eval-story: deps ## story reward on the bilingual scenario set: pass rates per o
 openapi: deps ## regenerate openapi/*.yaml from the zod route definitions
 	node infra/scripts/gen-openapi.ts
 
-deps: $(NODE_DEP) node_modules/.installed
+# The npm packages (lodash, jest, tsx, ...) bound read-only into the code
+# sandbox's nodejs, typescript and jest runs (services/reward-sandbox README, Languages).
+SANDBOX_NODE_PACKAGES := services/reward-sandbox/runtime/node-packages
+deps: $(NODE_DEP) node_modules/.installed $(SANDBOX_NODE_PACKAGES)/node_modules/.installed
 
 tools: $(NODE_DEP)
 
@@ -120,6 +123,11 @@ $(TOOLS)/node/bin/node:
 
 node_modules/.installed: package.json package-lock.json $(WORKSPACE_MANIFESTS) | $(NODE_DEP)
 	npm ci --no-audit --no-fund
+	@touch $@
+
+# The code sandbox's npm packages (SANDBOX_NODE_PACKAGES, above deps): pinned by their own lock file, no install scripts.
+$(SANDBOX_NODE_PACKAGES)/node_modules/.installed: $(SANDBOX_NODE_PACKAGES)/package.json $(SANDBOX_NODE_PACKAGES)/package-lock.json | $(NODE_DEP)
+	cd $(SANDBOX_NODE_PACKAGES) && npm ci --no-audit --no-fund --ignore-scripts
 	@touch $@
 
 # Debian packages the stack needs: nats-server; bubblewrap and libseccomp2 (the
@@ -146,4 +154,4 @@ sandbox-toolchains: ## install every sandbox language's Debian toolchain (java, 
 	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TOOLCHAINS)
 
 clean: down ## remove installed dependencies and run state
-	rm -rf node_modules .run
+	rm -rf node_modules .run $(SANDBOX_NODE_PACKAGES)/node_modules

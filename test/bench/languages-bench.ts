@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX_NODE } from '../../services/reward-sandbox/src/adapters/bwrap/argv.ts';
+import { SANDBOX_NODE, SANDBOX_NODE_PACKAGES } from '../../services/reward-sandbox/src/adapters/bwrap/argv.ts';
 import { BwrapRunner } from '../../services/reward-sandbox/src/adapters/bwrap-runner.ts';
 import { LANGUAGES } from '../../services/reward-sandbox/src/adapters/bwrap/languages/index.ts';
 import { PROGRAMS } from '../../services/reward-sandbox/src/adapters/bwrap/languages-programs.test-support.ts';
@@ -23,6 +23,7 @@ const HELLO: Record<string, string> = {
 
 const runner = new BwrapRunner({ nodePath: process.execPath, cgroups: false });
 const never = new AbortController().signal;
+const packages = runner.host.layout.nodePackagesHostPath;
 const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(10);
 
 /** The same commands on the host, no sandbox (the toolchain's own time). */
@@ -36,9 +37,11 @@ function bare(language: string, code: string): number {
     const t = performance.now();
     for (const step of [lang.compile?.(ctx), lang.run(ctx)]) {
       if (step === undefined) continue;
-      // The sandbox's node path is a bind of this process's binary.
+      // The sandbox's node path is a bind of this process's binary, its npm packages (jest) of the host's package dir.
       const cmd = step.argv[0] === SANDBOX_NODE ? process.execPath : step.argv[0]!;
-      const r = spawnSync(cmd, step.argv.slice(1), { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, ...step.env, GOCACHE: join(dir, '.cache') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const args = step.argv.slice(1).map((a) => (packages !== undefined && a.startsWith(SANDBOX_NODE_PACKAGES) ? packages + a.slice(SANDBOX_NODE_PACKAGES.length) : a));
+      const nodePath = packages === undefined ? {} : { NODE_PATH: join(packages, 'node_modules') };
+      const r = spawnSync(cmd, args, { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, ...nodePath, ...step.env, GOCACHE: join(dir, '.cache') }, stdio: ['ignore', 'pipe', 'pipe'] });
       if (r.status !== 0) throw new Error(`${language}: bare ${step.argv[0]} failed: ${r.stderr}`);
     }
     return performance.now() - t;

@@ -8,6 +8,7 @@
 // (IPC limits, inode-capped tmpfs) before bwrap.
 // Runs share no state: each gets its own namespaces, tmpfs, host uid and cgroup.
 
+import { fileURLToPath } from 'node:url';
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
 import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
 import { SlotCgroups } from './bwrap/cgroup.ts';
@@ -28,8 +29,14 @@ import { UidRangeError, checkUidRange } from './slots/uid-range.ts';
 
 /** Tunables; the defaults suit a reward sandbox. */
 export interface BwrapRunnerOptions {
-  /** Node binary for `nodejs`/`typescript` (bound read-only into the sandbox); omit to disable them. */
+  /** Node binary for `nodejs`/`typescript`/`jest` (bound read-only into the sandbox); omit to disable them. */
   nodePath?: string;
+  /**
+   * The npm package dir (package.json, configs, node_modules) bound read-only
+   * for node runs; `jest` needs it. Default: this service's runtime/node-packages
+   * (installed by `make deps`); null for none.
+   */
+  nodePackagesPath?: string | null;
   /** Python interpreter (default /usr/bin/python3: system site-packages, fast start). */
   pythonPath?: string;
   bwrapPath?: string;
@@ -66,6 +73,8 @@ export interface BwrapRunnerOptions {
 }
 
 const MiB = 1024 * 1024;
+/** The npm packages node runs see (services/reward-sandbox/runtime/node-packages, `make deps`). */
+const DEFAULT_NODE_PACKAGES = fileURLToPath(new URL('../../runtime/node-packages', import.meta.url));
 
 /** Runs native-language programs in per-run bubblewrap sandboxes. */
 export class BwrapRunner implements Runner {
@@ -81,7 +90,7 @@ export class BwrapRunner implements Runner {
    * could not be built, and then this runner offers no languages (fail closed).
    */
   readonly seccomp: SeccompFilter | null;
-  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots' | 'joinCgroups'>>;
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'nodePackagesPath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots' | 'joinCgroups'>>;
   #joinCgroups: boolean;
   #languages: string[];
   #shell: SupervisorShell | null;
@@ -105,8 +114,9 @@ export class BwrapRunner implements Runner {
     const shell = prepareShell();
     this.#shell = shell.shell;
     const uids = checkUids(this.slots);
+    const nodePackagesPath = options.nodePackagesPath === undefined ? DEFAULT_NODE_PACKAGES : (options.nodePackagesPath ?? undefined);
     const probe = probeHost({
-      ...options, pythonPath: this.#opts.pythonPath, probeUid: this.slots.uidBase, sandboxUid: this.#opts.sandboxUid,
+      ...options, nodePackagesPath, pythonPath: this.#opts.pythonPath, probeUid: this.slots.uidBase, sandboxUid: this.#opts.sandboxUid,
       ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
     this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.size) : null;

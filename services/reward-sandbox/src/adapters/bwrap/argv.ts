@@ -10,6 +10,12 @@ import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 export const WORK_DIR = '/tmp/work';
 /** Where the node binary is bound inside the sandbox. */
 export const SANDBOX_NODE = '/opt/node/bin/node';
+/**
+ * Where the npm package dir (runtime/node-packages: package.json, configs,
+ * node_modules) is bound read-only; `/node_modules` links to its node_modules,
+ * so `require` and ESM `import` find the packages from any directory.
+ */
+export const SANDBOX_NODE_PACKAGES = '/opt/node-packages';
 /** Where the stdin file is placed (outside the program's writable dirs). */
 export const STDIN_PATH = '/run/sandbox/stdin';
 
@@ -21,6 +27,8 @@ export interface HostLayout {
   etc: string[];
   /** Real path of the node binary, bound at SANDBOX_NODE. */
   nodeHostPath?: string;
+  /** Real path of the npm package dir, bound at SANDBOX_NODE_PACKAGES. */
+  nodePackagesHostPath?: string;
 }
 
 /** One file copied into the sandbox from an inherited fd during setup. */
@@ -93,7 +101,7 @@ const ETC = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/a
 const ETC_TOOLCHAINS = /^(java-\d+-openjdk|php|R|mono|racket)$/;
 
 /** Inspects the host's root layout (merged /usr or not) and the /etc pieces to bind. */
-export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
+export function detectHostLayout(nodeHostPath: string | undefined, nodePackagesHostPath?: string): HostLayout {
   const rootEntries: HostLayout['rootEntries'] = [];
   for (const path of ROOT_DIRS) {
     try {
@@ -118,7 +126,7 @@ export function detectHostLayout(nodeHostPath: string | undefined): HostLayout {
       return false;
     }
   });
-  return nodeHostPath === undefined ? { rootEntries, etc } : { rootEntries, etc, nodeHostPath };
+  return { rootEntries, etc, ...(nodeHostPath !== undefined && { nodeHostPath }), ...(nodePackagesHostPath !== undefined && { nodePackagesHostPath }) };
 }
 
 /** The bwrap arguments (without the bwrap path) for one sandbox. */
@@ -146,6 +154,9 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   }
   for (const p of plan.layout.etc) a.push('--ro-bind', p, p);
   if (plan.layout.nodeHostPath !== undefined) a.push('--ro-bind', plan.layout.nodeHostPath, SANDBOX_NODE);
+  if (plan.layout.nodePackagesHostPath !== undefined) {
+    a.push('--ro-bind', plan.layout.nodePackagesHostPath, SANDBOX_NODE_PACKAGES, '--symlink', `${SANDBOX_NODE_PACKAGES}/node_modules`, '/node_modules');
+  }
   for (const b of plan.roBinds ?? []) a.push('--ro-bind', b.src, b.dest);
   a.push('--proc', '/proc', '--dev', '/dev');
   if (plan.tmpfsSources === undefined) {

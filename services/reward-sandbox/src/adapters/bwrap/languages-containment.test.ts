@@ -10,7 +10,7 @@ import { testRunSpec } from '../../core/run-spec.test-support.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
 import { marker } from '../python-containment.test-support.ts';
 
-const runner = new BwrapRunner({ cgroups: false });
+const runner = new BwrapRunner({ cgroups: false, nodePath: process.execPath });
 afterAll(() => runner.close());
 const never = new AbortController().signal;
 const run = (language: string, code: string, extra: Partial<RunSpec> = {}) =>
@@ -97,6 +97,15 @@ const HOSTILE: Record<string, Hostile> = {
     runTimeoutMs: 30_000,
     spinTimeoutMs: 8_000,
   },
+  // A test file; jest prints its summary on stderr, so the verdict goes straight to stdout.
+  jest: {
+    connect: 'test("c", async () => { const net = require("net"); await new Promise((done) => { const s = net.connect(53, "1.1.1.1"); s.on("connect", () => { process.stdout.write("connected\\n"); s.destroy(); done(); }); s.on("error", () => { process.stdout.write("blocked\\n"); done(); }); }); });',
+    writeHost: 'test("w", () => { try { require("fs").writeFileSync("PATH", "x"); process.stdout.write("written\\n"); } catch { process.stdout.write("blocked\\n"); } });',
+    spin: 'test("s", () => { for (;;) {} });',
+    bomb: 'test("b", () => { const l: number[][] = []; for (;;) l.push(new Array(1e6).fill(1)); });',
+    // Past jest's start-up (about a second here), so the test itself is spinning when killed.
+    spinTimeoutMs: 5_000,
+  },
 };
 
 for (const [language, h] of Object.entries(HOSTILE)) {
@@ -128,6 +137,15 @@ for (const [language, h] of Object.entries(HOSTILE)) {
     }, 60_000);
   });
 }
+
+describe.skipIf(!runner.languages().includes('jest'))('jest workers', () => {
+  it('are killed with the run at the deadline', async () => {
+    // Two test files: jest forks its two workers (one file runs in-band), each spinning in a test.
+    const spin = 'test("s", () => { for (;;) {} });';
+    const out = await run('jest', spin, { files: { 'other.test.js': Buffer.from(spin) }, runTimeoutMs: 5_000 });
+    expect(out.run_result?.status).toBe('TimeLimitExceeded');
+  }, 60_000);
+});
 
 describe.skipIf(!runner.languages().includes('go_test'))('go_test', () => {
   it('runs `go test` on the code as a _test.go file', async () => {

@@ -6,6 +6,8 @@
 export interface LanguagePrograms {
   /** What to install when the language is missing (the skip message names it). */
   toolchain: string;
+  /** How to install it, when not `apt-get install <toolchain>`. */
+  install?: string;
   /** Prints `hello` and a newline. */
   hello: string;
   /** Copies stdin to stdout. */
@@ -95,6 +97,14 @@ export const PROGRAMS: Readonly<Record<string, LanguagePrograms>> = {
     echo: 'object Echo { def main(args: Array[String]): Unit = { Iterator.continually(System.in.read()).takeWhile(_ >= 0).foreach(b => System.out.write(b)); System.out.flush() } }',
     exit3: 'object Main { def main(args: Array[String]): Unit = sys.exit(3) }',
     compileError: 'object Main { def main(args: Array[String]): Unit = { val x: Int = "s" } }',
+  },
+  // A test file: jest prints its own report on stderr, so each test writes to stdout itself.
+  jest: {
+    toolchain: 'jest (runtime/node-packages)',
+    install: 'make deps, which runs npm ci in services/reward-sandbox/runtime/node-packages',
+    hello: 'test("hello", () => { process.stdout.write("hello\\n"); });',
+    echo: 'test("echo", () => { process.stdout.write(require("fs").readFileSync(0)); });',
+    exit3: 'test("exit", () => { process.exit(3); });',
   },
   kotlin_script: {
     toolchain: 'kotlin',

@@ -9,7 +9,7 @@ import { testRunSpec } from '../../core/run-spec.test-support.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
 import { PROGRAMS } from './languages-programs.test-support.ts';
 
-const runner = new BwrapRunner({ cgroups: false });
+const runner = new BwrapRunner({ cgroups: false, nodePath: process.execPath });
 afterAll(() => runner.close());
 const never = new AbortController().signal;
 const run = (language: string, code: string, extra: Partial<RunSpec> = {}) =>
@@ -17,7 +17,7 @@ const run = (language: string, code: string, extra: Partial<RunSpec> = {}) =>
 
 for (const [language, p] of Object.entries(PROGRAMS)) {
   const installed = runner.languages().includes(language);
-  if (!installed) console.warn(`skipping ${language}: toolchain not installed (apt-get install ${p.toolchain})`);
+  if (!installed) console.warn(`skipping ${language}: toolchain not installed (${p.install ?? `apt-get install ${p.toolchain}`})`);
   describe.skipIf(!installed)(`${language} (needs ${p.toolchain})`, () => {
     it('prints hello world', async () => {
       const out = await run(language, p.hello);

@@ -12,9 +12,9 @@
 // cap only comes from the pids cgroup. Otherwise the runner offers no languages.
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import type { LaunchTools } from '../slots/host-launch.ts';
-import { SANDBOX_ENV, SANDBOX_NODE, bwrapArgs, detectHostLayout, type HostLayout } from './argv.ts';
+import { SANDBOX_ENV, SANDBOX_NODE, SANDBOX_NODE_PACKAGES, bwrapArgs, detectHostLayout, type HostLayout } from './argv.ts';
 import type { Toolchain } from './languages/index.ts';
 
 /** Result of probing the host. */
@@ -38,6 +38,8 @@ export interface HostProbe {
 export interface ProbeOptions {
   bwrapPath?: string;
   nodePath?: string;
+  /** The npm package dir (runtime/node-packages) bound read-only for node runs; absent or not installed: none. */
+  nodePackagesPath?: string;
   pythonPath: string;
   /** Host uid the probe's sandbox runs as (the first slot's). */
   probeUid: number;
@@ -68,7 +70,11 @@ if [ -x '${python}' ]; then p python '${python}'
 [ -x /bin/bash ] && p bash /bin/bash
 if g=$(command -v g++); then p gxx "$g"
   for l in crypto ssl pthread; do for e in so a; do case "$(g++ -print-file-name=lib$l.$e)" in /*) p lib "-l$l"; break;; esac; done; done; fi
-[ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null && p node ${SANDBOX_NODE}
+if [ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null; then p node ${SANDBOX_NODE}
+  m=${SANDBOX_NODE_PACKAGES}/node_modules
+  [ -d $m ] && p nodePackages ${SANDBOX_NODE_PACKAGES}
+  [ -r $m/tsx/dist/cjs/index.cjs ] && p tsx $m/tsx/dist/cjs/index.cjs
+  [ -r $m/jest/bin/jest.js ] && [ -r ${SANDBOX_NODE_PACKAGES}/jest.config.js ] && p jest $m/jest/bin/jest.js; fi
 for t in go java javac rustc php ruby perl sqlite3 Rscript mcs mono gdc iverilog vvp racket scala scalac kotlinc; do g=$(command -v $t) && p $t "$g"; done
 g=$(command -v lua || command -v lua5.4) && p lua "$g"
 j=/usr/share/java/junit-platform-console-standalone.jar; [ -r $j ] && p junitConsole $j
@@ -86,7 +92,12 @@ export function probeHost(opts: ProbeOptions): HostProbe {
       problems.push(`node binary ${opts.nodePath} not found`);
     }
   }
-  const layout = detectHostLayout(nodeHostPath);
+  let nodePackagesHostPath: string | undefined;
+  if (opts.nodePackagesPath !== undefined) {
+    if (existsSync(`${opts.nodePackagesPath}/node_modules`)) nodePackagesHostPath = realpathSync(opts.nodePackagesPath);
+    else problems.push(`npm packages for nodejs/typescript/jest not installed in ${opts.nodePackagesPath} (make deps): jest is unavailable`);
+  }
+  const layout = detectHostLayout(nodeHostPath, nodePackagesHostPath);
   const root = process.getuid?.() === 0;
   const setpriv = firstExecutable(['/usr/bin/setpriv', '/bin/setpriv']);
   const launcher = setpriv === undefined ? null : {
@@ -129,6 +140,7 @@ export function probeHost(opts: ProbeOptions): HostProbe {
 const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags'>>> = {
   go: 'go', java: 'java', javac: 'javac', rustc: 'rustc', php: 'php', ruby: 'ruby', perl: 'perl', lua: 'lua', sqlite3: 'sqlite3', Rscript: 'rscript',
   mcs: 'mcs', mono: 'mono', gdc: 'gdc', iverilog: 'iverilog', vvp: 'vvp', racket: 'racket', scala: 'scala', scalac: 'scalac', kotlinc: 'kotlinc', junitConsole: 'junitConsole',
+  nodePackages: 'nodePackages', tsx: 'tsx', jest: 'jest',
 };
 
 function parseTools(out: string): Toolchain {

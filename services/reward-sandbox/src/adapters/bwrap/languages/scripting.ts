@@ -1,21 +1,10 @@
 // Interpreted languages: SandboxFusion writes the code to `tmpXXXXXXXX.<ext>`
-// and runs the interpreter on it (`python`, `pytest`, `/bin/bash`, `node`, tsx,
+// and runs the interpreter on it (`python`, `pytest`, `/bin/bash`,
 // `php -f`, `ruby`, `perl`, `lua`, `Rscript`, `racket`). `sql` has no runner there (its
 // language list names it, a request errors); here sqlite3 runs the file
 // against an in-memory database.
 
-import { ENOMEM, type CommandSpec, type LanguageContext, type LanguageSpec } from './types.ts';
-
-// V8 reserves ~1.3 GiB of address space before running anything (code range,
-// thread stacks, malloc arenas), so node gets its heap cap from
-// --max-old-space-size and RLIMIT_AS = limit + 2 GiB, which only stops runaway
-// off-heap allocations (Buffers); the cgroup, when present, is the tight cap.
-const NODE_AS_HEADROOM_MB = 2048;
-const NODE_MARKERS = [/JavaScript heap out of memory/, /Fatal process out of memory/, /Array buffer allocation failed/, ENOMEM];
-
-function node(c: LanguageContext, extra: string[]): CommandSpec {
-  return { argv: [c.tools.node ?? 'node', `--max-old-space-size=${c.memoryLimitMb}`, ...extra, c.source] };
-}
+import { ENOMEM, type LanguageContext, type LanguageSpec } from './types.ts';
 
 /** An interpreter run on the file, capped by RLIMIT_AS alone. */
 function interpreter(extension: string, tool: (c: LanguageContext) => string | undefined, args: string[], memoryMarkers: RegExp[]): LanguageSpec {
@@ -46,22 +35,6 @@ export const SCRIPTING_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     run: (c) => ({ argv: [c.tools.python ?? 'python3', '-m', 'pytest', c.source] }),
   },
   bash: interpreter('sh', (c) => c.tools.bash, [], [/xmalloc: .*cannot allocate/i]),
-  nodejs: {
-    extension: 'js',
-    available: (t) => t.node !== undefined,
-    run: (c) => node(c, []),
-    addressSpaceMb: (m) => m + NODE_AS_HEADROOM_MB,
-    memoryMarkers: NODE_MARKERS,
-  },
-  typescript: {
-    extension: 'ts',
-    available: (t) => t.node !== undefined,
-    // SandboxFusion runs tsx (transpile, no type check); Node's transform-types is the
-    // same contract and also accepts enums and namespaces.
-    run: (c) => node(c, ['--experimental-transform-types', '--disable-warning=ExperimentalWarning']),
-    addressSpaceMb: (m) => m + NODE_AS_HEADROOM_MB,
-    memoryMarkers: NODE_MARKERS,
-  },
   php: {
     // CLI php has no memory_limit; RLIMIT_AS stops it with "Out of memory".
     ...interpreter('php', (c) => c.tools.php, ['-f'], [/Allowed memory size of \d+ bytes exhausted/, /Out of memory \(allocated/]),

@@ -9,6 +9,12 @@ export interface Toolchain {
   gxx?: string;
   cppFlags?: string[];
   node?: string;
+  /** The npm package dir bound read-only (../argv.ts SANDBOX_NODE_PACKAGES), when installed. */
+  nodePackages?: string;
+  /** tsx's CommonJS hook in that dir (`node --require`), which runs typescript as SandboxFusion's tsx does. */
+  tsx?: string;
+  /** jest's CLI script in that dir. */
+  jest?: string;
   go?: string;
   java?: string;
   javac?: string;
