@@ -18,7 +18,7 @@ endif
 export PATH := $(PATH):/usr/sbin:/sbin
 export ONNXRUNTIME_NODE_INSTALL := skip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-WORKSPACE_MANIFESTS := $(wildcard shared/package.json services/*/package.json test/package.json)
+WORKSPACE_MANIFESTS := $(wildcard shared/*/package.json services/*/package.json test/package.json)
 
 .PHONY: eval-story
 .PHONY: help run demo-data demo-story demo-story-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
@@ -37,7 +37,7 @@ run: deps nats-server up demo-data ## set up, start the stack, score sample item
 # GSM8K layout and a BPE tokenizer learned from the SFT split. The test split
 # holds none of the training questions.
 DEMO_DATA := .run/demo/data
-SYNTH := node shared/bin/rl-data.ts synth-gsm8k --max-amount 10 --max-total 40 --instruction ''
+SYNTH := node shared/datasets/bin/rl-data.ts synth-gsm8k --max-amount 10 --max-total 40 --instruction ''
 demo-data: $(DEMO_DATA)/tokenizer.json ## the demo's synthetic GSM8K splits and tokenizer under .run/demo/data
 
 $(DEMO_DATA)/tokenizer.json: | deps
@@ -46,14 +46,14 @@ $(DEMO_DATA)/tokenizer.json: | deps
 	$(SYNTH) $(DEMO_DATA)/rl_train.parquet --count 4000 --seed 2 --split train
 	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val --hash-ratio 0.3 --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	$(SYNTH) $(DEMO_DATA)/test.parquet --count 200 --seed 4 --split test --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
-	node shared/bin/rl-data.ts train-tokenizer $@ $(DEMO_DATA)/sft_train.parquet --vocab-size 640 --columns prompt,extra_info.answer --pretokenizer gpt2
+	node shared/datasets/bin/rl-data.ts train-tokenizer $@ $(DEMO_DATA)/sft_train.parquet --vocab-size 640 --columns prompt,extra_info.answer --pretokenizer gpt2
 
 # The story demo's data: the project's bilingual role-play conversations
 # (alternating Chinese and English), the last 4 held out for validation,
 # converted with the story setting alone as the system prompt, and a BPE
 # tokenizer learned from the training split.
 STORY_DATA := .run/demo-story/data
-STORY_CONVERT := node shared/bin/rl-data.ts convert-story --instruction '' --output-format ''
+STORY_CONVERT := node shared/datasets/bin/rl-data.ts convert-story --instruction '' --output-format ''
 demo-story-data: $(STORY_DATA)/tokenizer.json ## the story demo's converted splits and tokenizer under .run/demo-story/data
 
 $(STORY_DATA)/tokenizer.json: infra/demo/story/conversations.jsonl | deps
@@ -62,7 +62,7 @@ $(STORY_DATA)/tokenizer.json: infra/demo/story/conversations.jsonl | deps
 	tail -n 4 $< > $(STORY_DATA)/val.jsonl
 	$(STORY_CONVERT) $(STORY_DATA)/train.jsonl $(STORY_DATA)/train.parquet
 	$(STORY_CONVERT) $(STORY_DATA)/val.jsonl $(STORY_DATA)/val.parquet
-	node shared/bin/rl-data.ts train-tokenizer $@ $(STORY_DATA)/train.parquet --vocab-size 4096 --columns prompt,target_response --pretokenizer qwen2
+	node shared/datasets/bin/rl-data.ts train-tokenizer $@ $(STORY_DATA)/train.parquet --vocab-size 4096 --columns prompt,target_response --pretokenizer qwen2
 
 demo-story: deps nats-server up demo-story-data ## story RL: SFT on the bilingual stories' replies, then GRPO against reward-story with the policy's signals (per-component plots)
 	@id=$$(date +%s); \

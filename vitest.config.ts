@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['shared/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+          include: ['shared/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
           environment: 'node',
         },
       },

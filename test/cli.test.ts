@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
 const run = promisify(execFile);
-const CLI = join(ROOT, 'shared/bin/rl-rewards.ts');
+const CLI = join(ROOT, 'shared/client/bin/rl-rewards.ts');
 let nats: NatsServer;
 let svc: ServiceProcess;
 let dir: string;

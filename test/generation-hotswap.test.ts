@@ -4,7 +4,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRandomPolicy, openWeightsStore, publishWeights } from '@rl/shared/policy';
+import { createRandomPolicy, openWeightsStore, publishWeights } from '@rl/policy';
 import type { RolloutResponse } from '../services/generation/src/schemas/rollout.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, waitForLine, type NatsServer, type ServiceProcess } from './support/processes.ts';

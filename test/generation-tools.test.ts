@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { requestJson } from '@rl/shared';
+import { requestJson } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutResponse, type Trajectory, type TrajectoryError } from '../services/generation/src/schemas/rollout.ts';
 import { connectTestClient } from './support/nats-client.ts';

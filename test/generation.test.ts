@@ -2,7 +2,7 @@
 // tool-agent rows through /v1/rollouts, the official `openai` client against
 // its OpenAI-compatible endpoints, and a second instance whose `openai` backend
 // talks to the first one over HTTP.
-import { readParquetRows } from '@rl/shared/data';
+import { readParquetRows } from '@rl/datasets';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutResponse, Trajectory, TrajectoryError } from '../services/generation/src/schemas/rollout.ts';

@@ -1,6 +1,6 @@
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ScoreResponse, requestJson } from '@rl/shared';
+import { AppError, ScoreResponse, requestJson } from '@rl/service-kit';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../openapi/types/reward-rules.ts';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ScoreResponse, requestJson } from '@rl/shared';
+import { ScoreResponse, requestJson } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';

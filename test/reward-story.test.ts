@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ScoreResponse, requestJson } from '@rl/shared';
-import { DEFAULT_STORY_OPTIONS, parseStoryRecord, storySamples } from '@rl/shared/data';
+import { AppError, ScoreResponse, requestJson } from '@rl/service-kit';
+import { DEFAULT_STORY_OPTIONS, parseStoryRecord, storySamples } from '@rl/datasets';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components, paths } from '../openapi/types/reward-story.ts';

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readParquetRows } from '@rl/shared/data';
+import { readParquetRows } from '@rl/datasets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/processes.ts';
 
 const run = promisify(execFile);
-const CLI = join(ROOT, 'shared/bin/rl-data.ts');
+const CLI = join(ROOT, 'shared/datasets/bin/rl-data.ts');
 const GSM8K_FIXTURE = join(ROOT, 'test/fixtures/verl/verl_gsm8k_test.parquet');
 let dir: string;
 

@@ -7,8 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/shared/data';
-import { BYTE_SPECIALS, loadWeights, trainBpe } from '@rl/shared/policy';
+import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
+import { BYTE_SPECIALS, loadWeights, trainBpe } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';

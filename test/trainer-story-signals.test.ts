@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createParquetWriter, parseStoryRecord, STORY_FIELDS, StoryContextPart, storySamples } from '@rl/shared/data';
+import { createParquetWriter, parseStoryRecord, STORY_FIELDS, StoryContextPart, storySamples } from '@rl/datasets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { connectTestClient } from './support/nats-client.ts';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const items = join(ROOT, 'infra/demo/sample-items.jsonl');
-const cli = join(ROOT, 'shared/bin/rl-rewards.ts');
+const cli = join(ROOT, 'shared/client/bin/rl-rewards.ts');
 
 function score(args: string[]): Array<Record<string, unknown>> {
   const out = execFileSync(process.execPath, [cli, 'score', '--file', items, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { toYaml } from '@rl/shared';
+import { toYaml } from '@rl/service-kit';
 import { renderOpenApiArtifacts } from './openapi-artifacts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,4 +1,4 @@
-import { toYaml } from '@rl/shared';
+import { toYaml } from '@rl/service-kit';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 /** The two checked-in artifacts of a service's OpenAPI document: the YAML and the client types. */

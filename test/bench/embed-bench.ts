@@ -5,7 +5,7 @@
 // The cache is off (every text is new) and texts are story-like, 20-60 words.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 import { loadOnnxEmbedder, type OnnxEmbedder } from '../../services/reward-story/src/embed/onnx-embedder.ts';
 import { percentile } from './timing.ts';
 

@@ -7,17 +7,15 @@
 // BENCH_SECONDS=2 BENCH_THREADS=0 (0: jax-js's single-thread path; n: its worker
 // pool of n, the calling thread included, see web-worker-shim.ts) BENCH_MIN_THREAD_ELEMENTS
 // BENCH_WORKLOADS=generate,score,update.
-// FLOPs are counted analytically (shared/src/policy/flops.ts: matmuls only, at
+// FLOPs are counted analytically (shared/policy/src/flops.ts: matmuls only, at
 // the padded shapes the kernels actually run; training = forward + 2x backward).
 // The first call of each workload (jit compilation) is reported apart and
 // excluded from the timings. Rows report the fastest call of at least 3 over
 // BENCH_SECONDS (the least disturbed by other processes on this shared 2-core
 // machine; the peak is a best-of too) and the median beside it.
-import { createRng } from '@rl/shared';
-import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/shared/policy';
-import { jit } from '../../shared/src/policy/backend.ts';
-import { batchBucket, widthBucket } from '../../shared/src/policy/batch-layout.ts';
-import { generateFlops, trainFlops, scoreFlops, type FlopShape } from '../../shared/src/policy/flops.ts';
+import { createRng } from '@rl/service-kit';
+import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
+import { batchBucket, generateFlops, jit, scoreFlops, trainFlops, widthBucket, type FlopShape } from '@rl/policy/internal';
 import { percentile } from './timing.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

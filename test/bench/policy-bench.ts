@@ -6,8 +6,8 @@
 // Every row generates exactly MAX_TOKENS tokens (stop ids off) so rows are
 // comparable; first calls (jit compilation) are excluded and reported apart.
 import { join } from 'node:path';
-import { readParquetRows } from '@rl/shared/data';
-import { PolicyTrainer, arithmeticTokenizer, createRandomPolicy, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/shared/policy';
+import { readParquetRows } from '@rl/datasets';
+import { PolicyTrainer, arithmeticTokenizer, createRandomPolicy, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 24);

@@ -3,7 +3,7 @@
 // calls, masks), then the embedded policy's tokens/second through
 // /v1/completions (a real service process) at batch 1 and 64, and in-process
 // with and without the KV cache.
-import { createRandomPolicy } from '@rl/shared/policy';
+import { createRandomPolicy } from '@rl/policy';
 import { fakePort, manualDeadlines, scriptedBackend } from '../../services/generation/src/core/agent/agent.test-support.ts';
 import type { Script } from '../../services/generation/src/core/backends/scripted-policy.ts';
 import { runRollouts, type RolloutDeps } from '../../services/generation/src/core/rollout/run-rollouts.ts';

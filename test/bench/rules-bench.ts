@@ -5,7 +5,7 @@
 // server, so it stays light: batches are encoded once up front (as a trainer
 // serialises each batch once) and replies are decoded and counted.
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ScoreItem } from '@rl/shared';
+import type { ScoreItem } from '@rl/service-kit';
 import { scoreItem } from '../../services/reward-rules/src/core/score-item.ts';
 import { connectTestClient } from '../support/nats-client.ts';
 import { startNatsServer, startService } from '../support/processes.ts';

@@ -14,9 +14,9 @@
 // BENCH_VOCAB=4096 BENCH_PROMPTS=8 BENCH_N=4 BENCH_RESPONSE=64 BENCH_ROUNDS=10 (medians; a round that meets a width for the first time compiles it, so few rounds overstate the pass without r).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRng } from '@rl/shared';
-import { parseStoryRecord, storySamples, StoryContextPart, DEFAULT_STORY_OPTIONS, type StorySample } from '@rl/shared/data';
-import { BYTE_SPECIALS, createTokenizer, trainBpe, widthBucket, type ChatMessage } from '@rl/shared/policy';
+import { createRng } from '@rl/service-kit';
+import { parseStoryRecord, storySamples, StoryContextPart, DEFAULT_STORY_OPTIONS, type StorySample } from '@rl/datasets';
+import { BYTE_SPECIALS, createTokenizer, trainBpe, widthBucket, type ChatMessage } from '@rl/policy';
 import { PolicyWorkerCore } from '../../services/trainer/src/policy/worker-core.ts';
 import { WorkerSpec } from '../../services/trainer/src/policy/worker-spec.ts';
 import { percentile } from './timing.ts';

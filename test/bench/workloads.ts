@@ -1,7 +1,7 @@
 // Deterministic, realistic batches for the rule-reward benchmark, shaped like a
 // GRPO step: each prompt (one ground truth) has GROUP sampled responses, some
 // right, most with their own wrong answers.
-import { createRng, type Rng, type ScoreItem } from '@rl/shared';
+import { createRng, type Rng, type ScoreItem } from '@rl/service-kit';
 
 /** A named benchmark workload and verl's in-process Python throughput on it (items/s, one core). */
 export interface Workload {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { BaseConfig } from '@rl/shared';
+import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
 const shipped = (name: string) => fileURLToPath(new URL(`../config/${name}`, import.meta.url));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/shared';
+import { ProblemSchema, type AppEnv } from '@rl/service-kit';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { InferenceBackend } from './core/backend.ts';
@@ -8,17 +8,7 @@ import { createChatCompletion } from './openai-compat/chat.ts';
 import { createCompletion } from './openai-compat/completions.ts';
 import { toChatMessages, toToolSchemas } from './openai-compat/convert.ts';
 import { openTokenSession, type OpenAiContext } from './openai-compat/session.ts';
-import {
-  ChatCompletionRequest,
-  ChatCompletionResponse,
-  CompletionRequest,
-  CompletionResponse,
-  DetokenizeRequest,
-  DetokenizeResponse,
-  ModelList,
-  TokenizeRequest,
-  TokenizeResponse,
-} from './schemas/openai.ts';
+import { ChatCompletionRequest, ChatCompletionResponse, CompletionRequest, CompletionResponse, DetokenizeRequest, DetokenizeResponse, ModelList, TokenizeRequest, TokenizeResponse } from './schemas/openai.ts';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });

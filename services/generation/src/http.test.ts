@@ -1,4 +1,4 @@
-import { createApp, createLogger, createMetrics } from '@rl/shared';
+import { createApp, createLogger, createMetrics } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/agent.test-support.ts';
 import type { Script } from './core/backends/scripted-policy.ts';

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/shared';
+import { ProblemSchema, type AppEnv } from '@rl/service-kit';
 import { runRollouts, type RolloutDeps } from './core/rollout/run-rollouts.ts';
 import { addOpenAiRoutes, openAiRoutes } from './http-openai.ts';
 import { RolloutRequest, RolloutResponse } from './schemas/rollout.ts';

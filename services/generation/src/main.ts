@@ -1,6 +1,6 @@
 // Wiring only: config -> logger/telemetry -> NATS -> backend, tools, interactions -> core -> HTTP + NATS edges -> graceful stop.
 import { randomUUID } from 'node:crypto';
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { buildBackend } from './adapters/build-backend.ts';
 import { loadEnvironment } from './adapters/load-env-config.ts';
 import { createNatsEnvPort } from './adapters/nats-env-port.ts';

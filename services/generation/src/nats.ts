@@ -1,4 +1,4 @@
-import { parsedEndpoint, type EndpointSpec } from '@rl/shared';
+import { parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
 import { runRollouts, type RolloutDeps } from './core/rollout/run-rollouts.ts';
 import { RolloutRequest } from './schemas/rollout.ts';
 import { ROLLOUT_SUBJECT } from './subjects.ts';

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type DocInfo } from '@rl/shared';
+import { buildOpenApiDocument, type DocInfo } from '@rl/service-kit';
 import { routes } from './http.ts';
 import { SERVICE_NAME } from './subjects.ts';
 

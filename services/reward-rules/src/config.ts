@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BaseConfig } from '@rl/shared';
+import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
 /** Environment of the rule-reward service. */

@@ -1,4 +1,4 @@
-import { createApp, createLogger, createMetrics, parseJsonText } from '@rl/shared';
+import { createApp, createLogger, createMetrics, parseJsonText } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { addRoutes } from './http.ts';
 import type { ScoreService } from './score-service.ts';

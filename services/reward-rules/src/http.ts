@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { addProtocolRoutes, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, type AppEnv, type BatchScorer, type ProtocolSlot } from '@rl/shared';
+import { addProtocolRoutes, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, type AppEnv, type BatchScorer, type ProtocolSlot } from '@rl/service-kit';
 import type { ScoreService } from './score-service.ts';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });

@@ -1,4 +1,4 @@
-import type { EndpointSpec } from '@rl/shared';
+import type { EndpointSpec } from '@rl/service-kit';
 import type { ScoreService } from './score-service.ts';
 import { SCORE_SUBJECT } from './subjects.ts';
 

@@ -1,4 +1,4 @@
-import { AppError, createLogger, createMetrics } from '@rl/shared';
+import { AppError, createLogger, createMetrics } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { BatchOutput, SlotResult } from './core/score-batch.ts';
 import { createScoreService, type RunRemote } from './score-service.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type BudgetPool, type Correlation, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/shared';
+import { AppError, ErrorCode, type BudgetPool, type Correlation, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/service-kit';
 import type { listDataSources } from './core/registry.ts';
 import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
-import { addProtocolRoutes, AppError, ErrorCode, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/shared';
+import { addProtocolRoutes, AppError, ErrorCode, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';

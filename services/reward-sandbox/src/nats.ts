@@ -1,4 +1,4 @@
-import { ScoreRequest, parsedEndpoint, type EndpointSpec } from '@rl/shared';
+import { ScoreRequest, parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import { sandboxErrorResponse, toRunCodeResponse, toRunSpec, type RunDefaults } from './core/fusion.ts';
 import type { RunCodeRequest, RunCodeResponse } from './schemas.ts';

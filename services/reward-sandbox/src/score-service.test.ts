@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { Executor } from './core/executor.ts';
 import type { RunOutcome, RunSpec } from './core/runner.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type Correlation, type ScoreItem, type ScoreResult } from '@rl/shared';
+import { AppError, ErrorCode, type Correlation, type ScoreItem, type ScoreResult } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import { toRunSpec, type RunDefaults } from './core/fusion.ts';
 import { parseCodeParams } from './core/code/params.ts';

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@rl/shared';
+import { loadConfig } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_DIR, RewardStoryConfig, rewardSettings } from './config.ts';
 import { DEFAULT_WEIGHTS } from './core/components.ts';

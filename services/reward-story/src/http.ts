@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { addProtocolRoutes, ProblemSchema, protocolRoutes, type AppEnv } from '@rl/shared';
+import { addProtocolRoutes, ProblemSchema, protocolRoutes, type AppEnv } from '@rl/service-kit';
 import { storyProtocolScorer } from './protocol-scorer.ts';
 import { StoryScoreRequest, StoryScoreResponse } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';

@@ -1,5 +1,5 @@
 // Wiring only: config -> logger/telemetry -> NATS -> embedding model -> core -> HTTP + NATS edges -> graceful stop.
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { RewardStoryConfig, rewardSettings } from './config.ts';
 import { createFormatChecker } from './core/format/format-checker.ts';
 import { loadOnnxEmbedder } from './embed/onnx-embedder.ts';

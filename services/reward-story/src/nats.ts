@@ -1,4 +1,4 @@
-import { parsedEndpoint, type EndpointSpec } from '@rl/shared';
+import { parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
 import { StoryScoreRequest } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
 import { SCORE_SUBJECT } from './subjects.ts';

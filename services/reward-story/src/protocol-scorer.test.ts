@@ -1,4 +1,4 @@
-import { createApp, createLogger, createMetrics } from '@rl/shared';
+import { createApp, createLogger, createMetrics } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { createFormatChecker } from './core/format/format-checker.ts';
 import { bowEmbedder } from './core/testing/bow-embedder.ts';

@@ -1,4 +1,4 @@
-import { validationError, type BatchScorer, type ProtocolSlot } from '@rl/shared';
+import { validationError, type BatchScorer, type ProtocolSlot } from '@rl/service-kit';
 import { StoryScoreItem } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
 

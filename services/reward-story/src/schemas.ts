@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ItemError, MAX_BATCH_ITEMS, MAX_ITEM_TIMEOUT_MS, ScoreItem } from '@rl/shared';
+import { ItemError, MAX_BATCH_ITEMS, MAX_ITEM_TIMEOUT_MS, ScoreItem } from '@rl/service-kit';
 import { COMPONENTS } from './core/components.ts';
 
 /** Longest accepted story, turn, user input or reference text. */

@@ -1,4 +1,4 @@
-import type { Correlation, Logger, ServiceMetrics } from '@rl/shared';
+import type { Correlation, Logger, ServiceMetrics } from '@rl/service-kit';
 import type { Embedder } from './core/embedder.ts';
 import type { FormatChecker } from './core/format/format-checker.ts';
 import { scoreBatch, type StorySlot } from './core/score-batch.ts';

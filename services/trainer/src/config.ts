@@ -1,4 +1,4 @@
-import { BaseConfig } from '@rl/shared';
+import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
 /** Environment of the trainer service. */

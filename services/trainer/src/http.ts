@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/shared';
+import { ProblemSchema, type AppEnv } from '@rl/service-kit';
 import { streamSSE } from 'hono/streaming';
 import { isFinal, type JobEvent } from './jobs/job-events.ts';
 import type { JobManager, JobView } from './jobs/job-manager.ts';

@@ -1,5 +1,5 @@
 // Wiring only: config -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/shared';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
 import { runJob } from './adapters/run-job.ts';
 import { TrainerServiceConfig } from './config.ts';

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type DocInfo } from '@rl/shared';
+import { buildOpenApiDocument, type DocInfo } from '@rl/service-kit';
 import { routes } from './http.ts';
 
 /** Identity of this service in its OpenAPI document and `nats micro info`. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, parseJsonText, validationError, type Logger } from '@rl/shared';
+import { AppError, ErrorCode, parseJsonText, validationError, type Logger } from '@rl/service-kit';
 import type { GenerationConfig } from '../config.ts';
 import type { InferenceBackend } from '../core/backend.ts';
 import { createEmbeddedBackend, fixedPolicyProvider } from '../core/backends/embedded-backend.ts';

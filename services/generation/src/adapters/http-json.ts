@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { z } from 'zod';
 import type { Semaphore } from '../core/semaphore.ts';
 

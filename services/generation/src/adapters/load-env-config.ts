@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { GenerationConfig } from '../config.ts';
 import type { EnvPort } from '../core/env-port.ts';
 import { buildInteractions, parseInteractionConfig } from '../core/interactions/interaction-config.ts';

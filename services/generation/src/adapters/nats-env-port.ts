@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/shared';
+import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/service-kit';
 import { z } from 'zod';
 import type { EnvPort, RunCodeResponse } from '../core/env-port.ts';
 import { RULES_SCORE_SUBJECT, SANDBOX_RUN_CODE_SUBJECT } from '../subjects.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { withToolsPrompt } from '../core/agent/tool-prompt.ts';
 import type { BackendGeneration, ChatCodec, InferenceBackend, TextSession, TokenSession } from '../core/backend.ts';
 import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';

@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, type Logger } from '@rl/shared';
+import { AppError, ErrorCode, type Logger } from '@rl/service-kit';
 import type { PolicyProvider } from '../core/backends/embedded-backend.ts';
 import type { GenerationConfig } from '../config.ts';
-import { createRandomPolicy, loadPolicy, ModelHandle, openWeightsStore, watchWeights, type EmbeddedPolicy, type WeightsWatcher } from '@rl/shared/policy';
+import { createRandomPolicy, loadPolicy, ModelHandle, openWeightsStore, watchWeights, type EmbeddedPolicy, type WeightsWatcher } from '@rl/policy';
 
 /** The embedded model source of this process and how to stop it. */
 export interface PolicySource {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
 import { mixSeed } from '../core/seeds.ts';
 import type { ToolSchema } from '../core/tools/tool.ts';

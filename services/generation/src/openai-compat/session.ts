@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { InferenceBackend, TokenSession } from '../core/backend.ts';
 
 /** Request identity the edge supplies (ids and clock stay out of the logic). */

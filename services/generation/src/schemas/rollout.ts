@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 
 /** Longest message content accepted, in UTF-16 units. */
 export const MAX_CONTENT_CHARS = 256 * 1024;

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/shared';
+import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/service-kit';
 import type { SlotResult } from '../core/score-batch.ts';
 import type { RunRemote } from '../score-service.ts';
 

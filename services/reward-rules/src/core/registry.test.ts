@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_SCORE_SUBJECT, SCORERS, listDataSources, resolveDataSource } from './registry.ts';
 

@@ -1,6 +1,4 @@
-import { AppError, ErrorCode, type ErrorBody } from '@rl/shared/errors';
-import { ScoreRequest, type ScoreItem } from '@rl/shared/schemas';
-import { parseJsonText, validationError } from '@rl/shared/validation';
+import { AppError, ErrorCode, type ErrorBody, ScoreRequest, type ScoreItem, parseJsonText, validationError } from '@rl/service-kit';
 import { resolveDataSource } from './registry.ts';
 import { scoreItem } from './score-item.ts';
 

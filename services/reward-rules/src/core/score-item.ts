@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { invalidParamsError } from '@rl/shared/validation';
+import { AppError, ErrorCode, invalidParamsError } from '@rl/service-kit';
 import { resolveDataSource } from './registry.ts';
 import type { ScoreOutcome, Scorer } from './scorer.ts';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@rl/shared/errors';
+import { AppError } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { ExecQueue } from './exec-queue.ts';
 import { createExecutor, type SelectiveRunner } from './executor.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { ExecQueue } from './exec-queue.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 

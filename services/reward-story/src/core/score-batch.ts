@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type ErrorBody } from '@rl/shared/errors';
+import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit';
 import type { StoryItemScore, StoryScoreItem } from '../schemas.ts';
 import type { Embedder } from './embedder.ts';
 import type { FormatChecker } from './format/format-checker.ts';

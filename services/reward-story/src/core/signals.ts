@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { StorySignals } from '../schemas.ts';
 import { mean } from './vector-math.ts';
 

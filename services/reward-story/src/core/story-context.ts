@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { formatPath } from '@rl/shared/validation';
+import { AppError, ErrorCode, formatPath } from '@rl/service-kit';
 import type { z } from 'zod';
 import { OutputFormat, StoryContext, type StoryScoreItem, type StoryTurn } from '../schemas.ts';
 

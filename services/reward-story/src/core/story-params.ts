@@ -1,5 +1,4 @@
-import { MAX_ITEM_TIMEOUT_MS } from '@rl/shared/schemas';
-import { invalidParamsError } from '@rl/shared/validation';
+import { MAX_ITEM_TIMEOUT_MS, invalidParamsError } from '@rl/service-kit';
 import { z } from 'zod';
 import { PartialWeights } from './components.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { createBatchingEmbedder } from './batching-embedder.ts';
 
 /** A fake model: vector (length, first char code); records every run. */

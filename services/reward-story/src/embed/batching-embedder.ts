@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { Embedder } from '../core/embedder.ts';
 import { LruCache } from './lru-cache.ts';
 import { MicroBatcher } from './micro-batcher.ts';

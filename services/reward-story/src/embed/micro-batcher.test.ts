@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { MicroBatcher } from './micro-batcher.ts';
 
 /** A runner whose every call waits on its own gate; records what each run got. */

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 
 /** Options of a {@link MicroBatcher}. */
 export interface MicroBatcherOptions<I, O> {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { IdType, ModelIo } from './onnx-io.ts';
 import { l2Normalize, meanPool, takeRow, type TokenStates } from './pooling.ts';
 import type { PaddedBatch, TokenEncoder } from './token-encoder.ts';

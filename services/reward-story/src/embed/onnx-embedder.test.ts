@@ -2,7 +2,7 @@ import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { HUB_WORD_BASE, HUB_WORDS, hubRow, writeHubLayoutModel } from './model-build/hub-layout-fixture.ts';
 import { writeTinyModel } from './model-build/tiny-model.ts';
 import { readModelDir } from './model-dir.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { DEFAULT_MAX_BATCH } from './micro-batcher.ts';
 import { createBatchingEmbedder, type ClosableEmbedder } from './batching-embedder.ts';
 import { readModelDir } from './model-dir.ts';

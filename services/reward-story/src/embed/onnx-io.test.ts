@@ -1,6 +1,6 @@
 import type { InferenceSession } from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { describeModelIo } from './onnx-io.ts';
 
 type Meta = InferenceSession.ValueMetadata;

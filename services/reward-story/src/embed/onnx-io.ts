@@ -1,5 +1,5 @@
 import type { InferenceSession } from 'onnxruntime-node';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 
 /**
  * Which inputs a sentence-transformers style ONNX graph takes and which output

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { buildBertTokenizerJson } from './model-build/bert-tokenizer-json.ts';
 import { TINY_VOCAB } from './model-build/tiny-model.ts';
 import { createTokenEncoder } from './token-encoder.ts';

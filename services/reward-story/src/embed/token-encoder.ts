@@ -1,5 +1,5 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 
 /**
  * Text → token ids with a HF `tokenizer.json`, truncated the way

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatPath } from '@rl/shared/validation';
+import { formatPath } from '@rl/service-kit';
 import { ScenarioFile, type ScenarioSplit, type StoryScenario } from './scenario.ts';
 
 /** The shipped evaluation set: Chinese and English scenarios, one file each. */

@@ -4,7 +4,7 @@
 // <dir>/latest_checkpointed_iteration.txt names the newest complete one.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { TrainerState, type CheckpointStore } from '../core/controller/trainer-state.ts';
 
 export const LATEST_FILE = 'latest_checkpointed_iteration.txt';

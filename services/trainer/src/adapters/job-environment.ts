@@ -2,7 +2,7 @@
 // logger and the directory relative paths resolve against.
 import { resolve } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '@rl/shared';
+import type { Logger } from '@rl/service-kit';
 
 /** Service-level settings every job shares. */
 export interface JobEnvironment {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BYTE_SPECIALS, createRandomPolicy, createTokenizer, saveWeights, trainBpe } from '@rl/shared/policy';
+import { BYTE_SPECIALS, createRandomPolicy, createTokenizer, saveWeights, trainBpe } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitCheckpoint, policyDir } from './checkpoint-store.ts';
 import { resolveModelSource, resolveWeightsFile, tokenizerFromKey } from './model-source.ts';

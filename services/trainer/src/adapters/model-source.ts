@@ -5,8 +5,8 @@
 // the weights carry).
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { arithmeticTokenizer, createTokenizer, loadWeights, type PolicyTokenizer, type TokenizerConfig } from '@rl/shared/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { arithmeticTokenizer, createTokenizer, loadWeights, type PolicyTokenizer, type TokenizerConfig } from '@rl/policy';
 import { latestStep, policyDir } from './checkpoint-store.ts';
 
 const ACTOR_FILE = 'actor.safetensors';

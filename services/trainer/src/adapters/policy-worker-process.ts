@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, requestJson } from '@rl/shared';
+import { AppError, ErrorCode, requestJson } from '@rl/service-kit';
 import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import { stepRetryDelayMs } from '../core/controller/retry-step.ts';

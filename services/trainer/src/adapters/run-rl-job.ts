@@ -3,8 +3,8 @@
 // rollout, reward and policy clients from the plan, runs the loop, writes the
 // plots, and stops the worker whatever happens.
 import { resolve } from 'node:path';
-import { createRng } from '@rl/shared';
-import type { ChatMessage } from '@rl/shared/policy';
+import { createRng } from '@rl/service-kit';
+import type { ChatMessage } from '@rl/policy';
 import { createKlController } from '../core/algos/index.ts';
 import { fit } from '../core/controller/fit.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';

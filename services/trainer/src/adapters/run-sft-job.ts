@@ -4,7 +4,7 @@
 // writes metrics, checkpoints in the RL layout and plots, and stops the worker
 // whatever happens.
 import { resolve } from 'node:path';
-import { widthBucket } from '@rl/shared/policy';
+import { widthBucket } from '@rl/policy';
 import type { SftJobConfig } from '../config/index.ts';
 import { compatKeysSet } from '../config/compat-keys.ts';
 import { warmupSteps } from '../core/sft/lr-schedule.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { parseRlJobConfig, validateRlJobConfig, type ConfigProblem } from './index.ts';
 
 function problemsOf(fn: () => unknown): ConfigProblem[] {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
 import { configErrorMap, formatIssues, type ConfigProblem } from './format-issues.ts';
 import { JobConfig, JobConfigInput } from './job-config.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
 
 /** One parsed `--set` override. */

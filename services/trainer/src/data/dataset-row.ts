@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import type { DataRow, DataValue, Message } from '@rl/shared/data';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { DataRow, DataValue, Message } from '@rl/datasets';
 
 /** A prompt as verl files carry it: chat messages, or plain text (verl's digit-completion files). */
 export type Prompt = string | Message[];

@@ -1,4 +1,4 @@
-import { createRng, type Rng } from '@rl/shared';
+import { createRng, type Rng } from '@rl/service-kit';
 
 /** What fixes the order of one epoch. */
 export interface EpochOrderOptions {

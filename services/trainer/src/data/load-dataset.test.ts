@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { createParquetWriter, fieldsOf, scalar } from '@rl/shared/data';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { createParquetWriter, fieldsOf, scalar } from '@rl/datasets';
 import { loadDataset } from './load-dataset.ts';
 import { FIXTURES_DIR, tempDir, writeChatFile } from './test-files.test-support.ts';
 

@@ -1,6 +1,5 @@
-import { openParquetFile } from '@rl/shared/data';
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { createRng } from '@rl/shared';
+import { openParquetFile } from '@rl/datasets';
+import { AppError, ErrorCode, createRng } from '@rl/service-kit';
 import { toDatasetRow, type DatasetRow, type Prompt } from './dataset-row.ts';
 
 /** Counts a prompt's tokens as the policy will see it (chat template included). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createParquetWriter, fieldsOf, MESSAGE_LIST, REWARD_MODEL, scalar, structOf } from '@rl/shared/data';
+import { createParquetWriter, fieldsOf, MESSAGE_LIST, REWARD_MODEL, scalar, structOf } from '@rl/datasets';
 
 /** verl's own files, copied into the repository (test/fixtures/verl). */
 export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../test/fixtures/verl');

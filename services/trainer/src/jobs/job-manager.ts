@@ -2,7 +2,7 @@
 // CPU its policy worker trains on), observed through events, cancelled on
 // request. The controller itself is injected, so this file knows nothing of RL.
 import { randomUUID } from 'node:crypto';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { JobState, isFinal, type JobEvent, type StepMetrics } from './job-events.ts';
 
 /** What the runner gets for one job. */

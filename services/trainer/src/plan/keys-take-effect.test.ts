@@ -4,7 +4,7 @@
 // the job's plan must change; the plan is what the adapters execute, and each
 // part of it is exercised by its own component's tests. The few keys consumed
 // before planning (they choose files) are listed with the test that covers them.
-import { arithmeticTokenizer } from '@rl/shared/policy';
+import { arithmeticTokenizer } from '@rl/policy';
 import { describe, expect, it } from 'vitest';
 import { JobConfigInput, SftJobConfigInput, validateJobConfig, validateRlJobConfig, type SftJobConfig } from '../config/index.ts';
 import { COMPAT_KEYS, compatKeysSet } from '../config/compat-keys.ts';

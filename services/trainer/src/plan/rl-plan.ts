@@ -4,7 +4,7 @@
 // and processes from it, and a test walks every config key through it to
 // prove each one changes what the job does.
 import { resolve } from 'node:path';
-import { widthBucket, type TokenizerConfig } from '@rl/shared/policy';
+import { widthBucket, type TokenizerConfig } from '@rl/policy';
 import { AlgoConfig } from '../core/algos/index.ts';
 import type { PadWidths, RolloutSampling } from '../core/controller/ports.ts';
 import type { JobConfig } from '../config/index.ts';

@@ -2,7 +2,7 @@
 // the tokenizer and weights resolution found. Pure, like rl-plan.ts: the
 // adapter (run-sft-job.ts) executes it and a test walks every key through it.
 import { resolve } from 'node:path';
-import type { TokenizerConfig } from '@rl/shared/policy';
+import type { TokenizerConfig } from '@rl/policy';
 import type { SftJobConfig } from '../config/index.ts';
 import type { LrSchedulerKind } from '../core/sft/lr-schedule.ts';
 import type { SftColumns, Truncation } from '../data/index.ts';

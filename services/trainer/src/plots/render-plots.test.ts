@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 import { renderPlots } from './render-plots.ts';
 import { sparkline } from './sparkline.ts';
 

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { AppliedOnce } from './applied-once.ts';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { toYaml } from '@rl/shared';
+import { toYaml } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { policyAsyncApiDocument } from './asyncapi.ts';
 

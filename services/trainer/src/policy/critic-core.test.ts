@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arithmeticTokenizer } from '@rl/shared/policy';
+import { arithmeticTokenizer } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCriticRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';

@@ -4,7 +4,7 @@
 // deployment implements the same `values` / `update_critic` subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PolicyTrainer, loadWeights, saveWeights, withValueHead, type PolicyLoss, type PolicyWeights } from '@rl/shared/policy';
+import { PolicyTrainer, loadWeights, saveWeights, withValueHead, type PolicyLoss, type PolicyWeights } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
 import { createValueLoss } from './losses/index.ts';

@@ -2,7 +2,7 @@
 // once (`on_policy`), the old log-probs are the current log-probs detached, so
 // the ratio is exactly 1 and no float noise between two forward passes enters
 // the clip. This wraps a loss so its `old_logprobs` input reads that instead.
-import { lax, type LossInputs, type PolicyLoss } from '@rl/shared/policy';
+import { lax, type LossInputs, type PolicyLoss } from '@rl/policy';
 
 /** `loss` with `input('old_logprobs')` replaced by stop_gradient(logprobs). */
 export function withDetachedOldLogprobs(loss: PolicyLoss): PolicyLoss {

@@ -7,7 +7,7 @@
 // `+= value * loss_scale_factor` are summed over every micro-batch of every
 // mini-batch and epoch; every other key is a mean over micro-batches, and
 // grad_norm a mean over mini-batches.
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 
 /** How one update walks the batch (sizes in sequences). */
 export interface EpochPlan {

@@ -3,12 +3,8 @@
 // verbs. No NATS here: worker-main.ts wires these methods to subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRng } from '@rl/shared';
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import {
-  PolicyTrainer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights,
-  type EmbeddedPolicy, type PolicyLoss, type PolicyWeights,
-} from '@rl/shared/policy';
+import { createRng, AppError, ErrorCode } from '@rl/service-kit';
+import { PolicyTrainer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights, type EmbeddedPolicy, type PolicyLoss, type PolicyWeights } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
 import { lengthChunks, quarterWidth } from './length-chunks.ts';

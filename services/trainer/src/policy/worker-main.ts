@@ -3,8 +3,8 @@
 // POLICY_WORKER_RESUME, a checkpoint directory); HTTP on an ephemeral port
 // gives /healthz, /readyz and /metrics like every service.
 import { readFile } from 'node:fs/promises';
-import { BaseConfig, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, parseJsonText, parsedEndpoint, startTelemetry, validationError } from '@rl/shared';
-import { openWeightsStore, publishWeights } from '@rl/shared/policy';
+import { BaseConfig, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, parseJsonText, parsedEndpoint, startTelemetry, validationError } from '@rl/service-kit';
+import { openWeightsStore, publishWeights } from '@rl/policy';
 import { z } from 'zod';
 import * as P from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';

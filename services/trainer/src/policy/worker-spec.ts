@@ -1,6 +1,6 @@
 // What the controller tells a policy worker at start (a JSON file whose path is
 // in POLICY_WORKER_SPEC): model, tokenizer, optimizer and (for RL jobs) the loss, fixed per job.
-import { TokenizerConfig } from '@rl/shared/policy';
+import { TokenizerConfig } from '@rl/policy';
 import { z } from 'zod';
 import { ActorLossSchema } from './protocol.ts';
 

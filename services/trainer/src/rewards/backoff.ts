@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/shared';
+import type { Rng } from '@rl/service-kit';
 
 /** Exponential backoff settings. */
 export interface BackoffOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 import { parseRlJobConfig } from '../config/index.ts';
 import { rewardClientOptions } from './from-config.ts';
 import type { ScoreTransport } from './reward-types.ts';

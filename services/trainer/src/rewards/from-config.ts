@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/shared';
+import type { Rng } from '@rl/service-kit';
 import type { RewardConfig } from '../config/reward-config.ts';
 import type { RewardClientOptions } from './reward-client.ts';
 import type { ScoreTransport } from './reward-types.ts';

@@ -1,4 +1,4 @@
-import { requestJson, ScoreResponse, type Correlation } from '@rl/shared';
+import { requestJson, ScoreResponse, type Correlation } from '@rl/service-kit';
 import type { ScoreTransport } from './reward-types.ts';
 
 type Connection = Parameters<typeof requestJson>[0];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, createRng, ErrorCode, type ScoreRequest, type ScoreResponse } from '@rl/shared';
+import { AppError, createRng, ErrorCode, type ScoreRequest, type ScoreResponse } from '@rl/service-kit';
 import { createRewardClient, type RewardClientOptions } from './reward-client.ts';
 import type { RewardItem, ScoreTransport } from './reward-types.ts';
 

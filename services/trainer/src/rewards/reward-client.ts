@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { AppError, ErrorCode, type Rng, type ScoreItem } from '@rl/shared';
+import { AppError, ErrorCode, type Rng, type ScoreItem } from '@rl/service-kit';
 import { backoffDelayMs } from './backoff.ts';
 import { compileRoutes, resolveRoute } from './route-table.ts';
 import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';

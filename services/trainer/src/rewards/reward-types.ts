@@ -1,4 +1,4 @@
-import type { ErrorCode, ScoreRequest, ScoreResponse } from '@rl/shared';
+import type { ErrorCode, ScoreRequest, ScoreResponse } from '@rl/service-kit';
 
 /** One trajectory to score: the arguments of verl's `compute_score`. */
 export interface RewardItem {

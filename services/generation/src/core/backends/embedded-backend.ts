@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { rowSeed } from '@rl/shared/policy/core';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { rowSeed } from '@rl/policy/core';
 import type { ChatCodec, InferenceBackend, TokenSession } from '../backend.ts';
 import type { Generation, PolicyModel, SamplingParams } from '../policy-types.ts';
 import { MicroBatcher } from './micro-batcher.ts';

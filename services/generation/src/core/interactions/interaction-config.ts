@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { validationError } from '@rl/shared/validation';
+import { AppError, ErrorCode, validationError } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { EnvPort } from '../env-port.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 
 /** Longest expression accepted. */
 export const MAX_EXPRESSION_CHARS = 1000;

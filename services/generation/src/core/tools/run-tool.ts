@@ -1,4 +1,4 @@
-import { AppError } from '@rl/shared/errors';
+import { AppError } from '@rl/service-kit';
 import type { MalformedCall, ParsedCall } from '../agent/hermes-parser.ts';
 import type { Tool } from './tool.ts';
 

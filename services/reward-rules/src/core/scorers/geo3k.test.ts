@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { geo3kFormatOk, geo3kScorer } from './geo3k.ts';
 
 function run(solution: string, groundTruth: unknown, params: unknown = {}) {

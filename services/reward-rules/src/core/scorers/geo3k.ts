@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { Scorer } from '../scorer.ts';
 import { extractBoxedContent, gradeAnswer } from '../symbolic/grader.ts';
 

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@rl/shared/errors';
+import { ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { QaParams } from './qa-answer.ts';
 import { qaEmScorer } from './qa-em.ts';

@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { CodedError } from '@rl/shared/errors';
+import { CodedError } from '@rl/service-kit';
 import { ownPlaces, type Place } from './cgroup-places.ts';
 
 /** Counters read after a run. */

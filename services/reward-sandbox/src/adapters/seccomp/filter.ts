@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CodedError } from '@rl/shared/errors';
+import { CodedError } from '@rl/service-kit';
 import { DENY_LIST, type DenyRule } from './deny-list.ts';
 
 /** Why no filter could be built. */

@@ -5,7 +5,7 @@
 // start-up; a collision stops the service from offering native sandboxes.
 
 import { readFileSync } from 'node:fs';
-import { CodedError } from '@rl/shared/errors';
+import { CodedError } from '@rl/service-kit';
 
 /** Stable codes of {@link UidRangeError}. */
 export const UidRangeProblem = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidParamsError } from '@rl/shared/validation';
+import { invalidParamsError } from '@rl/service-kit';
 import { FUSION_LANGUAGES } from '../../schemas.ts';
 
 /** Longest per-case timeout a caller may ask for, in seconds (the /run_code cap). */

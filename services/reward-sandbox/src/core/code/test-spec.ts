@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { parseJsonForPython, pyStr } from './py-str.ts';
 
 /** Test cases of one problem, with inputs/outputs already rendered as Python `str()`. */

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import type { OutputFormat } from '../../schemas.ts';
 import { compileJsonSchemaCheck } from './json-schema-check.ts';
 import { LruCache } from './lru-cache.ts';

@@ -1,4 +1,4 @@
-import { AppError } from '@rl/shared/errors';
+import { AppError } from '@rl/service-kit';
 
 /** The AppError `fn` throws; fails the test when it throws nothing or something else. */
 export function catchAppError(fn: () => unknown): AppError {

@@ -1,4 +1,4 @@
-import { createRng, type Rng } from '@rl/shared';
+import { createRng, type Rng } from '@rl/service-kit';
 import { OnnxDataType, type OnnxModelSpec, type OnnxNode } from '../model-build/onnx-model.ts';
 import type { DefaultVocabulary } from './vocabulary.ts';
 

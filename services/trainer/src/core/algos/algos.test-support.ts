@@ -1,5 +1,4 @@
-import { AppError } from '@rl/shared/errors';
-import { createRng } from '@rl/shared';
+import { AppError, createRng } from '@rl/service-kit';
 import { expect } from 'vitest';
 
 /** Elementwise |actual - expected| <= tol (treats -0 and 0 alike; NaN only matches NaN). */

@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/shared';
+import type { Rng } from '@rl/service-kit';
 import type { GlobalBatchInfo, LossAggMode } from './agg-loss.ts';
 import type { PpoClipConfig } from './policy-loss.ts';
 import type { RolloutCorrectionParams } from './rollout-correction.ts';

@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/shared';
+import type { Rng } from '@rl/service-kit';
 import { LossAggMode } from './agg-loss.ts';
 import { expectGradientMatches, randomFloats, randomMask } from './algos.test-support.ts';
 import type { PolicyLossFn, PolicyLossFnInput } from './policy-loss-types.ts';

@@ -1,7 +1,7 @@
 // Rollouts from the policy worker itself (`rollout.mode: embedded`): the
 // controller applies the tokenizer's chat template and decodes the responses.
 // Single-turn only (agent loops live in the generation service).
-import { createTokenizer, type PolicyTokenizer } from '@rl/shared/policy';
+import { createTokenizer, type PolicyTokenizer } from '@rl/policy';
 import type { DatasetRow } from '../../data/index.ts';
 import type { RolloutPort, RolloutResult } from './ports.ts';
 import { toMessages } from './rollout-remote.ts';

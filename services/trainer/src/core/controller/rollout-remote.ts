@@ -2,7 +2,7 @@
 // the weights version the policy worker just published (the service waits for
 // it to load; on-policy like verl's weight sync before generation).
 import type { NatsConnection } from '@nats-io/transport-node';
-import { requestJson } from '@rl/shared';
+import { requestJson } from '@rl/service-kit';
 import { z } from 'zod';
 import type { DatasetRow } from '../../data/index.ts';
 import { createComputeMeter, type RolloutPort, type RolloutResult, type RolloutSampling } from './ports.ts';

@@ -2,9 +2,9 @@
 // MultiTurnSFTDataset): files concatenated in order, optionally capped to
 // `maxSamples` rows (a seeded random subset, as verl does when shuffling),
 // each row read and tokenized; a bad row names its file, row and field.
-import { openParquetFile } from '@rl/shared/data';
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import type { PolicyTokenizer } from '@rl/shared/policy';
+import { openParquetFile } from '@rl/datasets';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { PolicyTokenizer } from '@rl/policy';
 import { toJsonValue, type JsonValue } from '../dataset-row.ts';
 import { sampleIds } from '../load-dataset.ts';
 import { toSftExample, type SftColumns } from './sft-example.ts';

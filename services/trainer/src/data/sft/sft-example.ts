@@ -1,8 +1,8 @@
 // One SFT sample from a verl parquet row, as verl's SFTDataset (single-turn:
 // prompt and response columns, optionally followed through struct keys) and
 // MultiTurnSFTDataset (a messages column) read it.
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import type { ChatMessage } from '@rl/shared/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { ChatMessage } from '@rl/policy';
 import type { JsonValue, RowOrigin } from '../dataset-row.ts';
 
 /** A conversation and which assistant turns the loss covers. */

@@ -1,4 +1,4 @@
-import { createTokenizer } from '@rl/shared/policy';
+import { createTokenizer } from '@rl/policy';
 import { describe, expect, it } from 'vitest';
 import { toSftExample, type SftColumns } from './sft-example.ts';
 import { tokenizeSft } from './sft-tokenize.ts';

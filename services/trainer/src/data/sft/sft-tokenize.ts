@@ -3,8 +3,8 @@
 // the response tokens after it, each with a loss flag. Assistant content and
 // its end-of-turn token are learned (verl: response + EOS); the template's
 // headers and every other turn are context.
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import type { PolicyTokenizer } from '@rl/shared/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { PolicyTokenizer } from '@rl/policy';
 import type { SftExample } from './sft-example.ts';
 
 /** Token ids of one sample. */

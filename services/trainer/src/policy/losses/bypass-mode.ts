@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import type { Tensor } from '@rl/shared/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { Tensor } from '@rl/policy';
 import { parseRolloutRsOptions, parseRolloutRsThresholds, type RsBounds } from '../../core/algos/index.ts';
 import { aggregate, maskedMean, sg } from './helpers.ts';
 import { offpolicyMetrics } from './rollout-offpolicy.ts';

@@ -1,5 +1,5 @@
-import { np } from '@rl/shared/policy';
-import { AppError, ErrorCode } from '@rl/shared/errors';
+import { np } from '@rl/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
 import { clipCovCount } from '../../core/algos/index.ts';
 import { aggregate, ascendingRank, f32, lookup, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';

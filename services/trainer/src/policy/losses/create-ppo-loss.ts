@@ -2,7 +2,7 @@
 // bonus, KL loss) in the policy library's ops, so autodiff goes through the model. The same
 // numbers are computed on plain arrays by core/algos computeActorLoss; losses.case.test.ts checks
 // every mode of the two against each other.
-import { np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/shared/policy';
+import { np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/policy';
 import { aggregate, maskedMean } from './helpers.ts';
 import { klTerm } from './kl-term.ts';
 import { JAX_POLICY_LOSSES } from './registry.ts';

@@ -1,4 +1,4 @@
-import { np } from '@rl/shared/policy';
+import { np } from '@rl/policy';
 import { f32, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { np } from '@rl/shared/policy';
+import { np } from '@rl/policy';
 import { aggregate, constant, f32, maskedMean, perToken, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 

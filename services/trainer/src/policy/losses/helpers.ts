@@ -1,7 +1,7 @@
 // Shared pieces of the jax-js policy losses: verl's agg_loss and masked means over [B, R]
 // tensors, stop-gradient, and a rank helper for data-dependent top-k selections. jax-js ops
 // consume their inputs (move semantics), so every helper consumes what it is given.
-import { lax, np, type Tensor } from '@rl/shared/policy';
+import { lax, np, type Tensor } from '@rl/policy';
 
 /** verl loss_agg_mode values. */
 export type LossAggMode = 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';

@@ -1,4 +1,4 @@
-import { np } from '@rl/shared/policy';
+import { np } from '@rl/policy';
 import { aggregate, ascendingRank, f32, lookup, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 

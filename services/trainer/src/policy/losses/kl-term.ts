@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from '@rl/shared/errors';
-import { np, type Tensor } from '@rl/shared/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { np, type Tensor } from '@rl/policy';
 import { sg } from './helpers.ts';
 
 /** One estimator of verl kl_penalty_forward (low_var_kl clamped to [-10, 10], as verl does). */

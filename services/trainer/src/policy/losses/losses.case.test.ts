@@ -1,4 +1,4 @@
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { computeActorLoss, POLICY_LOSS_MODES } from '../../core/algos/index.ts';
 import { WorkerLossSpec } from '../worker-spec.ts';

@@ -2,7 +2,7 @@
 // with respect to the per-token log-probs instead of the model weights, so its gradient can be
 // compared with the array twin's dLogProb. Test-only: it imports jit/valueAndGrad from jax-js.
 import { jit, valueAndGrad } from '@jax-js/jax';
-import { ensureTensorBackend, np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/shared/policy';
+import { ensureTensorBackend, np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/policy';
 import type { ActorLossConfig } from '../../core/algos/index.ts';
 import type { PpoLossConfig } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { np, type Tensor } from '@rl/shared/policy';
+import { np, type Tensor } from '@rl/policy';
 import { f32, maskedMean, perToken, rowMaskedMean, rowMaskedSum } from './helpers.ts';
 import { maskedMax, maskedMin, stdRows } from './rollout-stats.ts';
 

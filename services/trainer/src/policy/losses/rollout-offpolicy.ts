@@ -1,4 +1,4 @@
-import { np, type Tensor } from '@rl/shared/policy';
+import { np, type Tensor } from '@rl/policy';
 import { maskedMean, rowMaskedMean, rowMaskedSum } from './helpers.ts';
 
 /**

@@ -1,6 +1,6 @@
 // Reductions the jax-js rollout-correction metrics need, mirroring core/algos rollout-stats.ts
 // (torch conventions: unbiased std, masked max/min). Each consumes its inputs.
-import { np, type Tensor } from '@rl/shared/policy';
+import { np, type Tensor } from '@rl/policy';
 import { f32 } from './helpers.ts';
 
 /** Largest value where mask != 0 (torch masked_fill(~mask, -inf).max()). */

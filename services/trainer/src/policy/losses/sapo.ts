@@ -1,4 +1,4 @@
-import { nn, np } from '@rl/shared/policy';
+import { nn, np } from '@rl/policy';
 import { aggregate, constant, f32, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 

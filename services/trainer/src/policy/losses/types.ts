@@ -1,4 +1,4 @@
-import type { Tensor } from '@rl/shared/policy';
+import type { Tensor } from '@rl/policy';
 import type { WorkerLossSpec } from '../worker-spec.ts';
 
 /** The job's loss settings (WorkerSpec.loss, parsed): hyper-parameters become closure constants. */

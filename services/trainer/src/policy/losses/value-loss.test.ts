@@ -1,6 +1,6 @@
-import { createRng } from '@rl/shared';
+import { createRng } from '@rl/service-kit';
 import { jit, valueAndGrad } from '@jax-js/jax';
-import { ensureTensorBackend, np, type LossInputs, type Tensor } from '@rl/shared/policy';
+import { ensureTensorBackend, np, type LossInputs, type Tensor } from '@rl/policy';
 import { describe, expect, it } from 'vitest';
 import { computeValueLoss, type LossAggMode } from '../../core/algos/index.ts';
 import { createValueLoss } from './value-loss.ts';

@@ -3,7 +3,7 @@
 // head. Inputs per token: `old_values` (the values at rollout time, centre of
 // the clip window), `returns` (GAE targets), `response_mask`. The array twin
 // is core/algos computeValueLoss; a test checks the two agree.
-import { np, type PolicyLoss } from '@rl/shared/policy';
+import { np, type PolicyLoss } from '@rl/policy';
 import { aggregate, f32, maskedMean, type LossAggMode } from './helpers.ts';
 
 /** Critic loss settings, fixed for a job (the loss is compiled once per function object). */

@@ -2,7 +2,7 @@
 // The runner throws these; the service answers them as SandboxFusion's
 // SandboxError. Callers branch on `code`, never on the message.
 
-import { CodedError } from '@rl/shared/errors';
+import { CodedError } from '@rl/service-kit';
 
 /** Stable codes of {@link JsWorkerError}. */
 export const JsWorkerErrorCode = {

@@ -1,0 +1,2 @@
+// Public surface of the reward-service client (`@rl/client`).
+export { httpTransport, natsTransport, type ScoreTransport } from './transports.ts';

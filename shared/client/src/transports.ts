@@ -1,0 +1,45 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { AppError, ErrorCode, fromErrorBody, isErrorCode, requestJson, ScoreResponse, type ScoreItem, type ScoreResult } from '@rl/service-kit';
+
+/** How the CLI reaches a reward service. */
+export interface ScoreTransport {
+  readonly describe: string;
+  score(items: ScoreItem[]): Promise<ScoreResult[]>;
+  close(): Promise<void>;
+}
+
+/** `POST {url}/v1/score`, with an optional bearer token. */
+export function httpTransport(url: string, timeoutMs: number, token?: string): ScoreTransport {
+  const endpoint = `${url.replace(/\/+$/, '')}/v1/score`;
+  return {
+    describe: endpoint,
+    async score(items) {
+      const res = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ items }),
+        signal: AbortSignal.timeout(timeoutMs),
+      }).catch((err: unknown) => {
+        throw new AppError(ErrorCode.Unavailable, `cannot reach ${endpoint}: ${String(err)}`, { status: 503, retryable: true, cause: err });
+      });
+      const body: unknown = await res.json().catch(() => undefined);
+      if (!res.ok) {
+        const e = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+        if (e !== undefined && isErrorCode(e.code) && typeof e.message === 'string') throw fromErrorBody({ code: e.code, message: e.message }, res.status);
+        throw new AppError(ErrorCode.Unavailable, `${endpoint} answered HTTP ${res.status}`, { status: res.status });
+      }
+      return ScoreResponse.parse(body).results;
+    },
+    close: async () => {},
+  };
+}
+
+/** Request/reply on `subject` (e.g. `reward.rules.score`) through the queue group. */
+export async function natsTransport(servers: string, subject: string, timeoutMs: number): Promise<ScoreTransport> {
+  const nc: NatsConnection = await connect({ servers: servers.split(','), name: 'rl-rewards-cli', timeout: Math.min(timeoutMs, 10_000) });
+  return {
+    describe: `${servers} ${subject}`,
+    score: async (items) => (await requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse })).results,
+    close: () => nc.close(),
+  };
+}

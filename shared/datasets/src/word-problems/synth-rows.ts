@@ -1,0 +1,35 @@
+// Synthetic GSM8K in verl's layout (examples/data_preprocess/gsm8k.py):
+// `prompt` is the question plus verl's instruction, `reward_model.ground_truth`
+// the answer, `extra_info.answer` the worked solution. A share of solutions
+// ends "The answer is N." instead of "#### N", as imperfect SFT data does.
+import { createRng } from '@rl/service-kit';
+import { gsm8kRow, type Gsm8kRow } from '../gsm8k.ts';
+import { DEFAULT_PROBLEM_OPTIONS, generateProblem, type ProblemOptions } from './problem.ts';
+import { AnswerStyle, formatSolution } from './solution.ts';
+
+/** Options of {@link synthGsm8kRows}. */
+export interface SynthOptions {
+  count: number;
+  seed: number;
+  split: string;
+  /** Share of solutions that end with `#### N` (the rest: `The answer is N.`). @default 1 */
+  hashRatio?: number;
+  /** Replaces verl's instruction sentence; '' for none. @default verl's */
+  instruction?: string;
+  problem?: ProblemOptions;
+  /** Questions never to produce (e.g. those of the training files, so a test split is held out). */
+  exclude?: ReadonlySet<string>;
+}
+
+/** Draws `count` rows; the same options always give the same rows. */
+export function* synthGsm8kRows(o: SynthOptions): Generator<Gsm8kRow> {
+  const rng = createRng(o.seed);
+  const hashRatio = o.hashRatio ?? 1;
+  for (let index = 0; index < o.count; index++) {
+    let problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
+    while (o.exclude?.has(problem.question)) problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
+    const style = rng.next() < hashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
+    const raw = { question: problem.question, answer: formatSolution(problem, style), solution: String(problem.answer) };
+    yield gsm8kRow(raw, index, o.split, 'plain', o.instruction);
+  }
+}

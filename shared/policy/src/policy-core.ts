@@ -1,0 +1,34 @@
+import { AppError, ErrorCode } from '@rl/service-kit';
+import type { Kernels } from './kernels.ts';
+import type { ModelConfig } from './model-config.ts';
+import type { Params } from './params.ts';
+import type { PolicyTokenizer } from './tokenizer.ts';
+
+/** What generation and scoring need: the shape, its compiled kernels, weights and tokenizer. */
+export interface PolicyCore {
+  readonly config: ModelConfig;
+  readonly kernels: Kernels;
+  readonly params: Params;
+  readonly tokenizer: PolicyTokenizer;
+}
+
+/** Rejects token lists a model cannot take, naming the offending entry (`what[i]`). */
+export function checkTokenLists(lists: readonly (readonly number[])[], what: string, vocabSize: number, maxLen: number, allowEmpty: boolean): void {
+  lists.forEach((ids, i) => {
+    if (!Array.isArray(ids)) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] must be an array of token ids`, { status: 400 });
+    if (!allowEmpty && ids.length === 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] is empty`, { status: 400 });
+    if (ids.length > maxLen) {
+      throw new AppError(ErrorCode.BadRequest, `${what}[${i}] has ${ids.length} tokens, more than the model's ${maxLen}`, { status: 400 });
+    }
+    const bad = ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
+    if (bad >= 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}][${bad}]: token id ${ids[bad]} is outside the vocabulary (size ${vocabSize})`, { status: 400 });
+  });
+}
+
+/** Seed of batch row `row` derived from the request seed (splitmix-style mixing keeps rows independent). */
+export function rowSeed(seed: number, row: number): number {
+  let z = (seed + Math.imul(row, 0x9e3779b9)) >>> 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+  return (z ^ (z >>> 16)) >>> 0;
+}

@@ -1,0 +1,161 @@
+// The training side of the embedded policy: gradients of a caller-supplied
+// loss over per-token log-probs, accumulated over micro-batches, then one
+// AdamW step. The trainer's weights change; generation uses immutable
+// snapshots of them (snapshot()).
+import type { OwnedFunction } from '@jax-js/jax';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { jit, np, tree, valueAndGrad, type Tensor } from './backend.ts';
+import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from './embedded-policy.ts';
+import { responseStates } from './kernels.ts';
+import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
+import { addTrees, createAdamW, globalNorm, parseOptimizerConfig, zeroAdamState, type AdamState, type OptimizerConfig, type OptimizerConfigInput } from './optimizer.ts';
+import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
+import type { Params } from './params.ts';
+import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from './score.ts';
+import { trainBatchInputs, type TrainBatch } from './train-batch.ts';
+
+/** Loss and metrics of one accumulated micro-batch. */
+export interface AccumulateResult {
+  loss: number;
+  metrics: Record<string, number>;
+}
+
+/** Outcome of an optimizer step. */
+export interface StepResult {
+  /** Global gradient norm before clipping (torch's clip_grad_norm_ return value). */
+  gradNorm: number;
+  /** True when the norm was not finite and the update was skipped (verl does the same). */
+  skipped: boolean;
+  /** Updates applied so far. */
+  step: number;
+}
+
+type Compiled = OwnedFunction<(p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }>;
+
+/** Owns trainable weights and AdamW state. */
+export class PolicyTrainer {
+  readonly optimizer: OptimizerConfig;
+  #model: EmbeddedPolicy;
+  #adam: AdamState;
+  #grads: Params | null = null;
+  readonly #adamw: ReturnType<typeof createAdamW>;
+  readonly #compiled = new WeakMap<PolicyLoss, Compiled>();
+
+  private constructor(model: EmbeddedPolicy, optimizer: OptimizerConfig) {
+    this.#model = model;
+    this.optimizer = optimizer;
+    this.#adam = zeroAdamState(model.params);
+    this.#adamw = createAdamW(optimizer);
+  }
+
+  /** Starts training from `weights` (the trainer keeps its own device copy). */
+  static async create(weights: PolicyWeights, optimizer: OptimizerConfigInput): Promise<PolicyTrainer> {
+    return new PolicyTrainer(await policyFromWeights(weights), parseOptimizerConfig(optimizer));
+  }
+
+  /** The current weights as an immutable policy for generation and scoring (shares memory; dispose it when done). */
+  snapshot(version: string): EmbeddedPolicy {
+    const m = this.#model;
+    return new EmbeddedPolicy(version, m.config, m.tokenizer, tree.ref(m.params), m.kernels.retain());
+  }
+
+  /** Updates applied so far. */
+  get updates(): number {
+    return this.#adam.step;
+  }
+
+  /** Computes the loss on `batch` and adds `scale` x its gradient to the accumulator (verl scales by 1 / micro-batches); `widths` pins the padded shape. */
+  async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, widths: PackWidths = {}): Promise<AccumulateResult> {
+    const m = this.#model;
+    checkPairs(m, batch.pairs);
+    if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty', { status: 400 });
+    const block = packBucketed(batch.pairs, m.tokenizer.padId, widths);
+    const inputs = trainBatchInputs(batch, block);
+    const [prompt, response, positions, keyMask] = blockTensors(block);
+    const mask = np.array(block.responseMask).reshape([block.rows, block.responseWidth]);
+    const out = this.#compile(loss)(tree.ref(m.params), prompt, response, positions, keyMask, mask, inputs, np.array(scale));
+    this.#grads = this.#grads === null ? out.grads : addTrees(this.#grads, out.grads);
+    const metrics: Record<string, number> = {};
+    for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
+    return { loss: Number((await out.loss.data())[0]) / scale, metrics };
+  }
+
+  /** Clips and applies the accumulated gradients with AdamW, then clears them. `lr` overrides the configured rate (schedules). */
+  async applyGradients(options: { lr?: number } = {}): Promise<StepResult> {
+    const grads = this.#grads;
+    if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated', { status: 400 });
+    this.#grads = null;
+    const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
+    if (!Number.isFinite(gradNorm)) {
+      tree.dispose(grads);
+      return { gradNorm, skipped: true, step: this.#adam.step };
+    }
+    const { betas, maxGradNorm } = this.optimizer;
+    const t = this.#adam.step + 1;
+    const clip = maxGradNorm > 0 ? Math.min(1, maxGradNorm / (gradNorm + 1e-6)) : 1;
+    const scalars = np.array(new Float32Array([options.lr ?? this.optimizer.lr, clip, 1 - betas[0] ** t, 1 - betas[1] ** t]));
+    const old = this.#model;
+    const next = this.#adamw(tree.ref(old.params), grads, this.#adam.m, this.#adam.v, scalars);
+    this.#adam = { step: t, m: next.m, v: next.v };
+    this.#model = new EmbeddedPolicy(old.version, old.config, old.tokenizer, next.params, old.kernels.retain());
+    old.dispose();
+    return { gradNorm, skipped: false, step: t };
+  }
+
+  /** accumulate() then applyGradients() on one batch. */
+  async step(batch: TrainBatch, loss: PolicyLoss, options: { lr?: number } = {}): Promise<AccumulateResult & StepResult> {
+    const res = await this.accumulate(batch, loss);
+    return { ...res, ...(await this.applyGradients(options)) };
+  }
+
+  /** Teacher-forced log-probs and entropies under the current weights (old log-probs for PPO). */
+  score(pairs: readonly TokenPair[]) {
+    return this.#model.score(pairs);
+  }
+
+  /** Host copy of the weights, for saving or publishing. */
+  exportWeights(version: string): Promise<PolicyWeights> {
+    return this.#model.exportWeights(version);
+  }
+
+  /** AdamW state as safetensors bytes (for checkpoints). */
+  exportOptimizerState(): Promise<Uint8Array> {
+    return encodeAdamState(this.#adam);
+  }
+
+  /** Restores AdamW state written by {@link exportOptimizerState} (resume); it must match this model's parameters. */
+  importOptimizerState(bytes: Uint8Array): void {
+    const next = decodeAdamState(bytes, this.#model.params);
+    tree.dispose({ m: this.#adam.m, v: this.#adam.v });
+    this.#adam = next;
+  }
+
+  /** Frees weights, moments, pending gradients and compiled steps. */
+  dispose(): void {
+    tree.dispose({ m: this.#adam.m, v: this.#adam.v });
+    if (this.#grads !== null) tree.dispose(this.#grads);
+    this.#grads = null;
+    this.#model.dispose();
+    this.#adamw.dispose();
+  }
+
+  #compile(loss: PolicyLoss): Compiled {
+    let f = this.#compiled.get(loss);
+    if (f !== undefined) return f;
+    const cfg = this.#model.config;
+    f = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => {
+      const objective = (params: Params): [Tensor, Record<string, Tensor>] => {
+        const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
+        const li = lossInputs({ cfg, params, states }, response, mask, inputs);
+        const res = loss(li);
+        li.release();
+        tree.dispose(params);
+        return [res.loss.mul(scale), res.metrics ?? {}];
+      };
+      const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(p);
+      return { loss: value, metrics, grads };
+    });
+    this.#compiled.set(loss, f);
+    return f;
+  }
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { AppError } from '@rl/service-kit';
+import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
+
+const tensors = {
+  'b.weight': { shape: [2, 3], data: Float32Array.from([1, -2, 3.5, 0, 1e-20, -0]) },
+  a: { shape: [1], data: Float32Array.from([Math.PI]) },
+  'empty.é': { shape: [0, 4], data: new Float32Array(0) },
+};
+
+function header(bytes: Uint8Array): { len: number; json: Record<string, unknown> } {
+  const len = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return { len, json: JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len))) as Record<string, unknown> };
+}
+
+function withHeader(json: unknown, data: Uint8Array): Uint8Array {
+  const h = new TextEncoder().encode(JSON.stringify(json));
+  const out = new Uint8Array(8 + h.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(h.length), true);
+  out.set(h, 8);
+  out.set(data, 8 + h.length);
+  return out;
+}
+
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return `${(e as AppError).code}: ${(e as Error).message}`;
+  }
+  return 'no error';
+}
+
+describe('safetensors', () => {
+  it('writes the documented layout: u64 LE header length, JSON header, 8-byte aligned data in name order', () => {
+    const bytes = encodeSafetensors(tensors, { version: 'v1' });
+    const { len, json } = header(bytes);
+    expect(len % 8).toBe(0);
+    expect(json.__metadata__).toEqual({ version: 'v1' });
+    expect(json.a).toEqual({ dtype: 'F32', shape: [1], data_offsets: [0, 4] });
+    expect(json['b.weight']).toEqual({ dtype: 'F32', shape: [2, 3], data_offsets: [4, 28] });
+    expect(json['empty.é']).toEqual({ dtype: 'F32', shape: [0, 4], data_offsets: [28, 28] });
+    expect(bytes.length).toBe(8 + len + 28);
+    const first = new DataView(bytes.buffer).getFloat32(8 + len, true);
+    expect(first).toBe(Math.fround(Math.PI));
+  });
+
+  it('round-trips values bit for bit, metadata included, and encodes deterministically', () => {
+    const bytes = encodeSafetensors(tensors, { a: 'x', json: '{"k":[1]}' });
+    const back = decodeSafetensors(bytes);
+    expect(back.metadata).toEqual({ a: 'x', json: '{"k":[1]}' });
+    for (const [name, t] of Object.entries(tensors)) {
+      expect(back.tensors[name]!.shape).toEqual(t.shape);
+      expect(Array.from(new Uint32Array(back.tensors[name]!.data.buffer))).toEqual(Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length)));
+    }
+    expect(encodeSafetensors(back.tensors, back.metadata)).toEqual(bytes);
+  });
+
+  it('reads files written by other writers (no metadata, unpadded header)', () => {
+    const data = new Uint8Array(Float32Array.from([1, 2]).buffer);
+    const back = decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, data));
+    expect(Array.from(back.tensors.w!.data)).toEqual([1, 2]);
+    expect(back.metadata).toEqual({});
+  });
+
+  it('rejects malformed files with validation_failed naming the problem', () => {
+    const f32 = (n: number) => new Uint8Array(n * 4);
+    expect(codeOf(() => decodeSafetensors(new Uint8Array(4)))).toMatch(/^validation_failed: .*shorter/);
+    expect(codeOf(() => decodeSafetensors(encodeSafetensors(tensors).subarray(0, 40)))).toMatch(/^validation_failed/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F16', shape: [2], data_offsets: [0, 4] } }, f32(1))))).toMatch(/tensor w: dtype F16/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, f32(2))))).toMatch(/tensor w: 8 bytes/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }, f32(2))))).toMatch(/holes or overlaps/);
+    expect(
+      codeOf(() =>
+        decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, v: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }, f32(2))),
+      ),
+    ).toMatch(/holes or overlaps/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, f32(2))))).toMatch(/no tensor uses/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ __metadata__: { n: 1 } }, f32(0))))).toMatch(/__metadata__/);
+    expect(codeOf(() => decodeSafetensors(withHeader([1, 2], f32(0))))).toMatch(/not a JSON object/);
+    const huge = new Uint8Array(16);
+    new DataView(huge.buffer).setBigUint64(0, 1n << 40n, true);
+    expect(codeOf(() => decodeSafetensors(huge))).toMatch(/header length/);
+  });
+});

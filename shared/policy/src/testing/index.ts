@@ -1,0 +1,3 @@
+// Test helpers for code that runs the embedded policy (`@rl/policy/testing`).
+export * from './tiny-policy.ts';
+export * from './live-buffers.ts';

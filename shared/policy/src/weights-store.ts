@@ -1,0 +1,95 @@
+// Policy weights in a JetStream Object Store bucket: the trainer publishes a
+// new version under a fixed object name; generation services watch that name
+// and load each new version into a fresh model (see ModelHandle for the swap).
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Objm, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
+import type { Kernels } from './kernels.ts';
+import { decodeWeights, encodeWeights } from './weights.ts';
+
+/** Opens the bucket, creating it when missing. */
+export async function openWeightsStore(nc: NatsConnection, bucket: string): Promise<ObjectStore> {
+  return new Objm(nc).create(bucket);
+}
+
+/** Anything that can produce its weights. */
+export type WeightsSource = PolicyWeights | { exportWeights(version: string): Promise<PolicyWeights> };
+
+/** Publishes `source` as `version` under `name`; the object's metadata carries the version too. */
+export async function publishWeights(os: ObjectStore, name: string, source: WeightsSource, version: string): Promise<ObjectInfo> {
+  const w = 'exportWeights' in source ? await source.exportWeights(version) : { ...source, version };
+  return os.putBlob({ name, description: `policy weights ${version}`, metadata: { version } }, encodeWeights(w));
+}
+
+/** The weights currently stored under `name`, or null. */
+export async function fetchWeights(os: ObjectStore, name: string): Promise<PolicyWeights | null> {
+  const bytes = await os.getBlob(name);
+  return bytes === null ? null : decodeWeights(bytes);
+}
+
+/** Options of {@link watchWeights}. */
+export interface WatchWeightsOptions {
+  /** Options for each loaded policy (versions of the same shape share compiled kernels automatically). */
+  load?: EmbeddedPolicyOptions;
+  /** A version that could not be loaded (corrupt object, bad config); the watch goes on. Without it such an error ends the watch and rejects `done`. */
+  onError?: (err: unknown, info: ObjectInfo) => void;
+  /** Stops the watch. */
+  signal?: AbortSignal;
+}
+
+/** A running watch. */
+export interface WeightsWatcher {
+  /** Ends the watch and waits for a load in progress to finish. */
+  stop(): Promise<void>;
+  /** Settles when the watch ends. */
+  readonly done: Promise<void>;
+}
+
+/**
+ * Calls `onVersion` with a new policy for the object's current version and for
+ * every later one, in order. Updates that are already superseded when their
+ * turn comes are skipped. The callback owns each policy it receives.
+ */
+export async function watchWeights(
+  os: ObjectStore,
+  name: string,
+  onVersion: (policy: EmbeddedPolicy, info: ObjectInfo) => void | Promise<void>,
+  options: WatchWeightsOptions = {},
+): Promise<WeightsWatcher> {
+  const iter = await os.watch({ includeHistory: true, ignoreDeletes: true });
+  // The watch keeps one hold on the latest kernels, so the next version reuses them even after the handle disposed the last model.
+  let kernels: Kernels | undefined = options.load?.kernels?.retain();
+  let lastNuid: string | undefined;
+  const stopWatch = () => iter.stop();
+  options.signal?.addEventListener('abort', stopWatch, { once: true });
+  const done = (async () => {
+    for await (const info of iter) {
+      if (info.name !== name || info.deleted || info.nuid === lastNuid) continue;
+      try {
+        const current = await os.info(name);
+        if (current !== null && current.nuid !== info.nuid) continue; // a newer update is queued behind this one
+        const bytes = await os.getBlob(name);
+        if (bytes === null) continue;
+        const policy = await policyFromWeights(decodeWeights(bytes), { ...options.load, ...(kernels ? { kernels } : {}) });
+        lastNuid = info.nuid;
+        kernels?.release();
+        kernels = policy.kernels.retain();
+        await onVersion(policy, info);
+      } catch (err) {
+        if (options.onError === undefined) throw new AppError(ErrorCode.Internal, `cannot load weights ${name}`, { cause: err });
+        options.onError(err, info);
+      }
+    }
+  })().finally(() => {
+    options.signal?.removeEventListener('abort', stopWatch);
+    kernels?.release();
+  });
+  return {
+    done,
+    stop: async () => {
+      iter.stop();
+      await done.catch(() => undefined);
+    },
+  };
+}

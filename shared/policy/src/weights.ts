@@ -1,0 +1,59 @@
+// Policy weights <-> safetensors bytes and files. The metadata carries
+// everything needed to rebuild the model: format, weights version, model and
+// tokenizer configs (as JSON strings, since safetensors metadata values are strings).
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit';
+import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
+import { parseModelConfig } from './model-config.ts';
+import { checkHostParams } from './params.ts';
+import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
+import { createTokenizer } from './tokenizer.ts';
+
+/** `__metadata__.format` of policy weight files. */
+export const WEIGHTS_FORMAT = 'rl-policy';
+/** `__metadata__.format_version`; bumped on incompatible layout changes. */
+export const WEIGHTS_FORMAT_VERSION = '1';
+
+/** Serialises weights as safetensors bytes. */
+export function encodeWeights(w: PolicyWeights): Uint8Array {
+  return encodeSafetensors(w.params, {
+    format: WEIGHTS_FORMAT,
+    format_version: WEIGHTS_FORMAT_VERSION,
+    version: w.version,
+    model_config: JSON.stringify(w.config),
+    tokenizer_config: JSON.stringify(w.tokenizer),
+  });
+}
+
+/** Parses and validates safetensors bytes written by {@link encodeWeights}; a bad file is a 400 naming the problem. */
+export function decodeWeights(bytes: Uint8Array): PolicyWeights {
+  const { tensors, metadata } = decodeSafetensors(bytes);
+  if (metadata.format !== WEIGHTS_FORMAT || metadata.format_version !== WEIGHTS_FORMAT_VERSION) {
+    throw new AppError(ErrorCode.ValidationFailed, `weights: __metadata__.format must be ${WEIGHTS_FORMAT} v${WEIGHTS_FORMAT_VERSION}, got ${metadata.format ?? '(none)'} v${metadata.format_version ?? '(none)'}`, { status: 400 });
+  }
+  const version = metadata.version;
+  if (version === undefined || version === '') throw new AppError(ErrorCode.ValidationFailed, 'weights: __metadata__.version is missing', { status: 400 });
+  const config = parseModelConfig(parseJsonText(metadata.model_config ?? '', '__metadata__.model_config'));
+  const tokenizer = createTokenizer(parseJsonText(metadata.tokenizer_config ?? '', '__metadata__.tokenizer_config'));
+  checkHostParams(config, tensors);
+  return { version, config, tokenizer: tokenizer.config, params: tensors };
+}
+
+/** Writes weights to `path` (via a temporary file and rename, so readers never see half a file). */
+export async function saveWeights(path: string, w: PolicyWeights): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, encodeWeights(w));
+  await rename(tmp, path);
+}
+
+/** Reads weights from `path`. */
+export async function loadWeights(path: string): Promise<PolicyWeights> {
+  return decodeWeights(new Uint8Array(await readFile(path)));
+}
+
+/** Loads a ready-to-use policy from a weights file. */
+export async function loadPolicy(path: string, options: EmbeddedPolicyOptions = {}): Promise<EmbeddedPolicy> {
+  return policyFromWeights(await loadWeights(path), options);
+}
