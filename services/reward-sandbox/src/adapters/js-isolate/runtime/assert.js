@@ -14,14 +14,20 @@ const assertInspectOptions = {
   compact: false, customInspect: false, depth: 1000, maxArrayLength: Infinity,
   showHidden: false, showProxy: false, sorted: true, getters: true,
 };
+/** @param {any} v */
 function inspectForAssert(v) { return inspect(v, assertInspectOptions); }
 
+/**
+ * @param {string[]} actualLines
+ * @param {string[]} expectedLines
+ */
 function lineDiff(actualLines, expectedLines) {
   // Plain LCS diff; inputs are capped so a huge structure cannot stall the isolate.
   const n = actualLines.length, m = expectedLines.length;
   if (n * m > 250000) {
     return actualLines.map(function (l) { return '+ ' + l; }).concat(expectedLines.map(function (l) { return '- ' + l; }));
   }
+  /** @type {any[]} rows of Int32Array, only indexed within bounds */
   const dp = [];
   for (let i = 0; i <= n; i++) dp.push(new Int32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
@@ -30,7 +36,10 @@ function lineDiff(actualLines, expectedLines) {
     }
   }
   const out = [];
-  let plus = [], minus = [];
+  /** @type {string[]} */
+  let plus = [];
+  /** @type {string[]} */
+  let minus = [];
   function flush() { for (const l of plus) out.push(l); for (const l of minus) out.push(l); plus = []; minus = []; }
   let i = 0, j = 0;
   while (i < n && j < m) {
@@ -57,6 +66,12 @@ const kReadableOperator = {
   notDeepEqualUnequal: 'Expected values not to be loosely deep-equal:',
 };
 
+/**
+ * @param {any} actual
+ * @param {any} expected
+ * @param {string | undefined} operator
+ * @param {string} [userMessage]
+ */
 function generatedAssertMessage(actual, expected, operator, userMessage) {
   const a = inspectForAssert(actual);
   const e = inspectForAssert(expected);
@@ -82,6 +97,7 @@ function generatedAssertMessage(actual, expected, operator, userMessage) {
 }
 
 class AssertionError extends Error {
+  /** @param {any} options */
   constructor(options) {
     if (typeof options !== 'object' || options === null) throw new TypeError('The "options" argument must be of type object.');
     const message = options.message;
@@ -106,7 +122,7 @@ class AssertionError extends Error {
     Object.defineProperty(this, 'name', { value: 'AssertionError [ERR_ASSERTION]', enumerable: false, writable: true, configurable: true });
     Error.captureStackTrace(this, options.stackStartFn || options.stackStartFunction || AssertionError);
     this.stack;
-    delete this.name;
+    delete /** @type {{ name?: string }} */ (this).name;
     this.generatedMessage = message == null;
     this.code = 'ERR_ASSERTION';
     this.actual = options.actual;
@@ -114,15 +130,27 @@ class AssertionError extends Error {
     this.operator = operator;
     this.diff = options.diff === undefined ? 'simple' : options.diff;
   }
+  /** @override */
   toString() { return this.name + ' [' + this.code + ']: ' + this.message; }
 }
 Object.defineProperty(AssertionError.prototype, 'name', { value: 'AssertionError', writable: true, configurable: true, enumerable: false });
 
+/**
+ * @param {boolean} strictMode
+ * @returns {Function & Record<string, any>} the `assert` function with its members
+ */
 export function makeAssert(strictMode) {
+  /** @param {any} obj */
   function innerFail(obj) {
     if (obj.message instanceof Error) throw obj.message;
     throw new AssertionError(obj);
   }
+  /**
+   * @param {Function} fn
+   * @param {number} argLen
+   * @param {any} value
+   * @param {any} message
+   */
   function innerOk(fn, argLen, value, message) {
     if (!value) {
       let generatedMessage = false;
@@ -142,9 +170,24 @@ export function makeAssert(strictMode) {
       throw err;
     }
   }
+  /**
+   * @param {any} value
+   * @param {any} message
+   */
   const assert = function ok(value, message) { innerOk(assert, arguments.length, value, message); };
+  /**
+   * @param {any} value
+   * @param {any} message
+   */
   assert.ok = function ok(value, message) { innerOk(assert.ok, arguments.length, value, message); };
   assert.AssertionError = AssertionError;
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   * @param {string | undefined} operator
+   * @param {Function} stackStartFn
+   */
   assert.fail = function fail(actual, expected, message, operator, stackStartFn) {
     const argsLen = arguments.length;
     let internalMessage = false;
@@ -157,31 +200,71 @@ export function makeAssert(strictMode) {
     if (internalMessage) err.generatedMessage = true;
     throw err;
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   const looseEqual = function equal(actual, expected, message) {
     if (!(actual == expected || (actual !== actual && expected !== expected))) {
       innerFail({ actual: actual, expected: expected, message: message, operator: '==', stackStartFn: equal });
     }
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   const looseNotEqual = function notEqual(actual, expected, message) {
     if (actual == expected || (actual !== actual && expected !== expected)) {
       innerFail({ actual: actual, expected: expected, message: message, operator: '!=', stackStartFn: notEqual });
     }
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   const deepEqual = function deepEqual(actual, expected, message) {
     if (!isDeepEqual(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'deepEqual', stackStartFn: deepEqual });
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   const notDeepEqual = function notDeepEqual(actual, expected, message) {
     if (isDeepEqual(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'notDeepEqual', stackStartFn: notDeepEqual });
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.deepStrictEqual = function deepStrictEqual(actual, expected, message) {
     if (!isDeepStrictEqual(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'deepStrictEqual', stackStartFn: deepStrictEqual });
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.notDeepStrictEqual = function notDeepStrictEqual(actual, expected, message) {
     if (isDeepStrictEqual(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'notDeepStrictEqual', stackStartFn: notDeepStrictEqual });
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.strictEqual = function strictEqual(actual, expected, message) {
     if (!Object.is(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'strictEqual', stackStartFn: strictEqual });
   };
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.notStrictEqual = function notStrictEqual(actual, expected, message) {
     if (Object.is(actual, expected)) innerFail({ actual: actual, expected: expected, message: message, operator: 'notStrictEqual', stackStartFn: notStrictEqual });
   };
@@ -190,6 +273,12 @@ export function makeAssert(strictMode) {
   assert.deepEqual = strictMode ? assert.deepStrictEqual : deepEqual;
   assert.notDeepEqual = strictMode ? assert.notDeepStrictEqual : notDeepEqual;
 
+  /**
+   * @param {any} actual
+   * @param {any} expected
+   * @param {any} message
+   * @param {Function} fn
+   */
   function checkExpected(actual, expected, message, fn) {
     if (expected === undefined) return;
     if (typeof expected === 'function') {
@@ -218,6 +307,12 @@ export function makeAssert(strictMode) {
     }
     throw new TypeError('The "expected" argument must be of type function or an instance of Error, RegExp, or Object.');
   }
+  /**
+   * @param {Function} fn
+   * @param {any} expected
+   * @param {any} message
+   * @param {string} kind
+   */
   function missing(fn, expected, message, kind) {
     let details = '';
     if (expected && expected.name) details += ' (' + expected.name + ')';
@@ -225,20 +320,35 @@ export function makeAssert(strictMode) {
     const fnType = kind === 'rejects' ? 'rejection' : 'exception';
     innerFail({ actual: undefined, expected: expected, operator: kind, message: 'Missing expected ' + fnType + details, stackStartFn: fn });
   }
+  /**
+   * @param {Function} fn
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.throws = function throws(fn, expected, message) {
     if (typeof expected === 'string') { message = expected; expected = undefined; }
     let threw = false, err;
-    try { fn(); } catch (e) { threw = true; err = e; }
+    try { fn(); } catch (/** @type {any} */ e) { threw = true; err = e; }
     if (!threw) missing(throws, expected, message, 'throws');
     checkExpected(err, expected, message, throws);
   };
+  /**
+   * @param {Function} fn
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.doesNotThrow = function doesNotThrow(fn, expected, message) {
     if (typeof expected === 'string') { message = expected; expected = undefined; }
-    try { fn(); } catch (e) {
+    try { fn(); } catch (/** @type {any} */ e) {
       innerFail({ actual: e, expected: expected, operator: 'doesNotThrow', stackStartFn: doesNotThrow,
         message: 'Got unwanted exception' + (message ? ': ' + message : '.') + '\nActual message: "' + (e && e.message) + '"' });
     }
   };
+  /**
+   * @param {any} promiseFn
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.rejects = async function rejects(promiseFn, expected, message) {
     if (typeof expected === 'string') { message = expected; expected = undefined; }
     let threw = false, err;
@@ -246,13 +356,19 @@ export function makeAssert(strictMode) {
     if (!threw) missing(rejects, expected, message, 'rejects');
     checkExpected(err, expected, message, rejects);
   };
+  /**
+   * @param {any} promiseFn
+   * @param {any} expected
+   * @param {any} message
+   */
   assert.doesNotReject = async function doesNotReject(promiseFn, expected, message) {
     if (typeof expected === 'string') { message = expected; expected = undefined; }
-    try { await (typeof promiseFn === 'function' ? promiseFn() : promiseFn); } catch (e) {
+    try { await (typeof promiseFn === 'function' ? promiseFn() : promiseFn); } catch (/** @type {any} */ e) {
       innerFail({ actual: e, expected: expected, operator: 'doesNotReject', stackStartFn: doesNotReject,
         message: 'Got unwanted rejection' + (message ? ': ' + message : '.') + '\nActual message: "' + (e && e.message) + '"' });
     }
   };
+  /** @param {any} err */
   assert.ifError = function ifError(err) {
     if (err !== null && err !== undefined) {
       let message = 'ifError got unwanted exception: ';
@@ -262,6 +378,13 @@ export function makeAssert(strictMode) {
       throw newErr;
     }
   };
+  /**
+   * @param {any} string
+   * @param {any} regexp
+   * @param {any} message
+   * @param {Function} fn
+   * @param {boolean} shouldMatch
+   */
   function matchImpl(string, regexp, message, fn, shouldMatch) {
     if (!isRegExp(regexp)) throw new TypeError('The "regexp" argument must be an instance of RegExp.');
     if (typeof string !== 'string' || (RegExp.prototype.exec.call(regexp, string) !== null) !== shouldMatch) {
@@ -276,7 +399,17 @@ export function makeAssert(strictMode) {
       throw err;
     }
   }
+  /**
+   * @param {any} string
+   * @param {any} regexp
+   * @param {any} message
+   */
   assert.match = function match(string, regexp, message) { matchImpl(string, regexp, message, match, true); };
+  /**
+   * @param {any} string
+   * @param {any} regexp
+   * @param {any} message
+   */
   assert.doesNotMatch = function doesNotMatch(string, regexp, message) { matchImpl(string, regexp, message, doesNotMatch, false); };
   return assert;
 }

@@ -18,25 +18,35 @@ import { argsOf, processObject, stdinStream } from './process.js';
 
 // ---- builtin modules ----------------------------------------------------------------
 
+/** @typedef {Error & Record<string, unknown>} NodeError an Error carrying Node's errno/code/syscall fields */
+
+/**
+ * @param {string} syscall
+ * @param {any} path
+ */
 function enoent(syscall, path) {
-  const err = new Error('ENOENT: no such file or directory, ' + syscall + " '" + path + "'");
+  const err = /** @type {NodeError} */ (new Error('ENOENT: no such file or directory, ' + syscall + " '" + path + "'"));
   err.errno = -2;
   err.code = 'ENOENT';
   err.syscall = syscall;
   err.path = path;
   return err;
 }
+/** @param {any} p */
 function isStdinPath(p) { return p === 0 || p === '/dev/stdin' || p === '/proc/self/fd/0' || p === '/dev/fd/0'; }
+/** @param {any} p */
 function stdFd(p) {
   if (p === 1 || p === '/dev/stdout' || p === '/proc/self/fd/1' || p === '/dev/fd/1') return 1;
   if (p === 2 || p === '/dev/stderr' || p === '/proc/self/fd/2' || p === '/dev/fd/2') return 2;
   return 0;
 }
+/** @param {any} options */
 function encodingOf(options) {
   if (typeof options === 'string') return options;
   if (options && typeof options === 'object') return options.encoding;
   return undefined;
 }
+/** @param {any} p */
 function normPath(p) {
   if (typeof p !== 'string') {
     if (p instanceof SandboxBuffer) return p.toString();
@@ -54,12 +64,20 @@ function normPath(p) {
 function makeFs() {
   // Files the program writes live only in memory for this run: the isolate has no filesystem.
   const files = new Map();
+  /**
+   * @param {any} data
+   * @param {any} options
+   */
   function dataString(data, options) {
     if (typeof data === 'string') return data;
     if (ArrayBuffer.isView(data)) return chunkToString(data, encodingOf(options));
     return String(data);
   }
   return {
+    /**
+     * @param {any} path
+     * @param {any} options
+     */
     readFileSync: function readFileSync(path, options) {
       const enc = encodingOf(options);
       if (isStdinPath(path)) {
@@ -69,7 +87,7 @@ function makeFs() {
       const key = typeof path === 'number' ? null : normPath(path);
       if (key === null || !files.has(key)) {
         if (typeof path === 'number') {
-          const err = new Error('EBADF: bad file descriptor, read');
+          const err = /** @type {NodeError} */ (new Error('EBADF: bad file descriptor, read'));
           err.errno = -9; err.code = 'EBADF'; err.syscall = 'read';
           throw err;
         }
@@ -77,25 +95,42 @@ function makeFs() {
       }
       return decodeAs(files.get(key), enc);
     },
+    /**
+     * @param {any} path
+     * @param {any} data
+     * @param {any} options
+     */
     writeFileSync: function writeFileSync(path, data, options) {
       const fd = stdFd(path);
       if (fd !== 0) { rawWrite(fd, dataString(data, options)); return; }
       files.set(normPath(path), dataString(data, options));
     },
+    /**
+     * @param {any} path
+     * @param {any} data
+     * @param {any} options
+     */
     appendFileSync: function appendFileSync(path, data, options) {
       const fd = stdFd(path);
       if (fd !== 0) { rawWrite(fd, dataString(data, options)); return; }
       const key = normPath(path);
       files.set(key, (files.get(key) || '') + dataString(data, options));
     },
+    /** @param {any} path */
     existsSync: function existsSync(path) {
       if (isStdinPath(path) || stdFd(path) !== 0) return true;
       try { return files.has(normPath(path)) || normPath(path) === cfg.filename; } catch { return false; }
     },
+    /**
+     * @param {number} fd
+     * @param {any} data
+     * @param {any} a
+     * @param {any} b
+     */
     writeSync: function writeSync(fd, data, a, b) {
       const target = stdFd(fd);
       if (target === 0) {
-        const err = new Error('EBADF: bad file descriptor, write');
+        const err = /** @type {NodeError} */ (new Error('EBADF: bad file descriptor, write'));
         err.errno = -9; err.code = 'EBADF'; err.syscall = 'write';
         throw err;
       }
@@ -114,7 +149,14 @@ function makeFs() {
 }
 
 class Interface extends EventEmitter {
-  constructor(input, output, completer, terminal, promises) {
+  /**
+   * @param {any} input
+   * @param {string[]} output
+   * @param {any} _completer unused (no terminal)
+   * @param {any} terminal
+   * @param {any} [promises]
+   */
+  constructor(input, output, _completer, terminal, promises) {
     super();
     let opts = input;
     if (!(input && typeof input === 'object' && 'input' in input)) opts = { input: input, output: output, terminal: terminal };
@@ -125,30 +167,34 @@ class Interface extends EventEmitter {
     this.cursor = 0;
     this.closed = false;
     this._prompt = opts.prompt === undefined ? '> ' : String(opts.prompt);
+    /** @type {Function[]} question callbacks waiting for a line */
     this._questions = [];
     this._partial = '';
+    /** @type {Array<{ push(line: string): void, end(): void }>} */
     this._iterators = [];
     this._promises = !!promises;
     const self = this;
     if (this.input === stdinStream) {
       stdinHub.subscribe({
+        /** @param {string} text */
         onData(text) { self._onData(text); },
         onEnd() { self._onEnd(); },
       });
     } else if (this.input && typeof this.input.on === 'function') {
-      this.input.on('data', function (c) { self._onData(typeof c === 'string' ? c : String(c)); });
+      this.input.on('data', function (/** @type {any} */ c) { self._onData(typeof c === 'string' ? c : String(c)); });
       this.input.on('end', function () { self._onEnd(); });
     }
   }
+  /** @param {string} text */
   _onData(text) {
     if (this.closed) return;
     const all = this._partial + text;
     const parts = all.split(/\r\n|\n|\r/);
-    this._partial = parts.pop();
+    this._partial = /** @type {string} */ (parts.pop());
     // A chunk ending in '\r' may be followed by '\n' in the next chunk; there is only one chunk here.
     for (let i = 0; i < parts.length; i++) {
       if (this.closed) return;
-      this._onLine(parts[i]);
+      this._onLine(/** @type {string} */ (parts[i]));
     }
   }
   _onEnd() {
@@ -156,15 +202,17 @@ class Interface extends EventEmitter {
     if (this._partial.length > 0) { const l = this._partial; this._partial = ''; this._onLine(l); }
     this.close();
   }
+  /** @param {string} line */
   _onLine(line) {
     if (this._questions.length > 0) {
-      const cb = this._questions.shift();
+      const cb = /** @type {Function} */ (this._questions.shift());
       cb(line);
       return;
     }
     for (const it of this._iterators) it.push(line);
     this.emit('line', line);
   }
+  /** @param {string} s */
   _write(s) { if (this.output && typeof this.output.write === 'function') this.output.write(s); }
   close() {
     if (this.closed) return;
@@ -174,10 +222,17 @@ class Interface extends EventEmitter {
   }
   pause() { this.emit('pause'); return this; }
   resume() { this.emit('resume'); return this; }
+  /** @param {any} p */
   setPrompt(p) { this._prompt = String(p); }
   getPrompt() { return this._prompt; }
   prompt() { this._write(this._prompt); }
+  /** @param {any} data */
   write(data) { if (!this.closed && typeof data === 'string') this._onData(data); }
+  /**
+   * @param {any} query
+   * @param {any} options
+   * @param {Function} cb
+   */
   question(query, options, cb) {
     if (typeof options === 'function') { cb = options; options = undefined; }
     if (this.closed) throw makeNodeError(Error, 'ERR_USE_AFTER_CLOSE', 'readline was closed');
@@ -190,10 +245,13 @@ class Interface extends EventEmitter {
     this._write(String(query));
   }
   [Symbol.asyncIterator]() {
+    /** @type {string[]} */
     const queue = [];
     let done = this.closed;
+    /** @type {((result: IteratorResult<string | undefined>) => void) | null} */
     let waiting = null;
     const sink = {
+      /** @param {string} line */
       push(line) { if (waiting) { const w = waiting; waiting = null; w({ value: line, done: false }); } else queue.push(line); },
       end() { done = true; if (waiting) { const w = waiting; waiting = null; w({ value: undefined, done: true }); } },
     };
@@ -211,31 +269,46 @@ class Interface extends EventEmitter {
   }
 }
 
+/** @param {any} promises */
 function makeReadline(promises) {
   class PromisesInterface extends Interface {
+    /**
+     * @param {any} input
+     * @param {string[]} output
+     * @param {any} completer
+     * @param {any} terminal
+     */
     constructor(input, output, completer, terminal) { super(input, output, completer, terminal, true); }
   }
   const Ctor = promises ? PromisesInterface : Interface;
   Object.defineProperty(Ctor, 'name', { value: 'Interface' });
   return {
     Interface: Ctor,
+    /**
+     * @param {any} input
+     * @param {string[]} output
+     * @param {any} completer
+     * @param {any} terminal
+     */
     createInterface: function createInterface(input, output, completer, terminal) {
       return new Ctor(input, output, completer, terminal);
     },
   };
 }
 
+/** @param {any} original */
 function promisify(original) {
   if (typeof original !== 'function') {
     throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "original" argument must be of type function. Received ' + describeReceived(original));
   }
   const custom = original[promisify.custom];
   if (typeof custom === 'function') return custom;
+  /** @this {unknown} */
   const fn = function () {
     const args = argsOf(arguments);
     const self = this;
     return new Promise(function (resolve, reject) {
-      args.push(function (err, value) { if (err) reject(err); else resolve(value); });
+      args.push(function (/** @type {unknown} */ err, /** @type {unknown} */ value) { if (err) reject(err); else resolve(value); });
       original.apply(self, args);
     });
   };
@@ -247,18 +320,25 @@ promisify.custom = Symbol.for('nodejs.util.promisify.custom');
 function makeUtil() {
   return {
     format: format,
+    /** @param {any} opts */
     formatWithOptions: function (opts) { return formatWithOptions(opts, restArgs(arguments, 1)); },
     inspect: inspect,
     isDeepStrictEqual: isDeepStrictEqual,
     promisify: promisify,
+    /**
+     * @param {Function} ctor
+     * @param {Function} superCtor
+     */
     inherits: function inherits(ctor, superCtor) {
       Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
       Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
     },
+    /** @param {Function} fn */
     deprecate: function deprecate(fn) { return fn; },
   };
 }
 
+/** @type {Record<string, () => any>} module name -> factory, run on first require */
 const builtinFactories = {
   fs: makeFs,
   readline: function () { return makeReadline(false); },
@@ -284,13 +364,19 @@ const builtinFactories = {
   },
   'timers/promises': function () {
     return {
+      /**
+       * @param {number} ms
+       * @param {any} value
+       */
       setTimeout: function (ms, value) { return new Promise(function (r) { setTimeoutImpl(r, ms, value); }); },
+      /** @param {any} value */
       setImmediate: function (value) { return new Promise(function (r) { setImmediateImpl(r, value); }); },
     };
   },
 };
 const builtinCache = new Map();
 
+/** @param {any} id */
 export function requireBuiltin(id) {
   if (typeof id !== 'string') {
     throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "id" argument must be of type string. Received ' + describeReceived(id));
@@ -300,7 +386,7 @@ export function requireBuiltin(id) {
   if (builtinCache.has(name)) return builtinCache.get(name);
   const factory = Object.prototype.hasOwnProperty.call(builtinFactories, name) ? builtinFactories[name] : undefined;
   if (factory === undefined) {
-    const err = new Error("Cannot find module '" + id + "'\nRequire stack:\n- " + cfg.filename);
+    const err = /** @type {NodeError} */ (new Error("Cannot find module '" + id + "'\nRequire stack:\n- " + cfg.filename));
     err.code = 'MODULE_NOT_FOUND';
     err.requireStack = [cfg.filename];
     throw err;

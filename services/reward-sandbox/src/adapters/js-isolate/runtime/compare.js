@@ -18,25 +18,55 @@ const wellKnownConstructors = new Set([
   Object, Promise, RangeError, ReferenceError, RegExp, Set, String, Symbol, SyntaxError, TypeError,
   URIError, Uint16Array, Uint32Array, Uint8Array, Uint8ClampedArray, WeakMap, WeakSet,
 ]);
+/**
+ * Cycle bookkeeping of one comparison (Node's `memos`): the first nested pair is
+ * kept in a/b/c/d, a Set takes over when objects nest deeper.
+ * @typedef {{ set: Set<unknown> | undefined, a: unknown, b: unknown, c: unknown, d: unknown, deep: boolean }} Memos
+ */
+/** @typedef {Array<string | symbol>} PropertyKeys */
+
+/**
+ * @param {any} v
+ * @returns {boolean} (not a type guard: callers keep treating the view as `any`)
+ */
 function isArrayBufferView(v) { return ArrayBuffer.isView(v); }
+/**
+ * @param {any} o
+ * @param {any} k
+ */
 function hasEnumerable(o, k) { return propIsEnumerable.call(o, k); }
+/** @param {any} o */
 function ownEnumerableSymbols(o) {
   return Object.getOwnPropertySymbols(o).filter(function (k) { return propIsEnumerable.call(o, k); });
 }
+/**
+ * @param {any} o
+ * @param {boolean} skipSymbols
+ */
 function nonIndexKeys(o, skipSymbols) {
+  /** @type {PropertyKeys} */
   const out = [];
   const keys = Object.keys(o);
-  for (let i = 0; i < keys.length; i++) if (!isIndexKey(keys[i])) out.push(keys[i]);
+  for (let i = 0; i < keys.length; i++) if (!isIndexKey(/** @type {string} */ (keys[i]))) out.push(/** @type {string} */ (keys[i]));
   if (!skipSymbols) out.push.apply(out, ownEnumerableSymbols(o));
   return out;
 }
+/**
+ * @param {any} a
+ * @param {any} b
+ */
 function bytesEqual(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+/** @param {any} v */
 function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ */
 function isEqualBoxedPrimitive(val1, val2) {
   const k1 = boxedKind(val1);
   if (k1 !== boxedKind(val2)) return false;
@@ -47,10 +77,23 @@ function isEqualBoxedPrimitive(val1, val2) {
   return Symbol.prototype.valueOf.call(val1) === Symbol.prototype.valueOf.call(val2);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ * @param {any} prop
+ * @param {number} mode
+ * @param {Memos | undefined} memos
+ */
 function isEnumerableOrIdentical(val1, val2, prop, mode, memos) {
   return hasEnumerable(val2, prop) || innerDeepEqual(val1[prop], val2[prop], mode, memos);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ * @param {number} mode
+ * @param {Memos | undefined} memos
+ */
 function innerDeepEqual(val1, val2, mode, memos) {
   if (val1 === val2) return val1 !== 0 || Object.is(val1, val2) || mode === kLoose;
   if (mode !== kLoose) {
@@ -65,7 +108,16 @@ function innerDeepEqual(val1, val2, mode, memos) {
   return objectComparisonStart(val1, val2, mode, memos);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ */
 function hasUnequalTag(val1, val2) { return val1[Symbol.toStringTag] !== val2[Symbol.toStringTag]; }
+/**
+ * @param {any} val1Tag
+ * @param {any} val1
+ * @param {any} val2
+ */
 function slowHasUnequalTag(val1Tag, val1, val2) {
   if (val1[Symbol.toStringTag] !== undefined && val2[Symbol.toStringTag] !== undefined) {
     return val1[Symbol.toStringTag] !== val2[Symbol.toStringTag];
@@ -73,6 +125,12 @@ function slowHasUnequalTag(val1Tag, val1, val2) {
   return val1Tag !== objToString.call(val2);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ * @param {number} mode
+ * @param {Memos | undefined} memos
+ */
 function objectComparisonStart(val1, val2, mode, memos) {
   if (mode === kStrict) {
     if (wellKnownConstructors.has(val1.constructor) || (val1.constructor !== undefined && !hasOwn.call(val1, 'constructor'))) {
@@ -138,9 +196,18 @@ function objectComparisonStart(val1, val2, mode, memos) {
   return keyCheck(val1, val2, mode, memos, kNoIterator);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ * @param {number} mode
+ * @param {Memos | undefined} memos
+ * @param {number} iterationType
+ * @param {PropertyKeys} [keys2]
+ */
 function keyCheck(val1, val2, mode, memos, iterationType, keys2) {
   const isArrayLikeObject = keys2 !== undefined;
   if (keys2 === undefined) keys2 = Object.keys(val2);
+  /** @type {PropertyKeys | undefined} */
   let keys1;
   if (!isArrayLikeObject) {
     if (keys2.length !== (keys1 = Object.keys(val1)).length) return false;
@@ -156,6 +223,15 @@ function keyCheck(val1, val2, mode, memos, iterationType, keys2) {
   return handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType);
 }
 
+/**
+ * @param {any} val1
+ * @param {any} val2
+ * @param {number} mode
+ * @param {PropertyKeys | undefined} keys1
+ * @param {PropertyKeys} keys2
+ * @param {Memos | undefined} memos
+ * @param {number} iterationType
+ */
 function handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType) {
   if (memos === undefined) {
     memos = { set: undefined, a: val1, b: val2, c: undefined, d: undefined, deep: false };
@@ -170,7 +246,9 @@ function handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType) {
       memos.deep = true;
       const result = objEquiv(val1, val2, mode, keys1, keys2, memos, iterationType);
       memos.deep = false;
-      if (memos.set !== undefined) { memos.set.delete(memos.c); memos.set.delete(memos.d); }
+      // objEquiv may have switched memos to a Set (TypeScript still sees the narrowed `undefined`).
+      const grown = /** @type {Set<unknown> | undefined} */ (memos.set);
+      if (grown !== undefined) { grown.delete(memos.c); grown.delete(memos.d); }
       return result;
     }
     memos.set = new Set([memos.a, memos.b, memos.c, memos.d]);
@@ -186,29 +264,45 @@ function handleCycles(val1, val2, mode, keys1, keys2, memos, iterationType) {
   return areEq;
 }
 
+/**
+ * @param {any} a
+ * @param {any} b
+ * @param {number} mode
+ * @param {Memos | undefined} memos
+ * @param {number} i
+ */
 function sparseArrayEquiv(a, b, mode, memos, i) {
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
   if (keysA.length !== keysB.length) return false;
   for (; i < keysB.length; i++) {
-    const key = keysB[i];
+    const key = /** @type {string} */ (keysB[i]);
     if ((a[key] === undefined && !hasOwn.call(a, key)) || !innerDeepEqual(a[key], b[key], mode, memos)) return false;
   }
   return true;
 }
 
+/**
+ * @param {any} a
+ * @param {any} b
+ * @param {number} mode
+ * @param {PropertyKeys | undefined} keys1
+ * @param {PropertyKeys} keys2
+ * @param {Memos | undefined} memos
+ * @param {number} iterationType
+ */
 function objEquiv(a, b, mode, keys1, keys2, memos, iterationType) {
   if (keys2.length > 0) {
     let i = 0;
     if (keys1 !== undefined) {
       for (; i < keys2.length; i++) {
-        const key = keys2[i];
+        const key = /** @type {string | symbol} */ (keys2[i]);
         if (keys1[i] !== key) break;
         if (!innerDeepEqual(a[key], b[key], mode, memos)) return false;
       }
     }
     for (; i < keys2.length; i++) {
-      const key = keys2[i];
+      const key = /** @type {string | symbol} */ (keys2[i]);
       const descriptor = Object.getOwnPropertyDescriptor(a, key);
       if (descriptor === undefined || descriptor.enumerable !== true) return false;
       const value = descriptor.writable !== undefined ? descriptor.value : a[key];
@@ -232,6 +326,7 @@ function objEquiv(a, b, mode, keys1, keys2, memos, iterationType) {
   return true;
 }
 
+/** @param {any} prim */
 function looseAlternative(prim) {
   switch (typeof prim) {
     case 'undefined': return null;
@@ -243,6 +338,12 @@ function looseAlternative(prim) {
   return true;
 }
 
+/**
+ * @param {any} a
+ * @param {any} b
+ * @param {number} mode
+ * @param {Memos | undefined} memo
+ */
 function setEquiv(a, b, mode, memo) {
   const pending = [];
   for (const val of b) {
@@ -268,6 +369,12 @@ function setEquiv(a, b, mode, memo) {
   return true;
 }
 
+/**
+ * @param {any} a
+ * @param {any} b
+ * @param {number} mode
+ * @param {Memos | undefined} memo
+ */
 function mapEquiv(a, b, mode, memo) {
   const pending = [];
   for (const entry of b) {
@@ -301,6 +408,14 @@ function mapEquiv(a, b, mode, memo) {
   return true;
 }
 
+/**
+ * @param {any} a
+ * @param {any} b
+ */
 export function isDeepEqual(a, b) { return innerDeepEqual(a, b, kLoose, undefined); }
+/**
+ * @param {any} a
+ * @param {any} b
+ */
 export function isDeepStrictEqual(a, b) { return innerDeepEqual(a, b, kStrict, undefined); }
 

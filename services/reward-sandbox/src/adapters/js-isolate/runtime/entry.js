@@ -16,6 +16,10 @@ import { configureProcess, consoleObject, consoleWrite, fatal, processObject } f
 
 // ---- globals and entry ----------------------------------------------------------------
 
+/**
+ * @param {any} name
+ * @param {any} value
+ */
 function defineGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
 }
@@ -32,24 +36,29 @@ defineGlobal('queueMicrotask', queueMicrotaskImpl);
 defineGlobal('performance', { now: function now() { return nowMs(); }, timeOrigin: startReal });
 Object.defineProperty(G, REQUIRE_HOOK, { value: requireBuiltin, configurable: false, enumerable: false, writable: false });
 
+/** @param {Function} fn */
 function runMain(fn) {
   delete G[MAIN_HOOK];
   invokeEntry(fn);
 }
 
 function makeModule() {
+  /** @type {Record<string, any>} the CommonJS `module` object */
   const mod = {
     id: '.', path: cfg.dirname, exports: {}, filename: cfg.filename, loaded: false,
     children: [], paths: [cfg.dirname + '/node_modules', '/node_modules'],
   };
+  /** @param {any} id */
   const req = function require(id) { return requireBuiltin(id); };
   req.main = mod;
   req.cache = Object.create(null);
+  /** @param {any} id */
   req.resolve = function resolve(id) { requireBuiltin(id); return id; };
   mod.require = req;
   return mod;
 }
 
+/** @param {Function} fn */
 function invokeEntry(fn) {
   const mod = makeModule();
   const req = mod.require;
@@ -65,6 +74,13 @@ function invokeEntry(fn) {
 // Only 'start' (before any program code exists) is called synchronously by the host;
 // every later op can reach code the program may have patched, so the host calls
 // them asynchronously with the run's remaining time as timeout.
+/**
+ * @param {any} op
+ * @param {any} a
+ * @param {any} b
+ * @param {any} c
+ * @param {any} d
+ */
 export function ctl(op, a, b, c, d) {
   if (op === 'start') {
     startRun(a, b, c, d);

@@ -5,8 +5,14 @@
 import { hasOwn } from './inspect-types.js';
 import { formatBigInt, formatNumber, inspect } from './inspect.js';
 
+/** @type {Set<string> | null} */
 let builtInObjectNames = null;
+/** @param {any} value */
 function hasBuiltInToString(value) {
+  /**
+   * @param {any} o
+   * @param {any} k
+   */
   let hasOwnToString = function (o, k) { return hasOwn.call(o, k); };
   let hasOwnToPrimitive = hasOwnToString;
   const no = function () { return false; };
@@ -33,6 +39,7 @@ function hasBuiltInToString(value) {
   return descriptor !== undefined && typeof descriptor.value === 'function' && builtInObjectNames.has(descriptor.value.name);
 }
 
+/** @param {any} arg */
 function tryStringify(arg) {
   try {
     return JSON.stringify(arg);
@@ -42,6 +49,10 @@ function tryStringify(arg) {
   }
 }
 
+/**
+ * @param {any} inspectOptions
+ * @param {any} args
+ */
 export function formatWithOptions(inspectOptions, args) {
   const first = args[0];
   let a = 0;

@@ -12,6 +12,16 @@ import {
   kArrayExtrasType, kArrayType, keyStrRe, kObjectType, numberRe, strEscape, strEscapeReG, stripCommentsRe,
 } from './inspect.js';
 
+/** @typedef {import('./inspect.js').InspectContext} InspectContext */
+
+/**
+ * @param {any} value
+ * @param {InspectContext} ctx
+ * @param {Array<string | symbol>} keys
+ * @param {string | null} constructor
+ * @param {string} tag
+ * @param {string} type
+ */
 export function getBoxedBase(value, ctx, keys, constructor, tag, type) {
   let primitive;
   if (type === 'Number') primitive = Number.prototype.valueOf.call(value);
@@ -26,6 +36,11 @@ export function getBoxedBase(value, ctx, keys, constructor, tag, type) {
   return base;
 }
 
+/**
+ * @param {any} value
+ * @param {string | null} constructor
+ * @param {string} tag
+ */
 function getClassBase(value, constructor, tag) {
   const name = (hasOwn.call(value, 'name') && value.name) || '(anonymous)';
   let base = 'class ' + name;
@@ -40,6 +55,12 @@ function getClassBase(value, constructor, tag) {
   return '[' + base + ']';
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {string | null} constructor
+ * @param {string} tag
+ */
 export function getFunctionBase(ctx, value, constructor, tag) {
   let stringified = '';
   try { stringified = Function.prototype.toString.call(value); } catch {}
@@ -65,6 +86,7 @@ export function getFunctionBase(ctx, value, constructor, tag) {
   return base;
 }
 
+/** @param {any} error */
 function getStackString(error) {
   let stack;
   try { stack = error.stack; } catch {}
@@ -75,6 +97,12 @@ function getStackString(error) {
   return Error.prototype.toString.call(error);
 }
 
+/**
+ * @param {string} stack
+ * @param {string | null} constructor
+ * @param {any} name
+ * @param {string} tag
+ */
 function improveStack(stack, constructor, name, tag) {
   let len = name.length;
   if (constructor === null || (name.endsWith('Error') && stack.startsWith(name) &&
@@ -99,6 +127,13 @@ function improveStack(stack, constructor, name, tag) {
   return stack;
 }
 
+/**
+ * @param {any} err
+ * @param {string | null} constructor
+ * @param {string} tag
+ * @param {InspectContext} ctx
+ * @param {Array<string | symbol>} keys
+ */
 export function formatError(err, constructor, tag, ctx, keys) {
   let message, name, stack;
   try { stack = getStackString(err); } catch { return objToString.call(err); }
@@ -127,6 +162,13 @@ export function formatError(err, constructor, tag, ctx, keys) {
   return stack;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any[]} output formatted entries (strings); typed loosely because the column
+ *   arithmetic below indexes it heavily, always within bounds
+ * @param {any} value
+ * @returns {string[]}
+ */
 function groupArrayElements(ctx, output, value) {
   let totalLength = 0;
   let maxLength = 0;
@@ -189,13 +231,22 @@ function groupArrayElements(ctx, output, value) {
   return output;
 }
 
+/** @param {number} remaining */
 function remainingText(remaining) { return '... ' + remaining + ' more item' + (remaining > 1 ? 's' : ''); }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ * @param {number} maxLength
+ * @param {string[]} output
+ * @param {number} i
+ */
 function formatSpecialArray(ctx, value, recurseTimes, maxLength, output, i) {
   const keys = Object.keys(value);
   let index = i;
   for (; i < keys.length && output.length < maxLength; i++) {
-    const key = keys[i];
+    const key = /** @type {string} */ (keys[i]);
     const tmp = +key;
     if (tmp > 2 ** 32 - 2) break;
     if ('' + index !== key) {
@@ -217,6 +268,11 @@ function formatSpecialArray(ctx, value, recurseTimes, maxLength, output, i) {
   return output;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ */
 export function formatArray(ctx, value, recurseTimes) {
   const valLen = value.length;
   const len = Math.min(Math.max(0, ctx.maxArrayLength), valLen);
@@ -231,6 +287,10 @@ export function formatArray(ctx, value, recurseTimes) {
   return output;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ */
 export function formatTypedArray(ctx, value) {
   const length = value.length;
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
@@ -242,18 +302,27 @@ export function formatTypedArray(ctx, value) {
   return output;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ */
 export function formatArrayBuffer(ctx, value) {
   let buffer;
   try { buffer = new Uint8Array(value); } catch { return ['(detached)']; }
   const n = Math.min(ctx.maxArrayLength, buffer.length);
   const parts = [];
-  for (let i = 0; i < n; i++) parts.push(buffer[i].toString(16).padStart(2, '0'));
+  for (let i = 0; i < n; i++) parts.push(/** @type {number} */ (buffer[i]).toString(16).padStart(2, '0'));
   let str = parts.join(' ');
   const remaining = buffer.length - ctx.maxArrayLength;
   if (remaining > 0) str += ' ... ' + remaining + ' more byte' + (remaining > 1 ? 's' : '');
   return ['[Uint8Contents]: <' + str + '>'];
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ */
 export function formatSet(ctx, value, recurseTimes) {
   const length = setSizeGetter.call(value);
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
@@ -271,6 +340,11 @@ export function formatSet(ctx, value, recurseTimes) {
   return output;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ */
 export function formatMap(ctx, value, recurseTimes) {
   const length = mapSizeGetter.call(value);
   const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
@@ -288,6 +362,14 @@ export function formatMap(ctx, value, recurseTimes) {
   return output;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ * @param {any} key
+ * @param {number} type
+ * @param {any} [desc]
+ */
 export function formatProperty(ctx, value, recurseTimes, key, type, desc) {
   let name, str;
   let extra = ' ';
@@ -332,21 +414,36 @@ export function formatProperty(ctx, value, recurseTimes, key, type, desc) {
   return name + ':' + extra + str;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {string[]} output
+ * @param {number} start
+ * @param {string} base
+ */
 function isBelowBreakLength(ctx, output, start, base) {
   if (ctx.breakLength === Infinity) {
     if (base !== '' && base.includes('\n')) return false;
-    for (let i = 0; i < output.length; i++) if (output[i].includes('\n')) return false;
+    for (let i = 0; i < output.length; i++) if (/** @type {string} */ (output[i]).includes('\n')) return false;
     return true;
   }
   let totalLength = output.length + start;
   if (totalLength + output.length > ctx.breakLength) return false;
   for (let i = 0; i < output.length; i++) {
-    totalLength += output[i].length;
+    totalLength += /** @type {string} */ (output[i]).length;
     if (totalLength > ctx.breakLength) return false;
   }
   return base === '' || !base.includes('\n');
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {string[]} output
+ * @param {string} base
+ * @param {[string, string]} braces
+ * @param {number} extrasType
+ * @param {number} recurseTimes
+ * @param {any} value
+ */
 export function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
   if (ctx.compact !== true) {
     if (typeof ctx.compact === 'number' && ctx.compact >= 1) {

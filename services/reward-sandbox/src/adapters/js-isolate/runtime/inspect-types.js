@@ -5,14 +5,26 @@
 
 import { inspect, numberRe } from './inspect.js';
 
+/** @typedef {import('./inspect.js').InspectContext} InspectContext */
+
+/**
+ * The getter of a built-in accessor property; it throws on receivers without the
+ * matching internal slot, which is what the brand checks below rely on.
+ * @param {object} proto
+ * @param {PropertyKey} key
+ * @returns {(this: unknown) => any}
+ */
+function intrinsicGetter(proto, key) {
+  return /** @type {(this: unknown) => any} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, key)).get);
+}
 const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
-export const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
-export const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
-export const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
-const abLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-const sabLengthGetter = typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength').get : null;
-const regexpSourceGetter = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
-const dvLengthGetter = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get;
+export const typedArrayTagGetter = intrinsicGetter(TypedArrayProto, Symbol.toStringTag);
+export const mapSizeGetter = intrinsicGetter(Map.prototype, 'size');
+export const setSizeGetter = intrinsicGetter(Set.prototype, 'size');
+const abLengthGetter = intrinsicGetter(ArrayBuffer.prototype, 'byteLength');
+const sabLengthGetter = typeof SharedArrayBuffer === 'function' ? intrinsicGetter(SharedArrayBuffer.prototype, 'byteLength') : null;
+const regexpSourceGetter = intrinsicGetter(RegExp.prototype, 'source');
+const dvLengthGetter = intrinsicGetter(DataView.prototype, 'byteLength');
 export const AsyncFunctionProto = Object.getPrototypeOf(async function () {});
 export const GeneratorFunctionProto = Object.getPrototypeOf(function* () {});
 export const AsyncGeneratorFunctionProto = Object.getPrototypeOf(async function* () {});
@@ -20,23 +32,43 @@ export const objToString = Object.prototype.toString;
 export const hasOwn = Object.prototype.hasOwnProperty;
 export const propIsEnumerable = Object.prototype.propertyIsEnumerable;
 
+/**
+ * @param {Function} getter
+ * @param {any} v
+ */
 function brand(getter, v) { try { getter.call(v); return true; } catch { return false; } }
+/** @param {any} v */
 export function isTypedArray(v) { return typedArrayTagGetter.call(v) !== undefined; }
+/** @param {any} v */
 export function isMap(v) { return brand(mapSizeGetter, v); }
+/** @param {any} v */
 export function isSet(v) { return brand(setSizeGetter, v); }
+/** @param {any} v */
 export function isDate(v) { try { Date.prototype.getTime.call(v); return true; } catch { return false; } }
+/** @param {any} v */
 export function isRegExp(v) { return brand(regexpSourceGetter, v) && v !== RegExp.prototype; }
+/** @param {any} v */
 export function isArrayBuffer(v) { return brand(abLengthGetter, v); }
+/** @param {any} v */
 export function isSharedArrayBuffer(v) { return sabLengthGetter !== null && brand(sabLengthGetter, v); }
+/** @param {any} v */
 export function isDataView(v) { return brand(dvLengthGetter, v); }
+/** @param {any} v */
 export function isPromise(v) { return v instanceof Promise; }
+/** @param {any} v */
 export function isWeakMap(v) { try { WeakMap.prototype.has.call(v, {}); return true; } catch { return false; } }
+/** @param {any} v */
 export function isWeakSet(v) { try { WeakSet.prototype.has.call(v, {}); return true; } catch { return false; } }
+// Error.isError (newer V8) is not in TypeScript's lib yet.
+const ErrorWithIsError = /** @type {ErrorConstructor & { isError?: (v: unknown) => boolean }} */ (Error);
+/** @param {any} v */
 export function isError(v) {
-  if (typeof Error.isError === 'function') return Error.isError(v) || v instanceof Error;
+  if (typeof ErrorWithIsError.isError === 'function') return ErrorWithIsError.isError(v) || v instanceof Error;
   return v instanceof Error || objToString.call(v) === '[object Error]';
 }
+/** @param {any} v */
 export function isArgumentsObject(v) { return objToString.call(v) === '[object Arguments]'; }
+/** @param {any} v */
 export function boxedKind(v) {
   try { Number.prototype.valueOf.call(v); return 'Number'; } catch {}
   try { String.prototype.valueOf.call(v); return 'String'; } catch {}
@@ -59,11 +91,18 @@ const wellKnownPrototypes = new Map([
   [WeakSet.prototype, ['WeakSet', WeakSet]],
 ]);
 
+/** @param {any} v */
 function internalGetConstructorName(v) {
   const s = objToString.call(v);
   return s.slice(8, -1);
 }
 
+/**
+ * @param {any} obj
+ * @param {InspectContext} ctx
+ * @param {number} recurseTimes
+ * @returns {string | null}
+ */
 export function getConstructorName(obj, ctx, recurseTimes) {
   let firstProto;
   const tmp = obj;
@@ -93,6 +132,12 @@ export function getConstructorName(obj, ctx, recurseTimes) {
   return res + ' <' + protoConstr + '>';
 }
 
+/**
+ * @param {string | null} constructor
+ * @param {string} tag
+ * @param {string} fallback
+ * @param {string | number} [size]
+ */
 export function getPrefix(constructor, tag, fallback, size) {
   if (size === undefined) size = '';
   if (constructor === null) {
@@ -106,7 +151,8 @@ export function getPrefix(constructor, tag, fallback, size) {
       result += '[' + tag + '] ';
     } else {
       const endPos = position + tag.length;
-      if (endPos !== constructor.length && constructor[endPos] === constructor[endPos].toLowerCase()) {
+      const next = constructor.charAt(endPos);
+      if (endPos !== constructor.length && next === next.toLowerCase()) {
         result += '[' + tag + '] ';
       }
     }
@@ -114,7 +160,12 @@ export function getPrefix(constructor, tag, fallback, size) {
   return result;
 }
 
+/**
+ * @param {any} value
+ * @param {boolean} showHidden
+ */
 export function getKeys(value, showHidden) {
+  /** @type {Array<string | symbol>} */
   let keys;
   const symbols = Object.getOwnPropertySymbols(value);
   if (showHidden) {
@@ -123,14 +174,20 @@ export function getKeys(value, showHidden) {
   } else {
     try { keys = Object.keys(value); } catch { keys = Object.getOwnPropertyNames(value); }
     for (let i = 0; i < symbols.length; i++) {
-      if (propIsEnumerable.call(value, symbols[i])) keys.push(symbols[i]);
+      const symbol = /** @type {symbol} */ (symbols[i]);
+      if (propIsEnumerable.call(value, symbol)) keys.push(symbol);
     }
   }
   return keys;
 }
 
+/** @param {any} k */
 export function isIndexKey(k) { return typeof k === 'string' && numberRe.test(k) && Number(k) < 4294967295; }
 
+/**
+ * @param {any} value
+ * @param {boolean} showHidden
+ */
 export function getOwnNonIndexProperties(value, showHidden) {
   const keys = showHidden ? Reflect.ownKeys(value) : getKeys(value, false);
   const out = [];
@@ -141,6 +198,11 @@ export function getOwnNonIndexProperties(value, showHidden) {
   return out;
 }
 
+/**
+ * @param {any} value
+ * @param {string | null} constructor
+ * @param {string} tag
+ */
 export function getCtxStyle(value, constructor, tag) {
   let fallback = '';
   if (constructor === null) {

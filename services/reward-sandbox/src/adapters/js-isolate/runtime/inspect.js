@@ -16,6 +16,31 @@ import {
   typedArrayTagGetter,
 } from './inspect-types.js';
 
+/**
+ * Formatting state threaded through every formatter (Node's `ctx`). The option
+ * fields come from the program's `inspect(value, opts)` call unchecked, as in Node,
+ * hence `any`.
+ * @typedef {object} InspectContext
+ * @property {Record<number, number>} budget
+ * @property {number} indentationLvl
+ * @property {unknown[]} seen
+ * @property {number} currentDepth
+ * @property {Map<unknown, number>} [circular]
+ * @property {object} [userOptions]
+ * @property {any} showHidden
+ * @property {any} depth
+ * @property {any} colors
+ * @property {any} customInspect
+ * @property {any} showProxy
+ * @property {any} maxArrayLength
+ * @property {any} maxStringLength
+ * @property {any} breakLength
+ * @property {any} compact
+ * @property {any} sorted
+ * @property {any} getters
+ * @property {any} numericSeparator
+ */
+
 export const kObjectType = 0, kArrayType = 1, kArrayExtrasType = 2;
 export const customInspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 const inspectDefaultOptions = {
@@ -34,7 +59,9 @@ export const stripCommentsRe = /(\/\/.*?\n)|(\/\*(.|\n)*?\*\/)/g;
 export const BACKTICK = String.fromCharCode(96);
 // Escape table for control characters, quote and backslash; built on first use
 // because every isolate evaluates this file and most programs never need it.
+/** @type {string[] | null} */
 let metaTable = null;
+/** @param {number} code */
 function metaFor(code) {
   if (metaTable === null) {
     metaTable = [];
@@ -44,20 +71,26 @@ function metaFor(code) {
     metaTable[8] = '\\b'; metaTable[9] = '\\t'; metaTable[10] = '\\n'; metaTable[12] = '\\f'; metaTable[13] = '\\r';
     metaTable[39] = "\\'"; metaTable[92] = '\\\\';
   }
-  return metaTable[code];
+  return /** @type {string} */ (metaTable[code]);
 }
 
+/**
+ * @param {string} str
+ * @param {number} quotes
+ */
 function addQuotes(str, quotes) {
   if (quotes === -1) return '"' + str + '"';
   if (quotes === -2) return BACKTICK + str + BACKTICK;
   return "'" + str + "'";
 }
 
+/** @param {string} str */
 export function escapeFn(str) {
   const charCode = str.charCodeAt(0);
   return charCode < 0xa0 ? metaFor(charCode) : '\\u' + charCode.toString(16);
 }
 
+/** @param {string} str */
 export function strEscape(str) {
   let escapeTest = strEscapeRe;
   let escapeReplace = strEscapeReG;
@@ -93,12 +126,18 @@ export function strEscape(str) {
   return addQuotes(result, singleQuote);
 }
 
+/** @param {any} number */
 export function formatNumber(number) {
   if (Object.is(number, -0)) return '-0';
   return '' + number;
 }
+/** @param {any} bigint */
 export function formatBigInt(bigint) { return String(bigint) + 'n'; }
 
+/**
+ * @param {any} value
+ * @param {InspectContext} ctx
+ */
 export function formatPrimitive(value, ctx) {
   if (typeof value === 'string') {
     let trailer = '';
@@ -119,12 +158,14 @@ export function formatPrimitive(value, ctx) {
   return Symbol.prototype.toString.call(value);
 }
 
+/** @param {any} code */
 function isZeroWidthCodePoint(code) {
   return code <= 0x1F || (code >= 0x7F && code <= 0x9F) || (code >= 0x300 && code <= 0x36F) ||
     (code >= 0x200B && code <= 0x200F) || (code >= 0x20D0 && code <= 0x20FF) ||
     (code >= 0xFE00 && code <= 0xFE0F) || (code >= 0xFE20 && code <= 0xFE2F) ||
     (code >= 0xE0100 && code <= 0xE01EF);
 }
+/** @param {any} code */
 function isFullWidthCodePoint(code) {
   return code >= 0x1100 && (code <= 0x115f || code === 0x2329 || code === 0x232a ||
     (code >= 0x2e80 && code <= 0x3247 && code !== 0x303f) || (code >= 0x3250 && code <= 0x4dbf) ||
@@ -135,6 +176,7 @@ function isFullWidthCodePoint(code) {
     (code >= 0x1b000 && code <= 0x1b001) || (code >= 0x1f200 && code <= 0x1f251) ||
     (code >= 0x1f300 && code <= 0x1f64f) || (code >= 0x20000 && code <= 0x3fffd));
 }
+/** @param {string} str */
 export function getStringWidth(str) {
   let width = 0;
   let ascii = true;
@@ -153,6 +195,13 @@ export function getStringWidth(str) {
   return width;
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {any} [recurseTimes] a number, except for a function's non-string name (inspect-parts.js), as in Node
+ * @param {any} [typedArray]
+ * @returns {string}
+ */
 export function formatValue(ctx, value, recurseTimes, typedArray) {
   if (typeof value !== 'object' && typeof value !== 'function') return formatPrimitive(value, ctx);
   if (value === null) return 'null';
@@ -168,7 +217,7 @@ export function formatValue(ctx, value, recurseTimes, typedArray) {
           showHidden: ctx.showHidden, depth: depth, colors: false, customInspect: ctx.customInspect,
           showProxy: ctx.showProxy, maxArrayLength: ctx.maxArrayLength, maxStringLength: ctx.maxStringLength,
           breakLength: ctx.breakLength, compact: ctx.compact, sorted: ctx.sorted, getters: ctx.getters,
-          numericSeparator: ctx.numericSeparator, stylize: function (s) { return s; },
+          numericSeparator: ctx.numericSeparator, stylize: function (/** @type {string} */ s) { return s; },
         });
         const ret = maybeCustom.call(context, depth, opts, inspect);
         if (ret !== context) {
@@ -184,18 +233,27 @@ export function formatValue(ctx, value, recurseTimes, typedArray) {
       ctx.circular = new Map();
       ctx.circular.set(value, index);
     } else {
-      index = ctx.circular.get(value);
-      if (index === undefined) {
-        index = ctx.circular.size + 1;
-        ctx.circular.set(value, index);
+      let known = ctx.circular.get(value);
+      if (known === undefined) {
+        known = ctx.circular.size + 1;
+        ctx.circular.set(value, known);
       }
+      index = known;
     }
     return '[Circular *' + index + ']';
   }
   return formatRaw(ctx, value, recurseTimes, typedArray);
 }
 
+/**
+ * @param {InspectContext} ctx
+ * @param {any} value
+ * @param {number} recurseTimes
+ * @param {any} typedArray
+ * @returns {string}
+ */
 function formatRaw(ctx, value, recurseTimes, typedArray) {
+  /** @type {any} set by every branch below that reaches the formatter */
   let keys;
   const constructor = getConstructorName(value, ctx, recurseTimes);
   let tag = '';
@@ -204,10 +262,13 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
     tag = '';
   }
   let base = '';
+  /** @type {(ctx: InspectContext, value: any, recurseTimes: number) => string[]} */
   let formatter = function () { return []; };
+  /** @type {any} set by every branch below that reaches the formatter */
   let braces;
   let noIterator = true;
   let extrasType = kObjectType;
+  /** @type {string[] | undefined} */
   let extraKeys;
 
   if (Symbol.iterator in value || constructor === null) {
@@ -310,6 +371,7 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
   recurseTimes += 1;
   ctx.seen.push(value);
   ctx.currentDepth = recurseTimes;
+  /** @type {string[]} */
   let output;
   const indentationLvl = ctx.indentationLvl;
   try {
@@ -317,7 +379,7 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
     if (extraKeys !== undefined) {
       for (let i = 0; i < extraKeys.length; i++) {
         ctx.indentationLvl += 2;
-        const str = formatValue(ctx, value[extraKeys[i]], recurseTimes, true);
+        const str = formatValue(ctx, value[/** @type {string} */ (extraKeys[i])], recurseTimes, true);
         ctx.indentationLvl -= 2;
         output.push('[' + extraKeys[i] + ']: ' + str);
       }
@@ -357,7 +419,12 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
   return res;
 }
 
+/**
+ * @param {any} value
+ * @param {any} [opts]
+ */
 export function inspect(value, opts) {
+  /** @type {InspectContext & Record<string, any>} */
   const ctx = {
     budget: {}, indentationLvl: 0, seen: [], currentDepth: 0,
     showHidden: inspectDefaultOptions.showHidden, depth: inspectDefaultOptions.depth,
@@ -376,7 +443,7 @@ export function inspect(value, opts) {
     } else if (opts) {
       const optKeys = Object.keys(opts);
       for (let i = 0; i < optKeys.length; ++i) {
-        const key = optKeys[i];
+        const key = /** @type {string} */ (optKeys[i]);
         if (hasOwn.call(inspectDefaultOptions, key)) ctx[key] = opts[key];
         else if (ctx.userOptions === undefined) ctx.userOptions = opts;
       }

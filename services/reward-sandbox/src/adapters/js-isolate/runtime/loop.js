@@ -16,9 +16,15 @@ import { fatal } from './process.js';
 // next due time, and a jump past the run budget means the real program would have
 // been killed by the time limit. The host drives exactly one macrotask per call so
 // that V8 drains the microtask queue between callbacks, as Node does.
+/** A macrotask: a Timeout, an Immediate or a poll-phase callback (queuePoll). */
+/** @typedef {{ active: boolean, refed: boolean, _run(): void }} Task */
+/** @type {any[]} Timeout objects, a binary min-heap on (time, seq); `any` because the sift loops index it */
 const timerHeap = [];
+/** @type {Task[]} */
 const pollQueue = [];
+/** @type {Task[]} */
 let immediateQueue = [];
+/** @type {Task[]} */
 let checkBatch = [];
 let phase = 0; // 0 timers, 1 poll, 2 check
 let loopStarted = false;
@@ -26,6 +32,7 @@ let seqCounter = 0;
 let loopNow = 0; // cached loop time in ms since start, like uv_now()
 let refCount = 0;
 const timersById = new Map();
+/** @type {Array<{ fn: Function, args: unknown[] }>} */
 const tickQueue = [];
 let tickDrainScheduled = false;
 
@@ -34,7 +41,12 @@ export function nowMs() {
   const real = realElapsed();
   return real > loopNow ? real : loopNow;
 }
+/**
+ * @param {any} a
+ * @param {any} b
+ */
 function less(a, b) { return a.time < b.time || (a.time === b.time && a.seq < b.seq); }
+/** @param {any} t */
 function heapPush(t) {
   timerHeap.push(t);
   let i = timerHeap.length - 1;
@@ -63,24 +75,31 @@ function heapPop() {
   }
   return top;
 }
+/** @param {Task} task */
 function activate(task) {
   if (!task.active) {
     task.active = true;
     if (task.refed) refCount++;
   }
 }
+/** @param {Task} task */
 function cancel(task) {
   if (task && task.active) {
     task.active = false;
     if (task.refed) refCount--;
   }
 }
+/** @param {Timeout} task */
 function scheduleTimer(task) {
   task.time = loopNow + task._delay;
   task.seq = ++seqCounter;
   activate(task);
   heapPush(task);
 }
+/**
+ * @param {Task} task
+ * @param {boolean} on
+ */
 function setRef(task, on) {
   if (task.refed !== on) {
     task.refed = on;
@@ -89,6 +108,12 @@ function setRef(task, on) {
 }
 
 class Timeout {
+  /**
+   * @param {Function} fn
+   * @param {any} args
+   * @param {number} delay
+   * @param {boolean} repeat
+   */
   constructor(fn, args, delay, repeat) {
     this._fn = fn; this._args = args; this._delay = delay; this._repeat = repeat;
     this._id = ++seqCounter; this.active = false; this.refed = true; this.time = 0; this.seq = 0;
@@ -106,6 +131,10 @@ class Timeout {
   }
 }
 class Immediate {
+  /**
+   * @param {Function} fn
+   * @param {any} args
+   */
   constructor(fn, args) { this._fn = fn; this._args = args; this.active = false; this.refed = true; }
   ref() { setRef(this, true); return this; }
   unref() { setRef(this, false); return this; }
@@ -113,21 +142,31 @@ class Immediate {
   _run() { cancel(this); this._fn.apply(undefined, this._args); }
 }
 
+/** @param {Function} fn */
 function checkCallback(fn) {
   if (typeof fn !== 'function') {
     throw makeNodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "callback" argument must be of type function. Received ' + describeReceived(fn));
   }
 }
+/** @param {any} delay */
 function normalizeDelay(delay) {
   delay = delay * 1;
   if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
   return delay;
 }
+/**
+ * @param {any} args
+ * @param {any} from
+ */
 export function restArgs(args, from) {
   const out = [];
   for (let i = from; i < args.length; i++) out.push(args[i]);
   return out;
 }
+/**
+ * @param {Function} fn
+ * @param {any} delay
+ */
 export function setTimeoutImpl(fn, delay) {
   checkCallback(fn);
   const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), false);
@@ -135,6 +174,10 @@ export function setTimeoutImpl(fn, delay) {
   scheduleTimer(t);
   return t;
 }
+/**
+ * @param {Function} fn
+ * @param {any} delay
+ */
 export function setIntervalImpl(fn, delay) {
   checkCallback(fn);
   const t = new Timeout(fn, restArgs(arguments, 2), normalizeDelay(delay), true);
@@ -142,6 +185,7 @@ export function setIntervalImpl(fn, delay) {
   scheduleTimer(t);
   return t;
 }
+/** @param {Function} fn */
 export function setImmediateImpl(fn) {
   checkCallback(fn);
   const t = new Immediate(fn, restArgs(arguments, 1));
@@ -149,16 +193,19 @@ export function setImmediateImpl(fn) {
   immediateQueue.push(t);
   return t;
 }
+/** @param {any} t */
 export function clearTimeout(t) {
   if (t === null || t === undefined) return;
   if (typeof t === 'number' || typeof t === 'string') t = timersById.get(Number(t));
   if (t instanceof Timeout) { cancel(t); timersById.delete(t._id); }
 }
+/** @param {any} t */
 export function clearImmediate(t) { if (t instanceof Immediate) cancel(t); }
-setTimeoutImpl[Symbol.for('nodejs.util.promisify.custom')] = function (ms, value) {
+// util.promisify(setTimeout) / (setImmediate) resolve with `value`, as in Node.
+/** @type {any} */ (setTimeoutImpl)[Symbol.for('nodejs.util.promisify.custom')] = function (/** @type {number} */ ms, /** @type {unknown} */ value) {
   return new Promise(function (resolve) { setTimeoutImpl(resolve, ms, value); });
 };
-setImmediateImpl[Symbol.for('nodejs.util.promisify.custom')] = function (value) {
+/** @type {any} */ (setImmediateImpl)[Symbol.for('nodejs.util.promisify.custom')] = function (/** @type {unknown} */ value) {
   return new Promise(function (resolve) { setImmediateImpl(resolve, value); });
 };
 Object.defineProperty(setTimeoutImpl, 'name', { value: 'setTimeout' });
@@ -166,12 +213,15 @@ Object.defineProperty(setIntervalImpl, 'name', { value: 'setInterval' });
 Object.defineProperty(setImmediateImpl, 'name', { value: 'setImmediate' });
 
 // An I/O callback (stdin delivery), run in the poll phase.
+/** @param {Function} fn */
 function queuePoll(fn) {
+  /** @type {Task & { _fn: Function }} */
   const task = { _fn: fn, active: false, refed: true, _run: function () { cancel(this); this._fn(); } };
   activate(task);
   pollQueue.push(task);
 }
 
+/** @param {Function} fn */
 export function queueMicrotaskImpl(fn) {
   checkCallback(fn);
   Promise.resolve().then(function () {
@@ -184,10 +234,11 @@ export function queueMicrotaskImpl(fn) {
 // tick is queued while microtasks are already running.
 export function drainTicks() {
   while (tickQueue.length > 0 && !dead) {
-    const entry = tickQueue.shift();
+    const entry = /** @type {{ fn: Function, args: unknown[] }} */ (tickQueue.shift());
     try { entry.fn.apply(undefined, entry.args); } catch (err) { fatal(err); }
   }
 }
+/** @param {Function} fn */
 export function nextTick(fn) {
   checkCallback(fn);
   tickQueue.push({ fn: fn, args: restArgs(arguments, 1) });
@@ -197,6 +248,7 @@ export function nextTick(fn) {
   }
 }
 
+/** @param {Task} task */
 function runTask(task) {
   try { task._run(); } catch (err) { fatal(err); }
   drainTicks();
@@ -219,7 +271,7 @@ export function runOneTask() {
     }
     if (phase === 1) {
       while (pollQueue.length > 0) {
-        const task = pollQueue.shift();
+        const task = /** @type {Task} */ (pollQueue.shift());
         if (task.active) { runTask(task); return 'ran'; }
       }
       phase = 2;
@@ -227,7 +279,7 @@ export function runOneTask() {
       immediateQueue = [];
     }
     while (checkBatch.length > 0) {
-      const task = checkBatch.shift();
+      const task = /** @type {Task} */ (checkBatch.shift());
       if (task.active) { runTask(task); return 'ran'; }
     }
     phase = 0;
@@ -260,8 +312,10 @@ export function takeStdin() {
   return text;
 }
 export const stdinHub = {
+  /** @type {Array<{ onData(text: string): void, onEnd(): void }>} */
   consumers: [],
   scheduled: false,
+  /** @param {{ onData(text: string): void, onEnd(): void }} consumer */
   subscribe(consumer) {
     this.consumers.push(consumer);
     if (this.scheduled) return;
@@ -287,6 +341,7 @@ export class ReadStream extends EventEmitter {
     this._encoding = null;
     this._paused = true;
     this._subscribed = false;
+    /** @type {string[]} stdin text not yet emitted */
     this._buffered = [];
     this._ended = false;
     this._readableMode = false;
@@ -296,10 +351,12 @@ export class ReadStream extends EventEmitter {
     this._subscribed = true;
     const self = this;
     stdinHub.subscribe({
+      /** @param {string} text */
       onData(text) { self._buffered.push(text); self._pump(); },
       onEnd() { self._ended = true; self._pump(); },
     });
   }
+  /** @param {string} text */
   _chunk(text) { return this._encoding ? text : bufferFromText(text); }
   _pump() {
     if (this._readableMode) {
@@ -308,7 +365,7 @@ export class ReadStream extends EventEmitter {
       return;
     }
     if (this._paused) return;
-    while (this._buffered.length > 0 && !this._paused) this.emit('data', this._chunk(this._buffered.shift()));
+    while (this._buffered.length > 0 && !this._paused) this.emit('data', this._chunk(/** @type {string} */ (this._buffered.shift())));
     if (this._ended && this._buffered.length === 0 && !this.readableEnded) this._finish();
   }
   _finish() {
@@ -317,10 +374,15 @@ export class ReadStream extends EventEmitter {
     this.emit('end');
     this.emit('close');
   }
+  /**
+   * @override
+   * @param {unknown} name
+   */
   _onAdd(name) {
     if (name === 'data' && !this._readableMode) this.resume();
     else if (name === 'readable') { this._readableMode = true; this._subscribe(); }
   }
+  /** @param {any} enc */
   setEncoding(enc) { this._encoding = enc === undefined ? 'utf8' : enc; return this; }
   resume() { this._paused = false; this._subscribe(); return this; }
   pause() { this._paused = true; return this; }
@@ -336,11 +398,13 @@ export class ReadStream extends EventEmitter {
   destroy() { this._buffered.length = 0; return this; }
   [Symbol.asyncIterator]() {
     const self = this;
+    /** @type {unknown[]} */
     const queue = [];
     let done = false;
+    /** @type {((result: IteratorResult<unknown>) => void) | null} */
     let waiting = null;
     this._readableMode = false;
-    this.on('data', function (chunk) { if (waiting) { const w = waiting; waiting = null; w({ value: chunk, done: false }); } else queue.push(chunk); });
+    this.on('data', function (/** @type {any} */ chunk) { if (waiting) { const w = waiting; waiting = null; w({ value: chunk, done: false }); } else queue.push(chunk); });
     this.on('end', function () { done = true; if (waiting) { const w = waiting; waiting = null; w({ value: undefined, done: true }); } });
     return {
       next() {
@@ -355,13 +419,24 @@ export class ReadStream extends EventEmitter {
 }
 
 export class WriteStream extends EventEmitter {
+  /** @param {number} fd */
   constructor(fd) { super(); this.fd = fd; this.writable = true; this._isStdio = true; }
+  /**
+   * @param {any} chunk
+   * @param {any} encoding
+   * @param {Function} [cb]
+   */
   write(chunk, encoding, cb) {
     if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
     rawWrite(this.fd, chunkToString(chunk, encoding));
     if (typeof cb === 'function') nextTick(cb);
     return true;
   }
+  /**
+   * @param {any} chunk
+   * @param {any} encoding
+   * @param {Function} cb
+   */
   end(chunk, encoding, cb) {
     if (typeof chunk === 'function') { cb = chunk; chunk = undefined; }
     if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);

@@ -16,6 +16,10 @@ import { nextTick, nowMs, ReadStream, restArgs, WriteStream } from './loop.js';
 let groupIndent = '';
 const counts = new Map();
 const timeLabels = new Map();
+/**
+ * @param {number} fd
+ * @param {any} args
+ */
 export function consoleWrite(fd, args) {
   let s = args.length === 1 && typeof args[0] === 'string' ? args[0] : formatWithOptions(undefined, args);
   if (groupIndent.length !== 0) {
@@ -24,7 +28,9 @@ export function consoleWrite(fd, args) {
   }
   rawWrite(fd, s + '\n');
 }
+/** @param {any} a */
 export function argsOf(a) { const out = new Array(a.length); for (let i = 0; i < a.length; i++) out[i] = a[i]; return out; }
+/** @param {number} ms */
 function formatDuration(ms) {
   if (ms >= 1000) return (ms / 1000).toFixed(3) + 's';
   return ms.toFixed(3) + 'ms';
@@ -37,13 +43,19 @@ export const consoleObject = {
   error: function error() { consoleWrite(2, argsOf(arguments)); },
   warn: function warn() { consoleWrite(2, argsOf(arguments)); },
   trace: function trace() {
+    /** @type {{ name: string, message: string, stack?: string }} */
     const err = { name: 'Trace', message: formatWithOptions(undefined, argsOf(arguments)) };
     Error.captureStackTrace(err, trace);
     consoleWrite(2, [err.stack]);
   },
+  /**
+   * @param {any} obj
+   * @param {any} options
+   */
   dir: function dir(obj, options) {
     rawWrite(1, inspect(obj, Object.assign({ customInspect: false }, options)) + '\n');
   },
+  /** @param {any} expression */
   assert: function assert(expression) {
     if (!expression) {
       const args = restArgs(arguments, 1);
@@ -51,14 +63,18 @@ export const consoleObject = {
       consoleWrite(2, args);
     }
   },
+  /** @param {any} label */
   count: function count(label) {
     label = label === undefined ? 'default' : '' + label;
     const n = (counts.get(label) || 0) + 1;
     counts.set(label, n);
     consoleWrite(1, [label + ': ' + n]);
   },
+  /** @param {any} label */
   countReset: function countReset(label) { counts.delete(label === undefined ? 'default' : '' + label); },
+  /** @param {any} label */
   time: function time(label) { timeLabels.set(label === undefined ? 'default' : '' + label, Date.now()); },
+  /** @param {any} label */
   timeEnd: function timeEnd(label) {
     label = label === undefined ? 'default' : '' + label;
     const t = timeLabels.get(label);
@@ -66,6 +82,7 @@ export const consoleObject = {
     timeLabels.delete(label);
     consoleWrite(1, [label + ': ' + formatDuration(Date.now() - t)]);
   },
+  /** @param {any} label */
   timeLog: function timeLog(label) {
     label = label === undefined ? 'default' : '' + label;
     const t = timeLabels.get(label);
@@ -81,11 +98,16 @@ export const consoleObject = {
 
 // ---- process --------------------------------------------------------------------
 
+/** @type {EventEmitter & Record<string, any>} members are listed in modules.ts (PROCESS_MEMBERS) */
 export const processObject = new EventEmitter();
 export const stdinStream = new ReadStream();
 const stdoutStream = new WriteStream(1);
 const stderrStream = new WriteStream(2);
 
+/**
+ * @param {any} code
+ * @param {string} [stderrText]
+ */
 function exitNow(code, stderrText) {
   if (dead) return;
   setExitCode(code);
@@ -94,10 +116,11 @@ function exitNow(code, stderrText) {
   flushOutput();
   markDead();
   // The host disposes the isolate inside this call, which stops execution for good.
-  hostExit(exitCodeValue);
+  /** @type {(code: number | undefined) => void} */ (hostExit)(exitCodeValue);
   throw new Error('process exited');
 }
 
+/** @param {any} code */
 function toExitCode(code) {
   if (code === undefined || code === null) return exitCodeValue === undefined ? 0 : exitCodeValue;
   const n = Number(code);
@@ -107,6 +130,7 @@ function toExitCode(code) {
   return n & 0xff;
 }
 
+/** @param {any} prev */
 function hrtime(prev) {
   const ms = Date.now();
   let sec = Math.floor(ms / 1000);
@@ -140,11 +164,16 @@ hrtime.bigint = function () { return BigInt(Date.now()) * 1000000n; };
   p.stdin = stdinStream;
   p.stdout = stdoutStream;
   p.stderr = stderrStream;
+  /** @param {any} code */
   p.exit = function exit(code) { exitNow(toExitCode(code)); };
   p.nextTick = nextTick;
   p.hrtime = hrtime;
   p.uptime = function uptime() { return nowMs() / 1000; };
   p.cwd = function cwd() { return cfg.dirname; };
+  /**
+   * @param {any} warning
+   * @param {string} type
+   */
   p.emitWarning = function emitWarning(warning, type) {
     const name = typeof type === 'string' ? type : (warning && warning.name) || 'Warning';
     const msg = typeof warning === 'string' ? warning : (warning && warning.message);
@@ -165,23 +194,31 @@ export function configureProcess() {
 
 // ---- uncaught errors --------------------------------------------------------------
 
+/** @param {unknown} stack */
 function frameLocation(stack) {
   if (typeof stack !== 'string') return null;
   const lines = stack.split('\n');
   const needle = cfg.filename + ':';
   for (let i = 0; i < lines.length; i++) {
-    const idx = lines[i].indexOf(needle);
-    if (idx === -1 || !/^\s+at /.test(lines[i])) continue;
-    const m = /:(\d+):(\d+)\)?$/.exec(lines[i]);
+    const line = /** @type {string} */ (lines[i]);
+    const idx = line.indexOf(needle);
+    if (idx === -1 || !/^\s+at /.test(line)) continue;
+    const m = /:(\d+):(\d+)\)?$/.exec(line);
     if (m) return { line: Number(m[1]), column: Number(m[2]) };
   }
   return null;
 }
+/** @type {string[] | null} the program's lines, split on first use */
 let sourceLines = null;
+/**
+ * @param {number} n
+ * @returns {string | null}
+ */
 function sourceLine(n) {
   if (sourceLines === null) sourceLines = cfg.source.split(/\r?\n/);
-  return n >= 1 && n <= sourceLines.length ? sourceLines[n - 1] : null;
+  return n >= 1 && n <= sourceLines.length ? /** @type {string} */ (sourceLines[n - 1]) : null;
 }
+/** @param {any} err */
 function uncaughtHeader(err) {
   let stack;
   try { stack = err.stack; } catch {}
@@ -191,6 +228,7 @@ function uncaughtHeader(err) {
   if (text === null) return '';
   return cfg.filename + ':' + loc.line + '\n' + text + '\n' + ' '.repeat(Math.max(0, loc.column - 1)) + '^\n\n';
 }
+/** @param {any} err */
 function formatUncaught(err) {
   const footer = '\n\nNode.js ' + cfg.version + '\n';
   if (isError(err)) return uncaughtHeader(err) + inspect(err) + footer;
@@ -198,6 +236,7 @@ function formatUncaught(err) {
   const hint = typeof err !== 'object' || err === null ? '\n(Use ' + BACKTICK + 'node --trace-uncaught ...' + BACKTICK + ' to show where the exception was thrown)' : '';
   return '\n' + shown + hint + footer;
 }
+/** @param {any} err */
 export function fatal(err) {
   if (dead) return;
   if (processObject.listenerCount('uncaughtException') > 0) {
@@ -214,7 +253,9 @@ export function fatal(err) {
 }
 
 // Extracts the source text of the call that invoked fn, for assert.ok's message.
+/** @param {Function} fn */
 export function callSiteSource(fn) {
+  /** @type {{ stack?: string }} */
   const holder = {};
   Error.captureStackTrace(holder, fn);
   const loc = frameLocation(holder.stack);
@@ -222,7 +263,7 @@ export function callSiteSource(fn) {
   let text = sourceLine(loc.line);
   if (text === null) return null;
   let start = loc.column - 1;
-  while (start > 0 && /[\w$.]/.test(text[start - 1])) start--;
+  while (start > 0 && /[\w$.]/.test(/** @type {string} */ (text[start - 1]))) start--;
   let depth = 0, seenParen = false, out = '';
   for (let ln = loc.line, first = true; ln < loc.line + 20; ln++, first = false) {
     const lineText = first ? text.slice(start) : sourceLine(ln);
