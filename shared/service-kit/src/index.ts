@@ -14,6 +14,7 @@ export * from './nats/headers.ts';
 export * from './nats/request.ts';
 export * from './nats/service.ts';
 export * from './schemas/score.ts';
+export * from './schemas/story-components.ts';
 export * from '../../../services/reward-rules/src/adapters/worker-pool/budget-pool.ts';
 export * from './http/openapi-doc.ts';
 export * from './random.ts';

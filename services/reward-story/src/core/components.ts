@@ -1,7 +1,8 @@
+import { STORY_COMPONENTS } from '@rl/service-kit';
 import { z } from 'zod';
 
-/** Every reward component, in the order they are reported. */
-export const COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'] as const;
+/** Every reward component, in the order they are reported (the shared contract the trainer plots too). */
+export const COMPONENTS = STORY_COMPONENTS;
 /** One reward component's name. */
 export type Component = (typeof COMPONENTS)[number];
 

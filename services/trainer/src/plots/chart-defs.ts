@@ -1,3 +1,4 @@
+import { STORY_COMPONENTS } from '@rl/service-kit';
 import { MetricKey, TIMING_PREFIX } from '../metrics/metric-keys.ts';
 
 /** One chart: which metric keys it draws and how. */
@@ -31,8 +32,7 @@ function timingKeys(keys: readonly string[]): string[] {
   return timers.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-// reward-story's components (its README): each in [0, 1], reported per data source as reward/<ds>/<component>/mean.
-const STORY_COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'];
+// reward-story's components (the kit's shared contract): each in [0, 1], reported per data source as reward/<ds>/<component>/mean.
 const STORY_COMPONENT_KEY = new RegExp(`^reward/.+/(${STORY_COMPONENTS.join('|')})/mean$`);
 
 /** The main curves of a run, in the order the index page shows them. */
