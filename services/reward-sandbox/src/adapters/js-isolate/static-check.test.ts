@@ -60,6 +60,49 @@ describe('canRunInIsolate', () => {
     for (const code of rejected) expect(usesOnlyIsolateApis(code), code).toBe(false);
   });
 
+  it('reads the program as a parser does, so no lexical trick hides a Node API', () => {
+    const rejected = [
+      // A regex literal after `)` that a character scan takes for a division: its
+      // quote then opens a "string" running to the comment, over the require.
+      `if (1) /'/.test("x"); require("child_process").execSync("ls"); // '`,
+      "proc\\u0065ss.binding('fs')",
+      "\\u0042uffer.from('x')",
+      "globalThis.Buffer.from('x')",
+      "global['process'].binding('fs')",
+      "const { Buffer } = globalThis;",
+      "console['table']([1])",
+      "{ let Buffer = 1; } Buffer.from('a')",
+      "const r = require; r('child_process')",
+      "const s = 'a'; console.log(`${s} ${require('child_process').execSync('ls')}`)",
+    ];
+    for (const code of rejected) expect(usesOnlyIsolateApis(code), code).toBe(false);
+  });
+
+  it("treats the program's own declarations of Node names as its own", () => {
+    const accepted = [
+      'function run(process) { return process.binding; }\nconsole.log(run({ binding: 1 }));',
+      "const fetch = (u) => u; console.log(fetch('x'));",
+      "const fs = require('fs'); { const fs = { rmSync() {} }; fs.rmSync('x'); }",
+      "function require(x) { return x; } console.log(require('child_process'));",
+      'try { throw 1; } catch (Buffer) { console.log(Buffer); }',
+      'const o = { Buffer: 1, process: 2 }; console.log(o.Buffer + o.process);',
+      'class A { fetch() { return 1; } } console.log(new A().fetch());',
+      'function F() { return new.target; } F();',
+      "console.log(require('fs')['readFileSync'](0, 'utf8'));",
+      'const s = "import(\'fs\')"; console.log(s);',
+    ];
+    for (const code of accepted) expect(usesOnlyIsolateApis(code), code).toBe(true);
+  });
+
+  it('keeps syntax errors where they went before the parser: the isolate reports them, except unterminated tokens', () => {
+    expect(usesOnlyIsolateApis('let x = ;')).toBe(true);
+    expect(usesOnlyIsolateApis('function f() {')).toBe(true);
+    expect(usesOnlyIsolateApis('console.log("unterminated)')).toBe(false);
+    expect(usesOnlyIsolateApis('/* open comment')).toBe(false);
+    // Possibly an ES module: only real Node can tell.
+    expect(usesOnlyIsolateApis("import fs from 'fs'; let x = ;")).toBe(false);
+  });
+
   it('rejects runs with files, fetchFiles or other languages', () => {
     expect(canRunInIsolate(spec('console.log(1)', { files: { 'a.txt': null } }))).toBe(false);
     expect(canRunInIsolate(spec('console.log(1)', { fetchFiles: ['out.txt'] }))).toBe(false);
