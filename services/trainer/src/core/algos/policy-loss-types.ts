@@ -1,8 +1,19 @@
 import type { Rng } from '@rl/service-kit';
 import type { GlobalBatchInfo, LossAggMode } from './agg-loss.ts';
-import type { PpoClipConfig } from './policy-loss.ts';
 import type { RolloutCorrectionParams } from './rollout-correction.ts';
 import type { Floats, Mask, Shape } from './types.ts';
+
+/** PPO clip settings (verl actor `clip_ratio`, `clip_ratio_low`, `clip_ratio_high`, `clip_ratio_c`). */
+export interface PpoClipConfig {
+  /** Symmetric clip epsilon. @default 0.2 */
+  readonly clipRatio?: number;
+  /** Lower epsilon: ratio >= 1 - clipRatioLow. @default clipRatio */
+  readonly clipRatioLow?: number;
+  /** Upper epsilon: ratio <= 1 + clipRatioHigh (DAPO "clip-higher"). @default clipRatio */
+  readonly clipRatioHigh?: number;
+  /** Dual-clip bound for negative advantages (https://arxiv.org/abs/1912.09729); must exceed 1. @default 3.0 */
+  readonly clipRatioC?: number;
+}
 
 /**
  * Everything verl's policy-loss functions read from the actor config (camelCase of
@@ -56,6 +67,9 @@ export interface PolicyLossFnResult {
   readonly dLogProb: Float32Array;
   readonly metrics: Readonly<Record<string, number>>;
 }
+
+/** The tensor inputs every policy loss takes, the vanilla one included (see PolicyLossInput in policy-loss.ts). */
+export type PolicyLossTensorKey = 'shape' | 'oldLogProb' | 'logProb' | 'advantages' | 'responseMask' | 'lossAggMode' | 'global' | 'rolloutIsWeights';
 
 /** A registered policy loss (verl `PolicyLossFn`). */
 export type PolicyLossFn = (input: PolicyLossFnInput) => PolicyLossFnResult;

@@ -1,34 +1,13 @@
-import { aggLoss, type GlobalBatchInfo, type LossAggMode } from './agg-loss.ts';
+import { aggLoss } from './agg-loss.ts';
 import { maskedMean } from './masked.ts';
-import { assertMatrix, assertShape, at, invalid, type Floats, type Mask, type Shape } from './types.ts';
+import type { PolicyLossFnInput, PolicyLossTensorKey, PpoClipConfig } from './policy-loss-types.ts';
+import { assertMatrix, assertShape, at, invalid } from './types.ts';
 
-/** PPO clip settings (verl actor `clip_ratio`, `clip_ratio_low`, `clip_ratio_high`, `clip_ratio_c`). */
-export interface PpoClipConfig {
-  /** Symmetric clip epsilon. @default 0.2 */
-  readonly clipRatio?: number;
-  /** Lower epsilon: ratio >= 1 - clipRatioLow. @default clipRatio */
-  readonly clipRatioLow?: number;
-  /** Upper epsilon: ratio <= 1 + clipRatioHigh (DAPO "clip-higher"). @default clipRatio */
-  readonly clipRatioHigh?: number;
-  /** Dual-clip bound for negative advantages (https://arxiv.org/abs/1912.09729); must exceed 1. @default 3.0 */
-  readonly clipRatioC?: number;
-}
-
-/** Inputs of {@link computePolicyLossVanilla}. */
-export interface PolicyLossInput extends PpoClipConfig {
-  readonly shape: Shape;
-  /** [batch, seqLen] log-probs of the rollout policy (constant). */
-  readonly oldLogProb: Floats;
-  /** [batch, seqLen] log-probs of the policy being trained: the gradient is taken with respect to these. */
-  readonly logProb: Floats;
-  readonly advantages: Floats;
-  readonly responseMask: Mask;
-  /** @default "token-mean" */
-  readonly lossAggMode?: LossAggMode;
-  readonly global?: GlobalBatchInfo;
-  /** Optional [batch, seqLen] rollout-correction weights multiplied into the per-token loss (constant). */
-  readonly rolloutIsWeights?: Floats;
-}
+/**
+ * Inputs of {@link computePolicyLossVanilla}: the tensors every registered loss takes and the PPO clip
+ * settings, picked from {@link PolicyLossFnInput} so the two cannot drift apart.
+ */
+export type PolicyLossInput = Pick<PolicyLossFnInput, PolicyLossTensorKey | keyof PpoClipConfig>;
 
 /** verl's return values of the vanilla loss, plus dLoss/dlogProb per token. */
 export interface PolicyLossResult {
