@@ -9,7 +9,7 @@
 // not text in strings or comments, nor the program's own variables of that name.
 
 import { compileFunction } from 'node:vm';
-import type { AnyNode, Identifier, Node, ObjectPattern } from 'acorn';
+import type { AnyNode, Identifier, Node, ObjectPattern, Program } from 'acorn';
 import type { RunSpec } from '../../core/runner.ts';
 import { type Reference, analyzeScopes, parseProgram } from './js-scope.ts';
 import { CONSOLE_MEMBERS, PROCESS_MEMBERS, isolateModule, type ModuleShape } from './modules.ts';
@@ -64,19 +64,8 @@ export function usesOnlyIsolateApis(js: string): boolean {
   if ('errors' in program) return isolateReportsSyntaxError(js, program.errors);
   const { references, declaredIn, usesModuleLoader } = analyzeScopes(program);
   const bindings: Binding[] = [];
-  for (const node of program.body) {
-    if (node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) return false;
-    if (node.type !== 'ImportDeclaration') continue;
-    const shape = isolateModule(String(node.source.value));
-    if (shape === undefined) return false;
-    for (const s of node.specifiers) {
-      const imported = s.type === 'ImportSpecifier' ? (s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value)) : 'default';
-      if (imported === 'default' || s.type === 'ImportNamespaceSpecifier') bindings.push({ scope: program, name: s.local.name, shape });
-      else if (!shape.members.includes(imported)) return false;
-    }
-  }
   // `import()` and `import.meta` need a module loader the isolate does not have.
-  if (usesModuleLoader) return false;
+  if (usesModuleLoader || !checkModuleDeclarations(program, bindings)) return false;
   const globals = references.filter((r) => r.scope === undefined);
   for (const r of globals) {
     if (r.node.name === 'require' && !checkRequire(r, declaredIn, bindings)) return false;
@@ -85,6 +74,22 @@ export function usesOnlyIsolateApis(js: string): boolean {
   for (const r of references) {
     const binding = bindings.find((b) => b.scope === r.scope && b.name === r.node.name);
     if (binding !== undefined && !allowedUse(r.node, parentOf(r), binding.shape)) return false;
+  }
+  return true;
+}
+
+/** Static imports of builtins only, of listed members (namespace and default imports are recorded in `bindings`); no re-exports. */
+function checkModuleDeclarations(program: Program, bindings: Binding[]): boolean {
+  for (const node of program.body) {
+    if (node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) return false;
+    if (node.type !== 'ImportDeclaration') continue;
+    const shape = isolateModule(String(node.source.value));
+    if (shape === undefined) return false;
+    for (const s of node.specifiers) {
+      const imported = s.type !== 'ImportSpecifier' ? 'default' : s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value);
+      if (imported === 'default' || s.type === 'ImportNamespaceSpecifier') bindings.push({ scope: program, name: s.local.name, shape });
+      else if (!shape.members.includes(imported)) return false;
+    }
   }
   return true;
 }
@@ -122,14 +127,16 @@ function checkDestructured(pattern: ObjectPattern, shape: ModuleShape): boolean 
 function checkGlobal(name: string, node: AnyNode, ancestors: readonly AnyNode[]): boolean {
   if (MISSING_GLOBALS.has(name)) return false;
   const parent = ancestors[ancestors.length - 1];
+  const isTypeof = parent?.type === 'UnaryExpression' && parent.operator === 'typeof';
   if (GLOBAL_OBJECTS.has(name)) {
+    if (isTypeof) return true;
     // `globalThis.process` is `process`; anything the check cannot follow is refused.
     const member = memberName(node, parent);
     return typeof member === 'string' && checkGlobal(member, parent as AnyNode, ancestors.slice(0, -1));
   }
   const shape = MEMBER_ONLY.get(name);
   if (shape === undefined) return true;
-  if (name === 'process' && parent?.type === 'UnaryExpression' && parent.operator === 'typeof') return true;
+  if (name === 'process' && isTypeof) return true;
   if (name === 'process' && parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'ObjectPattern') {
     return checkDestructured(parent.id, shape);
   }
