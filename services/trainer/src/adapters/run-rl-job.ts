@@ -8,7 +8,7 @@ import type { ChatMessage } from '@rl/policy';
 import { createKlController } from '../core/algos/index.ts';
 import { fit } from '../core/controller/fit.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';
-import { createRemoteRollout, toMessages } from '../core/controller/rollout-remote.ts';
+import { toMessages } from '../core/controller/to-messages.ts';
 import type { JobConfig } from '../config/index.ts';
 import type { DatasetRow, Prompt } from '../data/index.ts';
 import { compatKeysSet } from '../config/compat-keys.ts';
@@ -23,6 +23,7 @@ import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
 import { resolveModelSource, resolveWeightsFile } from './model-source.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
+import { createRemoteRollout } from './remote-rollout.ts';
 
 function datasetOptions(p: DatasetPlan, countTokens: CountTokens): LoadDatasetOptions {
   const { filterMaxPromptLength, ...rest } = p;

@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expectAllClose, expectInvalid } from './algos.test-support.ts';
 import { computePolicyLossBypassMode } from './policy-loss-bypass.ts';
 import { expectGradientsForAllModes, FIXTURE_IS_WEIGHTS, LOSS_FIXTURE } from './policy-loss.test-support.ts';
 import type { RolloutCorrectionParams } from './rollout-correction.ts';
+import bypassExpected from './testdata/bypass-mode-expected.json' with { type: 'json' };
 
 // Expected metrics and losses: `bypass` of testdata/verl-reference.py, written to bypass-mode-expected.json.
-const EXPECTED = JSON.parse(readFileSync(new URL('./testdata/bypass-mode-expected.json', import.meta.url), 'utf8')) as Record<string, Record<string, number>>;
+// Imported as a module (no file reads in core, tests included).
+const EXPECTED: Record<string, Record<string, number>> = bypassExpected;
 
 const CASES: [string, RolloutCorrectionParams, 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum'][] = [
   ['reinforce_token_is_rs', { lossType: 'reinforce', rolloutIs: 'token', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_mean_k3', rolloutRsThreshold: '0.3_2.5,0.5' }, 'token-mean'],

@@ -4,7 +4,9 @@
 // checkpoint. Emits one event per step; metrics go to metrics.jsonl.
 import type { JobEvent } from '../../jobs/job-events.ts';
 import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
-import { buildStepMetrics, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
+import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
+// The pure module, not the barrel: the barrel also holds the jsonl file I/O.
+import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import type { KlController } from '../algos/index.ts';
 import type { GenerationDump } from './generation-dump.ts';

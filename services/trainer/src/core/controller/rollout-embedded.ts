@@ -1,10 +1,10 @@
 // Rollouts from the policy worker itself (`rollout.mode: embedded`): the
 // controller applies the tokenizer's chat template and decodes the responses.
 // Single-turn only (agent loops live in the generation service).
-import { createTokenizer, type PolicyTokenizer } from '@rl/policy';
+import type { createTokenizer, PolicyTokenizer } from '@rl/policy';
 import type { DatasetRow } from '../../data/index.ts';
 import type { RolloutPort, RolloutResult } from './ports.ts';
-import { toMessages } from './rollout-remote.ts';
+import { toMessages } from './to-messages.ts';
 
 /** What the embedded path needs from the policy worker. */
 export interface GeneratePort {

@@ -3,7 +3,10 @@
 // Each stage is timed (`timing_s/<stage>`, verl's names).
 import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
 import type { DatasetRow } from '../../data/index.ts';
-import { buildStepMetrics, computeExplainedVariance, computeTokenStats, type MetricsRecord, type ScoredSample } from '../../metrics/index.ts';
+import type { MetricsRecord, ScoredSample } from '../../metrics/index.ts';
+// Pure modules, not the barrels (they also hold file I/O).
+import { computeExplainedVariance, computeTokenStats } from '../../metrics/batch-metrics.ts';
+import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';

@@ -2,7 +2,7 @@
 // weights and optimizer state): where the data sampler is, the in-reward KL
 // coefficient, the step and the weights version.
 import { z } from 'zod';
-import { SamplerState } from '../../data/index.ts';
+import { SamplerState } from '../../data/batch-sampler.ts';
 
 export const TrainerState = z.object({
   step: z.number().int().min(0),

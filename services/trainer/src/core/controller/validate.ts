@@ -2,8 +2,9 @@
 // val_kwargs (greedy by default), scored remotely, summarised as
 // `val-core/<data_source>/<var>/mean@n` and friends; optionally dumped.
 import type { Dataset } from '../../data/index.ts';
-import { validationBatches } from '../../data/index.ts';
-import { computeValidationMetrics, type ValidationSample } from '../../metrics/index.ts';
+// Pure modules, not the data and metrics barrels (they also hold file I/O).
+import { validationBatches } from '../../data/batch-sampler.ts';
+import { computeValidationMetrics, type ValidationSample } from '../../metrics/validation-metrics.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { dumpEntry, type DumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';

@@ -6,7 +6,10 @@
 import type { BatchSampler, SamplerState } from '../../data/index.ts';
 import type { SftSequence } from '../../data/sft/sft-tokenize.ts';
 import type { JobEvent } from '../../jobs/job-events.ts';
-import { buildStepMetrics, MetricKey, type MetricsLog, type MetricsRecord } from '../../metrics/index.ts';
+import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
+// Pure modules, not the barrel: it also holds the jsonl file I/O.
+import { MetricKey } from '../../metrics/metric-keys.ts';
+import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { CheckpointStore, TrainerState } from '../controller/trainer-state.ts';
 import { lrAtStep, type LrSchedule } from './lr-schedule.ts';
 import type { PadWidths } from '../controller/ports.ts';

@@ -1,11 +1,12 @@
 // Rollouts from the generation service (NATS `rollout.generate`), on exactly
 // the weights version the policy worker just published (the service waits for
-// it to load; on-policy like verl's weight sync before generation).
+// it to load; on-policy like verl's weight sync before generation). The NATS
+// side of core's RolloutPort; the loop never sees the bus.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { requestJson } from '@rl/service-kit';
 import { z } from 'zod';
-import type { DatasetRow } from '../../data/index.ts';
-import { createComputeMeter, type RolloutPort, type RolloutResult, type RolloutSampling } from './ports.ts';
+import { createComputeMeter, type RolloutPort, type RolloutResult, type RolloutSampling } from '../core/controller/ports.ts';
+import { toMessages } from '../core/controller/to-messages.ts';
 
 const Slot = z.union([
   z.object({
@@ -21,11 +22,7 @@ const Slot = z.union([
 ]);
 const Reply = z.object({ results: z.array(Slot), usage: z.object({ wall_s: z.number() }).partial().optional() });
 
-/** verl-format messages for the generation service (a plain-text prompt becomes one user message). */
-export function toMessages(row: Pick<DatasetRow, 'prompt'>): Array<{ role: string; content: string }> {
-  return typeof row.prompt === 'string' ? [{ role: 'user', content: row.prompt }] : row.prompt.map((m) => ({ role: m.role, content: m.content }));
-}
-
+/** A RolloutPort over NATS request/reply to the generation service at `subject`. */
 export function createRemoteRollout(nc: NatsConnection, subject: string, timeoutMs: number, maxResponseTokens: number): RolloutPort {
   const compute = createComputeMeter();
   return {
