@@ -33,14 +33,14 @@ describe('ScoreService', () => {
 
   it('answers sandbox_unavailable when no sandbox instance is listening', async () => {
     const { svc } = service({ resultsJson: '[null]', remote: [{ index: 0, subject: 'reward.sandbox.score', item: codeItem }], errorCodes: {} }, async () => {
-      throw new AppError('no_responders', 'none', { status: 503 });
+      throw new AppError('no_responders', 'none');
     });
     expect(JSON.parse(await svc.score('{}')).results[0]).toMatchObject({ error: { code: 'sandbox_unavailable' } });
   });
 
   it('keeps the code of any other forwarding failure', async () => {
     const { svc } = service({ resultsJson: '[null]', remote: [{ index: 0, subject: 'reward.sandbox.score', item: codeItem }], errorCodes: {} }, async () => {
-      throw new AppError('timeout', 'slow', { status: 504 });
+      throw new AppError('timeout', 'slow');
     });
     expect(JSON.parse(await svc.score('{}')).results[0]).toEqual({ error: { code: 'timeout', message: 'slow' } });
   });

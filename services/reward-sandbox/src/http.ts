@@ -63,7 +63,7 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
     } catch (err) {
       if (err instanceof AppError && err.code === ErrorCode.Busy) {
         // verl's sandbox_fusion client retries HTTP 504 only; anything else becomes a silent zero reward.
-        const res = problemResponse(new AppError(ErrorCode.Busy, err.message, { status: 504, retryable: true }));
+        const res = problemResponse(new AppError(ErrorCode.Busy, err.message), 504);
         res.headers.set('retry-after', '1');
         throw new HTTPException(504, { res });
       }

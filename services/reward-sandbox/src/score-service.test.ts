@@ -36,13 +36,13 @@ describe('sandbox ScoreService', () => {
   });
 
   it('answers busy for the item instead of scoring unrun cases', async () => {
-    const busy = new AppError(ErrorCode.Busy, 'sandbox busy', { status: 503, retryable: true });
+    const busy = new AppError(ErrorCode.Busy, 'sandbox busy', { retryable: true });
     const [r] = await svc(fakeExecutor(() => busy)).score([item()]);
     expect(r).toEqual({ error: { code: 'busy', message: 'sandbox busy' } });
   });
 
   it('reports an unsupported language as the item’s error', async () => {
-    const nope = new AppError(ErrorCode.UnsupportedLanguage, 'language "java" is not supported', { status: 400 });
+    const nope = new AppError(ErrorCode.UnsupportedLanguage, 'language "java" is not supported');
     const [r] = await svc(fakeExecutor(() => nope)).score([item({ language: 'java' })]);
     expect(r).toMatchObject({ error: { code: 'unsupported_language' } });
   });

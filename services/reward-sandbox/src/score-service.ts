@@ -40,7 +40,7 @@ export function createScoreService({ executor, defaults, caseConcurrency }: Scor
       try {
         spec = toRunSpec(RunCodeRequest.parse(req), defaults);
       } catch (err) {
-        fatal = err instanceof AppError ? err : new AppError(ErrorCode.InvalidParams, `cannot run this item: ${String(err)}`, { status: 400 });
+        fatal = err instanceof AppError ? err : new AppError(ErrorCode.InvalidParams, `cannot run this item: ${String(err)}`);
         throw fatal;
       }
       try {

@@ -13,10 +13,10 @@ export async function* readItems(path: string): AsyncGenerator<ScoreItem> {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new AppError(ErrorCode.BadRequest, `${path}:${n}: not valid JSON`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `${path}:${n}: not valid JSON`);
     }
     const parsed = ScoreItem.safeParse(value);
-    if (!parsed.success) throw new AppError(ErrorCode.ValidationFailed, `${path}:${n}: ${validationError(parsed.error, 'item').message}`, { status: 400 });
+    if (!parsed.success) throw new AppError(ErrorCode.ValidationFailed, `${path}:${n}: ${validationError(parsed.error, 'item').message}`);
     yield parsed.data;
   }
 }

@@ -20,13 +20,13 @@ export function httpTransport(url: string, timeoutMs: number, token?: string): S
         body: JSON.stringify({ items }),
         signal: AbortSignal.timeout(timeoutMs),
       }).catch((err: unknown) => {
-        throw new AppError(ErrorCode.Unavailable, `cannot reach ${endpoint}: ${String(err)}`, { status: 503, retryable: true, cause: err });
+        throw new AppError(ErrorCode.Unavailable, `cannot reach ${endpoint}: ${String(err)}`, { retryable: true, cause: err });
       });
       const body: unknown = await res.json().catch(() => undefined);
       if (!res.ok) {
         const e = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-        if (e !== undefined && isErrorCode(e.code) && typeof e.message === 'string') throw fromErrorBody({ code: e.code, message: e.message }, res.status);
-        throw new AppError(ErrorCode.Unavailable, `${endpoint} answered HTTP ${res.status}`, { status: res.status });
+        if (e !== undefined && isErrorCode(e.code) && typeof e.message === 'string') throw fromErrorBody({ code: e.code, message: e.message });
+        throw new AppError(ErrorCode.Unavailable, `${endpoint} answered HTTP ${res.status}`);
       }
       return ScoreResponse.parse(body).results;
     },

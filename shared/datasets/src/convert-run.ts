@@ -48,7 +48,7 @@ export async function runConversion<Row>(records: AsyncIterable<RawRecord>, conv
   const skip = (label: string, message: string) => {
     // Converter messages start with the label already; keep the reason alone.
     const reason = message.startsWith(`${label}: `) ? message.slice(label.length + 2) : message;
-    if (options.strict) throw new AppError(ErrorCode.ValidationFailed, `${label}: ${reason}`, { status: 400 });
+    if (options.strict) throw new AppError(ErrorCode.ValidationFailed, `${label}: ${reason}`);
     report.skipped++;
     if (report.skippedList.length < MAX_LISTED_SKIPS) report.skippedList.push({ label, reason });
   };

@@ -62,7 +62,7 @@ export function extractGsm8kSolution(answer: string): string | undefined {
 /** Validates a raw record; errors name the record (`label`) and the field. */
 export function parseGsm8kRecord(raw: unknown, label: string): Gsm8kRaw & { solution: string } {
   const fail = (field: string, message: string) =>
-    new AppError(ErrorCode.ValidationFailed, `${label}: ${field === '' ? '' : `${field}: `}${message}`, { status: 400, details: { field } });
+    new AppError(ErrorCode.ValidationFailed, `${label}: ${field === '' ? '' : `${field}: `}${message}`, { details: { field } });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail('', `expected an object, got ${describeValue(raw)}`);
   const { question, answer } = raw as Record<string, unknown>;
   if (typeof question !== 'string') throw fail('question', `expected a string, got ${describeValue(question)}`);

@@ -10,7 +10,7 @@ const COMMA = 0x2c;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-const malformed = (message: string) => new AppError(ErrorCode.BadRequest, message, { status: 400 });
+const malformed = (message: string) => new AppError(ErrorCode.BadRequest, message);
 
 /**
  * Splits the text of one top-level JSON array, fed in chunks of any size, into

@@ -74,7 +74,7 @@ async function* documentRecords(path: string): AsyncGenerator<RawRecord> {
     bytesRead = c.bytesRead;
   }
   const r = parseRecord(text, 'record 0', bytesRead);
-  if (!r.ok) throw new AppError(ErrorCode.BadRequest, `${r.error}; a .json file holds one object or an array (one record per line is .jsonl)`, { status: 400 });
+  if (!r.ok) throw new AppError(ErrorCode.BadRequest, `${r.error}; a .json file holds one object or an array (one record per line is .jsonl)`);
   yield r;
 }
 
@@ -87,12 +87,12 @@ export async function* readJsonRecords(path: string): AsyncGenerator<RawRecord> 
   try {
     if (!(await stat(path)).isFile()) throw new Error('not a file');
   } catch (err) {
-    throw new AppError(ErrorCode.NotFound, `${path}: no such file`, { status: 404, cause: err });
+    throw new AppError(ErrorCode.NotFound, `${path}: no such file`, { cause: err });
   }
   try {
     yield* isJsonDocument(path) ? documentRecords(path) : jsonlRecords(path);
   } catch (err) {
-    if (err instanceof AppError) throw new AppError(err.code, `${path}: ${err.message}`, { status: err.status, cause: err });
+    if (err instanceof AppError) throw new AppError(err.code, `${path}: ${err.message}`, { cause: err });
     throw err;
   }
 }

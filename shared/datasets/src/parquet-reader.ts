@@ -36,14 +36,14 @@ export interface ParquetFile {
 }
 
 const badFile = (path: string, why: string, cause?: unknown) =>
-  new AppError(ErrorCode.BadRequest, `${path}: ${why}`, { status: 400, ...(cause === undefined ? {} : { cause }) });
+  new AppError(ErrorCode.BadRequest, `${path}: ${why}`, { ...(cause === undefined ? {} : { cause }) });
 
 async function openBuffer(path: string): Promise<AsyncBuffer> {
   try {
     if (!(await stat(path)).isFile()) throw badFile(path, 'not a file');
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(ErrorCode.NotFound, `${path}: no such file`, { status: 404, cause: err });
+    throw new AppError(ErrorCode.NotFound, `${path}: no such file`, { cause: err });
   }
   return asyncBufferFromFile(path);
 }

@@ -91,14 +91,14 @@ function elementsOf(name: string, type: DataType, nullable: boolean, path: strin
         ...elementsOf('element', type.element, type.elementNullable, `${path}[]`),
       ];
     case 'struct':
-      if (type.fields.length === 0) throw new AppError(ErrorCode.BadRequest, `${path}: a struct needs at least one member`, { status: 400 });
+      if (type.fields.length === 0) throw new AppError(ErrorCode.BadRequest, `${path}: a struct needs at least one member`);
       return [
         { name, repetition_type, num_children: type.fields.length },
         ...type.fields.flatMap((f) => elementsOf(f.name, f.type, f.nullable ?? true, `${path}.${f.name}`)),
       ];
     case 'map':
     case 'other':
-      throw new AppError(ErrorCode.BadRequest, `${path}: the writer cannot write ${type.kind} columns`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `${path}: the writer cannot write ${type.kind} columns`);
     default:
       return [{ name, repetition_type, ...SCALAR_ELEMENTS[type.kind] }];
   }
@@ -106,10 +106,10 @@ function elementsOf(name: string, type: DataType, nullable: boolean, path: strin
 
 /** The flat (pre-order) parquet schema hyparquet-writer takes for these columns. */
 export function parquetSchemaOf(fields: readonly Field[]): SchemaElement[] {
-  if (fields.length === 0) throw new AppError(ErrorCode.BadRequest, 'a parquet file needs at least one column', { status: 400 });
+  if (fields.length === 0) throw new AppError(ErrorCode.BadRequest, 'a parquet file needs at least one column');
   const names = new Set<string>();
   for (const f of fields) {
-    if (names.has(f.name)) throw new AppError(ErrorCode.BadRequest, `duplicate column ${f.name}`, { status: 400 });
+    if (names.has(f.name)) throw new AppError(ErrorCode.BadRequest, `duplicate column ${f.name}`);
     names.add(f.name);
   }
   return [{ name: 'schema', num_children: fields.length }, ...fields.flatMap((f) => elementsOf(f.name, f.type, f.nullable ?? true, f.name))];

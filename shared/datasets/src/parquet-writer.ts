@@ -38,12 +38,12 @@ export interface ParquetRowWriter {
 export async function createParquetWriter(path: string, fields: readonly Field[], options: ParquetWriterOptions = {}): Promise<ParquetRowWriter> {
   const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
   if (!Number.isInteger(rowGroupRows) || rowGroupRows < 1) {
-    throw new AppError(ErrorCode.BadRequest, `rowGroupRows must be a positive integer, got ${rowGroupRows}`, { status: 400 });
+    throw new AppError(ErrorCode.BadRequest, `rowGroupRows must be a positive integer, got ${rowGroupRows}`);
   }
   const schema = parquetSchemaOf(fields);
   const partial = `${path}.partial-${process.pid}`;
   const handle = await open(partial, 'w').catch((err: unknown) => {
-    throw new AppError(ErrorCode.BadRequest, `${path}: cannot create the file (${err instanceof Error ? err.message : String(err)})`, { status: 400, cause: err });
+    throw new AppError(ErrorCode.BadRequest, `${path}: cannot create the file (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   });
   const sink = new FileSink(handle);
   const writer = new ParquetWriter({ writer: sink, schema, codec: 'SNAPPY', createdBy: 'rl-data (hyparquet-writer)', ...(options.kvMetadata ? { kvMetadata: options.kvMetadata } : {}) });
@@ -62,7 +62,7 @@ export async function createParquetWriter(path: string, fields: readonly Field[]
     await writer.write({ columnData, rowGroupSize: n });
   };
   const ensureOpen = () => {
-    if (state !== 'open') throw new AppError(ErrorCode.BadRequest, `${path}: writer is ${state}`, { status: 400 });
+    if (state !== 'open') throw new AppError(ErrorCode.BadRequest, `${path}: writer is ${state}`);
   };
 
   return {

@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '@rl/service-kit';
 import type { DataType, Field } from './data-type.ts';
 import { describeValue } from './data-value.ts';
 
-const invalid = (where: string, message: string) => new AppError(ErrorCode.ValidationFailed, `${where}: ${message}`, { status: 400 });
+const invalid = (where: string, message: string) => new AppError(ErrorCode.ValidationFailed, `${where}: ${message}`);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

@@ -36,7 +36,7 @@ export interface StoryRecord {
 }
 
 const invalid = (label: string, field: string, message: string) =>
-  new AppError(ErrorCode.ValidationFailed, `${label}: ${field}: ${message}`, { status: 400, details: { field } });
+  new AppError(ErrorCode.ValidationFailed, `${label}: ${field}: ${message}`, { details: { field } });
 
 function parseTurn(raw: unknown, label: string, i: number): StoryTurn {
   const at = `conversations[${i}]`;
@@ -75,7 +75,7 @@ function mergeRuns(turns: StoryTurn[]): { turns: StoryTurn[]; merged: number } {
  */
 export function parseStoryRecord(raw: unknown, label: string): StoryRecord {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new AppError(ErrorCode.ValidationFailed, `${label}: expected an object, got ${describeValue(raw)}`, { status: 400, details: { field: '' } });
+    throw new AppError(ErrorCode.ValidationFailed, `${label}: expected an object, got ${describeValue(raw)}`, { details: { field: '' } });
   }
   const { system, conversations, id } = raw as Record<string, unknown>;
   if (typeof system !== 'string') throw invalid(label, 'system', `expected a string, got ${describeValue(system)}`);

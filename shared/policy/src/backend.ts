@@ -65,7 +65,7 @@ async function start(threads: number, minThreadElements: number | undefined): Pr
 function startOnce(options: TensorBackendOptions = {}): Promise<void> {
   const threads = options.threads;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) {
-    return Promise.reject(new AppError(ErrorCode.BadRequest, `threads must be a non-negative integer, got ${threads}`, { status: 400 }));
+    return Promise.reject(new AppError(ErrorCode.BadRequest, `threads must be a non-negative integer, got ${threads}`));
   }
   if (ready !== undefined) {
     if (threads !== undefined && threads !== startedThreads) {

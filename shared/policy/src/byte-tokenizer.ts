@@ -55,7 +55,7 @@ export class ByteTokenizer implements Tokenizer {
       }
       const name = this.#names.get(id);
       if (name === undefined) {
-        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`);
       }
       flush();
       if (options.keepSpecial === true) out += name;

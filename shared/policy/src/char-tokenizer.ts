@@ -70,7 +70,7 @@ export class CharTokenizer implements Tokenizer {
       }
       const ch = this.#chars[id - CHAR_SPECIALS.length];
       if (ch === undefined || !Number.isInteger(id)) {
-        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`);
       }
       out += ch;
     });
@@ -81,7 +81,7 @@ export class CharTokenizer implements Tokenizer {
   applyChatTemplate(messages: readonly ChatMessage[]): number[] {
     return messages.flatMap((m, i) => {
       if (typeof m.content !== 'string') {
-        throw new AppError(ErrorCode.BadRequest, `messages[${i}].content must be a string`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `messages[${i}].content must be a string`);
       }
       return this.encode(m.content);
     });

@@ -16,8 +16,8 @@ export function renderChatMl(tokenizer: Tokenizer, messages: readonly ChatMessag
   }
   const out: number[] = [];
   messages.forEach((m, i) => {
-    if (!ROLES.has(m.role)) throw new AppError(ErrorCode.BadRequest, `messages[${i}].role must be one of ${[...ROLES].join(', ')}`, { status: 400 });
-    if (typeof m.content !== 'string') throw new AppError(ErrorCode.BadRequest, `messages[${i}].content must be a string`, { status: 400 });
+    if (!ROLES.has(m.role)) throw new AppError(ErrorCode.BadRequest, `messages[${i}].role must be one of ${[...ROLES].join(', ')}`);
+    if (typeof m.content !== 'string') throw new AppError(ErrorCode.BadRequest, `messages[${i}].content must be a string`);
     out.push(start, ...tokenizer.encode(`${m.role}\n${m.content}`), end, ...tokenizer.encode('\n'));
   });
   if (addGenerationPrompt) out.push(start, ...tokenizer.encode('assistant\n'));

@@ -110,7 +110,7 @@ export async function policyFromWeights(weights: PolicyWeights, options: Embedde
   const config = parseModelConfig(weights.config);
   const tokenizer = createTokenizer(weights.tokenizer);
   if (tokenizer.vocabSize > config.vocabSize) {
-    throw new AppError(ErrorCode.ValidationFailed, `model config: vocabSize ${config.vocabSize} is smaller than the tokenizer's ${tokenizer.vocabSize}`, { status: 400 });
+    throw new AppError(ErrorCode.ValidationFailed, `model config: vocabSize ${config.vocabSize} is smaller than the tokenizer's ${tokenizer.vocabSize}`);
   }
   checkHostParams(config, weights.params);
   return new EmbeddedPolicy(weights.version, config, tokenizer, toDevice(weights.params), kernelsFor(config, options), options);

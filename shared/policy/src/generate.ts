@@ -25,7 +25,7 @@ export async function generateTokens(core: PolicyCore, prompts: readonly number[
   const sampling = resolveSampling(params, tokenizer.eosId, tokenizer.vocabSize, options.nextSeed);
   checkTokenLists(prompts, 'prompts', tokenizer.vocabSize, config.maxSeqLen, false);
   if (sampling.rowSeeds !== undefined && sampling.rowSeeds.length !== prompts.length) {
-    throw new AppError(ErrorCode.InvalidParams, `params.rowSeeds: expected one seed per prompt (${prompts.length}), got ${sampling.rowSeeds.length}`, { status: 400 });
+    throw new AppError(ErrorCode.InvalidParams, `params.rowSeeds: expected one seed per prompt (${prompts.length}), got ${sampling.rowSeeds.length}`);
   }
   const maxBatch = options.maxBatchSize ?? 64;
   const out: Generation[] = [];

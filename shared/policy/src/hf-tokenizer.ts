@@ -36,14 +36,14 @@ export class HfTokenizer implements Tokenizer {
     try {
       this.#impl = new HfTokenizerImpl(config.tokenizer, {});
     } catch (err) {
-      throw new AppError(ErrorCode.BadRequest, `tokenizer config: not a usable tokenizer.json (${(err as Error).message})`, { status: 400, cause: err });
+      throw new AppError(ErrorCode.BadRequest, `tokenizer config: not a usable tokenizer.json (${(err as Error).message})`, { cause: err });
     }
     const added = config.tokenizer.added_tokens ?? [];
     this.special = Object.freeze(Object.fromEntries(added.filter((t) => t.special === true).map((t) => [t.content, t.id])));
     this.#names = specialNames(this.special);
     const need = (name: string) => {
       const id = this.special[name];
-      if (id === undefined) throw new AppError(ErrorCode.BadRequest, `tokenizer config: special token ${name} is missing (the ChatML template needs it)`, { status: 400 });
+      if (id === undefined) throw new AppError(ErrorCode.BadRequest, `tokenizer config: special token ${name} is missing (the ChatML template needs it)`);
       return id;
     };
     need('<|im_start|>');
@@ -51,7 +51,7 @@ export class HfTokenizer implements Tokenizer {
     this.padId = this.special['<pad>'] ?? need('<|endoftext|>');
     this.bosId = this.special['<bos>'] ?? this.padId;
     const model = this.#impl.model;
-    if (model === null) throw new AppError(ErrorCode.BadRequest, 'tokenizer config: tokenizer.json has no model', { status: 400 });
+    if (model === null) throw new AppError(ErrorCode.BadRequest, 'tokenizer config: tokenizer.json has no model');
     this.vocabSize = Math.max(model.vocab.length, ...added.map((t) => t.id + 1));
   }
 
@@ -68,7 +68,7 @@ export class HfTokenizer implements Tokenizer {
   decode(ids: readonly number[], options: { keepSpecial?: boolean } = {}): string {
     ids.forEach((id, i) => {
       if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize || (this.#impl.id_to_token(id) === undefined && !this.#names.has(id))) {
-        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `ids[${i}]: token id ${id} is outside the vocabulary (size ${this.vocabSize})`);
       }
     });
     if (ids.length === 0) return '';
@@ -88,7 +88,7 @@ export class HfTokenizer implements Tokenizer {
     const model = impl.model!;
     return model.encode(words).map((t: string) => {
       const id = model.tokens_to_ids.get(t) ?? model.unk_token_id;
-      if (id === undefined) throw new AppError(ErrorCode.BadRequest, `text: cannot encode ${JSON.stringify(t)} (not in the vocabulary and no unknown token)`, { status: 400 });
+      if (id === undefined) throw new AppError(ErrorCode.BadRequest, `text: cannot encode ${JSON.stringify(t)} (not in the vocabulary and no unknown token)`);
       return id;
     });
   }

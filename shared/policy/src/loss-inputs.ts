@@ -57,7 +57,7 @@ export function lossInputs(model: ResponseStates, response: Tensor, mask: Tensor
       return entropy.ref;
     },
     get values() {
-      if (!model.cfg.valueHead) throw new AppError(ErrorCode.BadRequest, 'loss reads values, but the model has no value head (not a critic)', { status: 400 });
+      if (!model.cfg.valueHead) throw new AppError(ErrorCode.BadRequest, 'loss reads values, but the model has no value head (not a critic)');
       values ??= valuesAt(model.cfg, model.params, model.states.ref);
       return values.ref;
     },
@@ -66,7 +66,7 @@ export function lossInputs(model: ResponseStates, response: Tensor, mask: Tensor
     },
     input(name: string) {
       const t = inputs[name];
-      if (t === undefined) throw new AppError(ErrorCode.BadRequest, `loss input ${name} was not supplied in the batch`, { status: 400 });
+      if (t === undefined) throw new AppError(ErrorCode.BadRequest, `loss input ${name} was not supplied in the batch`);
       return t.ref;
     },
     inputNames: Object.keys(inputs),

@@ -22,7 +22,7 @@ export class ModelHandle<M extends { dispose(): void }> {
 
   /** The model new requests get; throws after close(). */
   get current(): M {
-    if (this.#current === null) throw new AppError(ErrorCode.Unavailable, 'model handle is closed', { status: 503 });
+    if (this.#current === null) throw new AppError(ErrorCode.Unavailable, 'model handle is closed');
     return this.#current;
   }
 

@@ -22,7 +22,7 @@ export function decodeAdamState(bytes: Uint8Array, params: Params): AdamState {
   const { tensors, metadata } = decodeSafetensors(bytes);
   const step = Number(metadata.step);
   if (metadata.format !== ADAM_STATE_FORMAT || !Number.isInteger(step) || step < 0) {
-    throw new AppError(ErrorCode.ValidationFailed, `optimizer state: expected format ${ADAM_STATE_FORMAT} with an integer step`, { status: 400 });
+    throw new AppError(ErrorCode.ValidationFailed, `optimizer state: expected format ${ADAM_STATE_FORMAT} with an integer step`);
   }
   const m: HostParams = {};
   const v: HostParams = {};
@@ -30,13 +30,13 @@ export function decodeAdamState(bytes: Uint8Array, params: Params): AdamState {
     for (const [prefix, into] of [['m', m], ['v', v]] as const) {
       const t = tensors[`${prefix}.${name}`];
       if (t === undefined || t.shape.join(',') !== p.shape.join(',')) {
-        throw new AppError(ErrorCode.ValidationFailed, `optimizer state: ${prefix}.${name} is missing or has the wrong shape`, { status: 400 });
+        throw new AppError(ErrorCode.ValidationFailed, `optimizer state: ${prefix}.${name} is missing or has the wrong shape`);
       }
       into[name] = t;
     }
   }
   if (Object.keys(tensors).length !== 2 * Object.keys(params).length) {
-    throw new AppError(ErrorCode.ValidationFailed, 'optimizer state: holds tensors the model does not have', { status: 400 });
+    throw new AppError(ErrorCode.ValidationFailed, 'optimizer state: holds tensors the model does not have');
   }
   return { step, m: toDevice(m), v: toDevice(v) };
 }

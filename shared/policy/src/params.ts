@@ -71,13 +71,13 @@ export function checkHostParams(config: ModelConfig, host: HostParams): void {
   const expected = paramShapes(config);
   const names = new Set(expected.map(([n]) => n));
   for (const name of Object.keys(host)) {
-    if (!names.has(name)) throw new AppError(ErrorCode.ValidationFailed, `weights: unexpected tensor ${name}`, { status: 400 });
+    if (!names.has(name)) throw new AppError(ErrorCode.ValidationFailed, `weights: unexpected tensor ${name}`);
   }
   for (const [name, shape] of expected) {
     const t = host[name];
-    if (t === undefined) throw new AppError(ErrorCode.ValidationFailed, `weights: missing tensor ${name}`, { status: 400 });
+    if (t === undefined) throw new AppError(ErrorCode.ValidationFailed, `weights: missing tensor ${name}`);
     if (t.shape.join(',') !== shape.join(',')) {
-      throw new AppError(ErrorCode.ValidationFailed, `weights: tensor ${name} has shape [${t.shape}], expected [${shape}]`, { status: 400 });
+      throw new AppError(ErrorCode.ValidationFailed, `weights: tensor ${name} has shape [${t.shape}], expected [${shape}]`);
     }
   }
 }

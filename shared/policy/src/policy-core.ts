@@ -15,13 +15,13 @@ export interface PolicyCore {
 /** Rejects token lists a model cannot take, naming the offending entry (`what[i]`). */
 export function checkTokenLists(lists: readonly (readonly number[])[], what: string, vocabSize: number, maxLen: number, allowEmpty: boolean): void {
   lists.forEach((ids, i) => {
-    if (!Array.isArray(ids)) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] must be an array of token ids`, { status: 400 });
-    if (!allowEmpty && ids.length === 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] is empty`, { status: 400 });
+    if (!Array.isArray(ids)) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] must be an array of token ids`);
+    if (!allowEmpty && ids.length === 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}] is empty`);
     if (ids.length > maxLen) {
-      throw new AppError(ErrorCode.BadRequest, `${what}[${i}] has ${ids.length} tokens, more than the model's ${maxLen}`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `${what}[${i}] has ${ids.length} tokens, more than the model's ${maxLen}`);
     }
     const bad = ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
-    if (bad >= 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}][${bad}]: token id ${ids[bad]} is outside the vocabulary (size ${vocabSize})`, { status: 400 });
+    if (bad >= 0) throw new AppError(ErrorCode.BadRequest, `${what}[${i}][${bad}]: token id ${ids[bad]} is outside the vocabulary (size ${vocabSize})`);
   });
 }
 

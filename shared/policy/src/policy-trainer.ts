@@ -68,7 +68,7 @@ export class PolicyTrainer {
   async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, widths: PackWidths = {}): Promise<AccumulateResult> {
     const m = this.#model;
     checkPairs(m, batch.pairs);
-    if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty', { status: 400 });
+    if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty');
     const block = packBucketed(batch.pairs, m.tokenizer.padId, widths);
     const inputs = trainBatchInputs(batch, block);
     const [prompt, response, positions, keyMask] = blockTensors(block);
@@ -83,7 +83,7 @@ export class PolicyTrainer {
   /** Clips and applies the accumulated gradients with AdamW, then clears them. `lr` overrides the configured rate (schedules). */
   async applyGradients(options: { lr?: number } = {}): Promise<StepResult> {
     const grads = this.#grads;
-    if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated', { status: 400 });
+    if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated');
     this.#grads = null;
     const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
     if (!Number.isFinite(gradNorm)) {

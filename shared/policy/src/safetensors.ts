@@ -25,7 +25,7 @@ export interface Safetensors {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 function fail(message: string): AppError {
-  return new AppError(ErrorCode.ValidationFailed, `safetensors: ${message}`, { status: 400 });
+  return new AppError(ErrorCode.ValidationFailed, `safetensors: ${message}`);
 }
 
 /** Serialises tensors (sorted by name, so equal input gives equal bytes) and metadata. */

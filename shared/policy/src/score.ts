@@ -24,7 +24,7 @@ export function checkPairs(core: PolicyCore, pairs: readonly TokenPair[]): void 
   checkTokenLists(pairs.map((p) => p.response), 'responses', vocabSize, maxSeqLen, true);
   pairs.forEach((p, i) => {
     if (p.prompt.length + p.response.length > maxSeqLen) {
-      throw new AppError(ErrorCode.BadRequest, `pairs[${i}]: prompt + response is ${p.prompt.length + p.response.length} tokens, more than the model's ${maxSeqLen}`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `pairs[${i}]: prompt + response is ${p.prompt.length + p.response.length} tokens, more than the model's ${maxSeqLen}`);
     }
   });
 }
@@ -84,7 +84,7 @@ export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], 
 
 /** A critic's values of the state before each response token, in chunks of `maxBatchSize` rows. */
 export async function valuePairs(core: PolicyCore, pairs: readonly TokenPair[], maxBatchSize = 64, widths: PackWidths = {}): Promise<Float32Array[]> {
-  if (!core.config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values need a model with a value head (a critic)', { status: 400 });
+  if (!core.config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values need a model with a value head (a critic)');
   checkPairs(core, pairs);
   const out: Float32Array[] = [];
   for (let start = 0; start < pairs.length; start += maxBatchSize) {

@@ -16,12 +16,12 @@ export function trainBatchInputs(batch: TrainBatch, block: PairBlock): Record<st
   const { rows, responseWidth: width } = block;
   for (const [name, perRow] of Object.entries(batch.inputs ?? {})) {
     if (perRow.length !== batch.pairs.length) {
-      throw new AppError(ErrorCode.BadRequest, `inputs.${name} has ${perRow.length} rows, expected ${batch.pairs.length}`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `inputs.${name} has ${perRow.length} rows, expected ${batch.pairs.length}`);
     }
     const data = new Float32Array(rows * width);
     perRow.forEach((values, i) => {
       const len = (batch.pairs[i] as TokenPair).response.length;
-      if (values.length !== len) throw new AppError(ErrorCode.BadRequest, `inputs.${name}[${i}] has ${values.length} values, expected ${len} (the response length)`, { status: 400 });
+      if (values.length !== len) throw new AppError(ErrorCode.BadRequest, `inputs.${name}[${i}] has ${values.length} values, expected ${len} (the response length)`);
       for (let j = 0; j < len; j++) data[i * width + j] = values[j] as number;
     });
     out[name] = np.array(data).reshape([rows, width]);

@@ -9,7 +9,7 @@ import { gaussian } from './params.ts';
 
 /** `weights` with a freshly initialised value head (the language-model weights are shared, not copied). */
 export function withValueHead(weights: PolicyWeights, seed: number): PolicyWeights {
-  if (weights.config.valueHead) throw new AppError(ErrorCode.BadRequest, 'these weights already have a value head', { status: 400 });
+  if (weights.config.valueHead) throw new AppError(ErrorCode.BadRequest, 'these weights already have a value head');
   const config = parseModelConfig({ ...weights.config, valueHead: true });
   const rng = createRng(seed);
   const data = new Float32Array(config.dModel);

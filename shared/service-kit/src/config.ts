@@ -35,8 +35,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new AppError(ErrorCode.ValidationFailed, `invalid configuration: ${problems.join('; ')}`, {
-      status: 500,
+    throw new AppError(ErrorCode.InvalidConfig, `invalid configuration: ${problems.join('; ')}`, {
       details: { problems },
     });
   }

@@ -19,17 +19,47 @@ export const ErrorCode = {
   Timeout: 'timeout',
   Busy: 'busy',
   Unavailable: 'unavailable',
+  Conflict: 'conflict',
+  UpstreamError: 'upstream_error',
+  InvalidConfig: 'invalid_config',
   Internal: 'internal',
 } as const;
 
 /** Union of every stable error code. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * What each code means on the wire: the HTTP status every edge answers with (the
+ * NATS services error header carries the same number) and whether the same
+ * request may succeed later. The only place a status is chosen.
+ */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, { status: number; retryable: boolean }>> = {
+  bad_request: { status: 400, retryable: false },
+  validation_failed: { status: 400, retryable: false },
+  payload_too_large: { status: 413, retryable: false },
+  unauthorized: { status: 401, retryable: false },
+  not_found: { status: 404, retryable: false },
+  unknown_data_source: { status: 400, retryable: false },
+  invalid_params: { status: 400, retryable: false },
+  invalid_ground_truth: { status: 400, retryable: false },
+  scorer_failed: { status: 500, retryable: false },
+  sandbox_unavailable: { status: 503, retryable: true },
+  unsupported_language: { status: 400, retryable: false },
+  no_responders: { status: 503, retryable: true },
+  timeout: { status: 504, retryable: true },
+  busy: { status: 503, retryable: true },
+  unavailable: { status: 503, retryable: true },
+  conflict: { status: 409, retryable: false },
+  // Another server (an OpenAI-compatible backend, a peer service) answered something unusable.
+  upstream_error: { status: 502, retryable: false },
+  // A configuration file or environment value a service reads at start-up or per job is wrong.
+  invalid_config: { status: 500, retryable: false },
+  internal: { status: 500, retryable: false },
+};
+
 /** Options of an {@link AppError}. */
 export interface AppErrorOptions {
-  /** HTTP status an edge replies with. @default 500 */
-  status?: number;
-  /** Whether the same request may succeed when retried. @default false */
+  /** Whether the same request may succeed when retried. @default the code's entry in {@link ERROR_STATUS} */
   retryable?: boolean;
   /** Underlying error, kept for logs. */
   cause?: unknown;
@@ -48,11 +78,21 @@ export class AppError extends Error {
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.status = options.status ?? 500;
-    this.retryable = options.retryable ?? false;
+    this.status = ERROR_STATUS[code].status;
+    this.retryable = options.retryable ?? ERROR_STATUS[code].retryable;
     this.details = options.details;
   }
 }
+
+type Constructors = { readonly [K in keyof typeof ErrorCode as Uncapitalize<K>]: (message: string, options?: AppErrorOptions) => AppError };
+
+/**
+ * Named constructors, one per code: `appError.notFound('job x')` is
+ * `new AppError(ErrorCode.NotFound, 'job x')`.
+ */
+export const appError: Constructors = Object.fromEntries(
+  Object.entries(ErrorCode).map(([name, code]) => [name[0]!.toLowerCase() + name.slice(1), (message: string, options?: AppErrorOptions) => new AppError(code, message, options)]),
+) as unknown as Constructors;
 
 /**
  * An adapter's own failure with a stable code from its own small union (a
@@ -93,8 +133,8 @@ export function toErrorBody(err: unknown): ErrorBody {
   return { code: ErrorCode.Internal, message: 'internal error' };
 }
 
-/** Rebuilds an {@link AppError} from a wire body received from another service. */
-export function fromErrorBody(body: ErrorBody, status = 500): AppError {
+/** Rebuilds an {@link AppError} from a wire body received from another service (its status follows from the code). */
+export function fromErrorBody(body: ErrorBody): AppError {
   const code = isErrorCode(body.code) ? body.code : ErrorCode.Internal;
-  return new AppError(code, body.message, { status, details: body.details });
+  return new AppError(code, body.message, { details: body.details });
 }

@@ -15,7 +15,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 export function validationError(error: z.ZodError, where = 'body'): AppError {
   const issues = error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const message = `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
-  return new AppError(ErrorCode.ValidationFailed, message, { status: 400, details: { issues } });
+  return new AppError(ErrorCode.ValidationFailed, message, { details: { issues } });
 }
 
 /** Parses JSON text, turning a syntax error into a 400 `bad_request`. */
@@ -23,7 +23,7 @@ export function parseJsonText(text: string, where = 'body'): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new AppError(ErrorCode.BadRequest, `${where} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, { status: 400 });
+    throw new AppError(ErrorCode.BadRequest, `${where} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -35,5 +35,5 @@ export function invalidParamsError(error: z.ZodError, suffix = ''): AppError {
   const issues = error.issues.map((issue) => ({ path: ['params', ...issue.path.map(String)].join('.'), message: issue.message }));
   const first = issues[0];
   const message = first === undefined ? 'params: invalid' : `${first.path}: ${first.message}`;
-  return new AppError(ErrorCode.InvalidParams, `${message}${suffix}`, { status: 400, details: { issues } });
+  return new AppError(ErrorCode.InvalidParams, `${message}${suffix}`, { details: { issues } });
 }

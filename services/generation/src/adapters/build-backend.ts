@@ -35,7 +35,7 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
   if (config.GENERATION_BACKEND === 'scripted') {
     const path = config.GENERATION_SCRIPT ?? '';
     const text = await readFile(path, 'utf8').catch((err: unknown) => {
-      throw new AppError(ErrorCode.NotFound, `GENERATION_SCRIPT ${path}: cannot read`, { status: 500, cause: err });
+      throw new AppError(ErrorCode.InvalidConfig, `GENERATION_SCRIPT ${path}: cannot read`, { cause: err });
     });
     const parsed = ScriptFile.safeParse(parseJsonText(text, path));
     if (!parsed.success) throw validationError(parsed.error, path);

@@ -60,7 +60,7 @@ export function createHttpJsonClient(o: HttpJsonOptions): HttpJsonClient {
         await sleep(Math.min(MAX_RETRY_AFTER_MS, Math.max(err.retryAfterMs, o.retryBaseMs * 2 ** attempt)), signal);
       }
     }
-    throw new AppError(ErrorCode.Unavailable, `${url} failed after ${o.maxRetries + 1} attempts: ${last}`, { status: 503, retryable: true });
+    throw new AppError(ErrorCode.Unavailable, `${url} failed after ${o.maxRetries + 1} attempts: ${last}`, { retryable: true });
   };
 
   async function attemptOnce<T>(url: string, payload: string, schema: z.ZodType<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -74,7 +74,7 @@ export function createHttpJsonClient(o: HttpJsonOptions): HttpJsonClient {
       text = await res.text();
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
-      if (deadline.aborted) throw new AppError(ErrorCode.Timeout, `${url}: no answer within ${o.timeoutMs} ms`, { status: 504, retryable: true, cause: err });
+      if (deadline.aborted) throw new AppError(ErrorCode.Timeout, `${url}: no answer within ${o.timeoutMs} ms`, { retryable: true, cause: err });
       throw new Retryable(`connection failed: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`);
     }
     if (res.status >= 500 || res.status === 429) {
@@ -85,11 +85,11 @@ export function createHttpJsonClient(o: HttpJsonOptions): HttpJsonClient {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new AppError(ErrorCode.Unavailable, `${url}: HTTP ${res.status} with a body that is not JSON`, { status: 502 });
+      throw new AppError(ErrorCode.UpstreamError, `${url}: HTTP ${res.status} with a body that is not JSON`);
     }
-    if (!res.ok) throw new AppError(ErrorCode.BadRequest, `${url}: HTTP ${res.status}: ${serverMessage(json) ?? text.slice(0, 300)}`, { status: 502 });
+    if (!res.ok) throw new AppError(ErrorCode.UpstreamError, `${url}: HTTP ${res.status}: ${serverMessage(json) ?? text.slice(0, 300)}`);
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new AppError(ErrorCode.Unavailable, `${url}: unexpected reply: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { status: 502 });
+    if (!parsed.success) throw new AppError(ErrorCode.UpstreamError, `${url}: unexpected reply: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return parsed.data;
   }
 }

@@ -11,7 +11,7 @@ async function readConfigFile(path: string, what: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new AppError(ErrorCode.NotFound, `${what} ${path}: cannot read`, { status: 500, cause: err });
+    throw new AppError(ErrorCode.InvalidConfig, `${what} ${path}: cannot read`, { cause: err });
   }
 }
 

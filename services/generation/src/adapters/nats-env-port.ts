@@ -11,7 +11,7 @@ const RunCodeReply = z.looseObject({ status: z.string(), message: z.string(), ru
 /** Tools and interactions reach the reward services over NATS: `reward.rules.score` and `sandbox.run_code`. */
 export function createNatsEnvPort(nc: NatsConnection | undefined): EnvPort {
   const conn = (subject: string): NatsConnection => {
-    if (nc === undefined) throw new AppError(ErrorCode.Unavailable, `NATS is disabled, so ${subject} cannot be reached`, { status: 503 });
+    if (nc === undefined) throw new AppError(ErrorCode.Unavailable, `NATS is disabled, so ${subject} cannot be reached`);
     return nc;
   };
   return {

@@ -45,10 +45,10 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
     if (parsed !== undefined && parsed.every((x) => x !== undefined)) ids = parsed.map(Number);
   }
   if (ids === undefined) {
-    throw new AppError(ErrorCode.Unavailable, 'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers', { status: 502 });
+    throw new AppError(ErrorCode.UpstreamError, 'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers');
   }
   if (lp === undefined || lp === null || lp.length !== ids.length) {
-    throw new AppError(ErrorCode.Unavailable, `the server returned ${lp?.length ?? 0} log-probs for ${ids.length} tokens`, { status: 502 });
+    throw new AppError(ErrorCode.UpstreamError, `the server returned ${lp?.length ?? 0} log-probs for ${ids.length} tokens`);
   }
   return { ids, logprobs: lp.map((x) => x ?? 0) };
 }

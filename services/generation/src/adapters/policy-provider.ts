@@ -24,7 +24,7 @@ export interface PolicySource {
 export async function createPolicySource(config: GenerationConfig, nc: NatsConnection | undefined, logger: Logger): Promise<PolicySource> {
   const options = { maxBatchSize: config.EMBEDDED_MAX_BATCH };
   if (config.POLICY_OBJECT_STORE !== undefined) {
-    if (nc === undefined) throw new AppError(ErrorCode.ValidationFailed, 'POLICY_OBJECT_STORE needs NATS (NATS_ENABLED=true)', { status: 500 });
+    if (nc === undefined) throw new AppError(ErrorCode.InvalidConfig, 'POLICY_OBJECT_STORE needs NATS (NATS_ENABLED=true)');
     const bucket = config.POLICY_OBJECT_STORE;
     const name = config.POLICY_OBJECT_NAME;
     let handle: ModelHandle<EmbeddedPolicy> | undefined;
@@ -44,7 +44,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
     return {
       provider: {
         acquire: async () => {
-          if (handle === undefined) throw new AppError(ErrorCode.Unavailable, `no policy version has been published to ${bucket}/${name} yet`, { status: 503, retryable: true });
+          if (handle === undefined) throw new AppError(ErrorCode.Unavailable, `no policy version has been published to ${bucket}/${name} yet`, { retryable: true });
           return handle.acquire();
         },
         current: () => handle?.current,
@@ -59,7 +59,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
           };
           const fail = (why: string) => {
             done();
-            reject(new AppError(ErrorCode.Unavailable, `policy version ${version} ${why} (serving ${handle?.current.version ?? 'none'})`, { status: 503, retryable: true }));
+            reject(new AppError(ErrorCode.Unavailable, `policy version ${version} ${why} (serving ${handle?.current.version ?? 'none'})`, { retryable: true }));
           };
           const timer = setTimeout(() => fail(`was not loaded within ${timeoutMs} ms`), timeoutMs);
           const onAbort = () => fail('wait was cancelled');

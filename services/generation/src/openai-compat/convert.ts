@@ -11,7 +11,7 @@ function contentText(content: OpenAiMessage['content'], field: string): string {
   return content
     .map((part, k) => {
       if (part.type !== 'text' || typeof part.text !== 'string') {
-        throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}.content[${k}]: only text parts are supported, got ${JSON.stringify(part.type)}`, { status: 400 });
+        throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}.content[${k}]: only text parts are supported, got ${JSON.stringify(part.type)}`);
       }
       return part.text;
     })

@@ -14,7 +14,7 @@ export interface OpenAiContext {
 /** Refuses a `model` other than the one served, as vLLM does (404). */
 export function checkModel(backend: InferenceBackend, model: string | undefined): void {
   if (model !== undefined && model !== backend.model) {
-    throw new AppError(ErrorCode.NotFound, `The model \`${model}\` does not exist (this server serves \`${backend.model}\`).`, { status: 404 });
+    throw new AppError(ErrorCode.NotFound, `The model \`${model}\` does not exist (this server serves \`${backend.model}\`).`);
   }
 }
 
@@ -23,7 +23,7 @@ export async function openTokenSession(backend: InferenceBackend): Promise<Token
   const session = await backend.open();
   if (session.mode !== 'tokens') {
     session.release();
-    throw new AppError(ErrorCode.Unavailable, 'this instance proxies a chat-only server (OPENAI_MODE=chat); its OpenAI endpoints need a token-level backend', { status: 503 });
+    throw new AppError(ErrorCode.Unavailable, 'this instance proxies a chat-only server (OPENAI_MODE=chat); its OpenAI endpoints need a token-level backend');
   }
   return session;
 }
@@ -32,6 +32,6 @@ export async function openTokenSession(backend: InferenceBackend): Promise<Token
 export function checkPromptRoom(session: TokenSession, promptLength: number, field: string): void {
   const max = session.maxSequenceLength;
   if (max !== undefined && promptLength >= max) {
-    throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: ${promptLength} tokens leave no room under the model's maximum sequence length ${max}`, { status: 400 });
+    throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: ${promptLength} tokens leave no room under the model's maximum sequence length ${max}`);
   }
 }

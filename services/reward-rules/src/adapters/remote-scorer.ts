@@ -7,7 +7,7 @@ import type { RunRemote } from '../score-service.ts';
 export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: number): RunRemote {
   return async function runRemote(subject, items, ctx) {
     if (nc === undefined) {
-      throw new AppError(ErrorCode.SandboxUnavailable, `NATS is disabled, so ${subject} cannot be reached`, { status: 503 });
+      throw new AppError(ErrorCode.SandboxUnavailable, `NATS is disabled, so ${subject} cannot be reached`);
     }
     ctx.signal?.throwIfAborted();
     // The caller's request id and trace context travel on to the next service.

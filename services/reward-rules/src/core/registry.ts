@@ -69,7 +69,7 @@ export function resolveDataSource(dataSource: string): Route {
   throw new AppError(
     ErrorCode.UnknownDataSource,
     `reward function is not implemented for data_source "${dataSource}"`,
-    { status: 400, details: { data_source: dataSource } },
+    { details: { data_source: dataSource } },
   );
 }
 

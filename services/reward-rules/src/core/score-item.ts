@@ -37,7 +37,7 @@ export function scoreItem(item: ScoreItem): ScoreOutcome {
     throw new AppError(
       ErrorCode.SandboxUnavailable,
       `data_source "${item.data_source}" is scored by ${route.subject}, which is not reachable from here`,
-      { status: 503, retryable: true },
+      { retryable: true },
     );
   }
   const { scorer } = route;

@@ -43,7 +43,7 @@ export class ExecQueue {
     signal?.throwIfAborted();
     if (this.#running >= this.#opts.concurrency) {
       if (this.#waiting.length >= this.#opts.maxQueued) {
-        throw new AppError(ErrorCode.Busy, `sandbox busy: ${this.#running} running and ${this.#waiting.length} queued`, { status: 503, retryable: true });
+        throw new AppError(ErrorCode.Busy, `sandbox busy: ${this.#running} running and ${this.#waiting.length} queued`, { retryable: true });
       }
       await new Promise<void>((resolve, reject) => {
         const waiter: Waiter = { start: resolve, reject };

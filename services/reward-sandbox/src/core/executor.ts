@@ -32,7 +32,7 @@ export function createExecutor(native: Runner, queue: ExecQueue, fast: readonly 
       const runner = pick(spec);
       if (runner === undefined) {
         const known = [...new Set([...nativeLangs, ...fastLangs.flatMap((s) => [...s])])].sort().join(', ');
-        return Promise.reject(new AppError(ErrorCode.UnsupportedLanguage, `language "${spec.language}" is not supported by this instance (supported: ${known})`, { status: 400 }));
+        return Promise.reject(new AppError(ErrorCode.UnsupportedLanguage, `language "${spec.language}" is not supported by this instance (supported: ${known})`));
       }
       const ctl = new AbortController();
       const onAbort = () => ctl.abort(signal?.reason);

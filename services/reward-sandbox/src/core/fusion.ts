@@ -11,7 +11,7 @@ export interface RunDefaults {
 }
 
 function badFile(path: string, why: string): AppError {
-  return new AppError(ErrorCode.ValidationFailed, `files[${JSON.stringify(path)}]: ${why}`, { status: 400 });
+  return new AppError(ErrorCode.ValidationFailed, `files[${JSON.stringify(path)}]: ${why}`);
 }
 
 /** A path inside the work dir: relative, no `..`, no empty or `.` segments games, no NUL. */

@@ -47,7 +47,7 @@ describe('batch mechanics', () => {
   });
 
   it('fails the whole batch when the embedder fails or miscounts', async () => {
-    const failing: Embedder = { modelId: 'x', dim: 2, embed: () => Promise.reject(new AppError('unavailable', 'model not loaded', { status: 503 })) };
+    const failing: Embedder = { modelId: 'x', dim: 2, embed: () => Promise.reject(new AppError('unavailable', 'model not loaded')) };
     await expect(score([storyItem('x')], failing)).rejects.toMatchObject({ code: 'unavailable' });
     const short: Embedder = { modelId: 'x', dim: 2, embed: async () => [new Float32Array(2)] };
     await expect(score([storyItem('x')], short)).rejects.toMatchObject({ code: 'internal' });

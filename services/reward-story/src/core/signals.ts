@@ -12,7 +12,6 @@ export interface SignalSummary {
 
 function lengthMismatch(field: string, n: number, m: number): AppError {
   return new AppError(ErrorCode.InvalidParams, `signals.${field}: has ${n} values but logprobs_with_context has ${m} (one per reply token each)`, {
-    status: 400,
     details: { field: `signals.${field}` },
   });
 }

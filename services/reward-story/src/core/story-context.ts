@@ -18,7 +18,7 @@ const CONTEXT_KEYS = [...REQUIRED_KEYS, 'target_response', 'output_format'] as c
 
 
 function invalid(field: string, message: string): AppError {
-  return new AppError(ErrorCode.InvalidParams, `${field}: ${message}`, { status: 400, details: { field } });
+  return new AppError(ErrorCode.InvalidParams, `${field}: ${message}`, { details: { field } });
 }
 
 function fromZod(error: z.ZodError, prefix: string): AppError {

@@ -31,7 +31,7 @@ export function weightedTotal(values: ComponentValues, weights: Readonly<Weights
     throw new AppError(
       ErrorCode.InvalidParams,
       `params.weights: every component that applies to this item has weight 0 (applies: ${applied.join(', ') || 'none'})`,
-      { status: 400, details: { field: 'params.weights', applies: applied } },
+      { details: { field: 'params.weights', applies: applied } },
     );
   }
   const weightsUsed = Object.fromEntries(COMPONENTS.map((c) => [c, values[c] === undefined ? 0 : weights[c] / sum])) as Weights;

@@ -45,7 +45,6 @@ async function isFile(path: string): Promise<boolean> {
 
 function unusable(modelDir: string, message: string, details: Record<string, unknown> = {}, cause?: unknown): AppError {
   return new AppError(ErrorCode.Unavailable, `embedding model in ${modelDir}: ${message}`, {
-    status: 503,
     details: { modelDir, ...details },
     cause,
   });

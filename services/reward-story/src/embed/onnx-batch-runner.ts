@@ -27,7 +27,6 @@ export async function openOnnxSession(modelPath: string, intraOpThreads = availa
     });
   } catch (cause) {
     throw new AppError(ErrorCode.Unavailable, `embedding model: onnxruntime cannot load ${modelPath}`, {
-      status: 503,
       details: { modelPath },
       cause,
     });

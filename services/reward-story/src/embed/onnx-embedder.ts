@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
-import { DEFAULT_MAX_BATCH } from './micro-batcher.ts';
+import { AppError, DEFAULT_MAX_BATCH, ErrorCode } from '@rl/service-kit';
 import { createBatchingEmbedder, type ClosableEmbedder } from './batching-embedder.ts';
 import { readModelDir } from './model-dir.ts';
 import { createOnnxBatchRunner, createOnnxTokenRunner, openOnnxSession, type TokenStatesFn } from './onnx-batch-runner.ts';
@@ -43,7 +42,7 @@ export async function loadOnnxEmbedder(options: OnnxEmbedderOptions): Promise<On
     const runBatch = createOnnxBatchRunner(session, io, encoder);
     const [probe] = await runBatch(['probe']);
     if (probe === undefined || probe.length === 0) {
-      throw new AppError(ErrorCode.Unavailable, `embedding model in ${dir.modelId}: empty embedding`, { status: 503 });
+      throw new AppError(ErrorCode.Unavailable, `embedding model in ${dir.modelId}: empty embedding`);
     }
     const embedder = createBatchingEmbedder({
       modelId: dir.modelId,

@@ -37,7 +37,7 @@ const OUTPUT_PREFERENCE: readonly EmbeddingOutput[] = [
 ];
 
 function unusable(message: string, details: Record<string, unknown>): AppError {
-  return new AppError(ErrorCode.Unavailable, `embedding model: ${message}`, { status: 503, details });
+  return new AppError(ErrorCode.Unavailable, `embedding model: ${message}`, { details });
 }
 
 /** Reads the session's declared inputs and outputs; throws `unavailable` on a graph we cannot feed. */

@@ -50,12 +50,12 @@ export function createTokenEncoder(
   try {
     tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
   } catch (cause) {
-    throw new AppError(ErrorCode.Unavailable, 'tokenizer.json is not a tokenizer this runtime supports', { status: 503, cause });
+    throw new AppError(ErrorCode.Unavailable, 'tokenizer.json is not a tokenizer this runtime supports', { cause });
   }
   const { prefix, suffix } = findSpecialTokens(tokenizer);
   const maxContent = maxSeqLength - prefix.length - suffix.length;
   if (maxContent < 1) {
-    throw new AppError(ErrorCode.Unavailable, `max sequence length ${maxSeqLength} leaves no room besides special tokens`, { status: 503 });
+    throw new AppError(ErrorCode.Unavailable, `max sequence length ${maxSeqLength} leaves no room besides special tokens`);
   }
   const padId = readPadId(tokenizerJson) ?? tokenizer.token_to_id('[PAD]') ?? 0;
 
@@ -99,7 +99,7 @@ function findSpecialTokens(tokenizer: HfTokenizer): { prefix: number[]; suffix: 
       return { prefix: full.slice(0, start), suffix: full.slice(start + content.length) };
     }
   }
-  throw new AppError(ErrorCode.Unavailable, 'tokenizer post-processor does not keep the text tokens contiguous', { status: 503 });
+  throw new AppError(ErrorCode.Unavailable, 'tokenizer post-processor does not keep the text tokens contiguous');
 }
 
 function readPadId(tokenizerJson: Record<string, unknown>): number | undefined {

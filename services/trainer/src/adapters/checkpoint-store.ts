@@ -33,7 +33,7 @@ export async function latestStep(dir: string): Promise<number | null> {
   }
   const step = Number(text.trim());
   if (!Number.isInteger(step) || step < 0) {
-    throw new AppError(ErrorCode.BadRequest, `${join(dir, LATEST_FILE)}: not a step number: ${JSON.stringify(text.slice(0, 40))}`, { status: 400 });
+    throw new AppError(ErrorCode.BadRequest, `${join(dir, LATEST_FILE)}: not a step number: ${JSON.stringify(text.slice(0, 40))}`);
   }
   return step;
 }

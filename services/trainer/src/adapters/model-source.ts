@@ -20,7 +20,7 @@ export async function resolveWeightsFile(path: string, field: string): Promise<s
   const step = await latestStep(path).catch(() => null);
   if (step !== null) tried.push(join(policyDir(path, step), ACTOR_FILE));
   for (const candidate of tried) if (await isFile(candidate)) return candidate;
-  throw new AppError(ErrorCode.BadRequest, `${field}: no weights at ${path} (looked for the file itself, ${tried.join(', ')})`, { status: 400, details: { field } });
+  throw new AppError(ErrorCode.BadRequest, `${field}: no weights at ${path} (looked for the file itself, ${tried.join(', ')})`, { details: { field } });
 }
 
 /** The tokenizer config of a `tokenizer` key: "char" (the digit task), "byte", or a tokenizer.json file. */
@@ -32,7 +32,7 @@ export async function tokenizerFromKey(key: string, baseDir: string, field: stri
   try {
     json = JSON.parse(await readFile(path, 'utf8'));
   } catch (err) {
-    throw new AppError(ErrorCode.BadRequest, `${field}: cannot read tokenizer.json ${path} (${(err as Error).message})`, { status: 400, cause: err, details: { field } });
+    throw new AppError(ErrorCode.BadRequest, `${field}: cannot read tokenizer.json ${path} (${(err as Error).message})`, { cause: err, details: { field } });
   }
   return createTokenizer({ kind: 'hf', tokenizer: json }).config;
 }

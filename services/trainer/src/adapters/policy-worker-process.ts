@@ -57,7 +57,7 @@ export async function startPolicyWorker(opts: {
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
   const compute = createComputeMeter();
   const callOnce = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
-    if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited, { status: 503 });
+    if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited);
     const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
     compute.add(out.compute_s);
     return out;

@@ -19,7 +19,7 @@ export interface ParseJobConfigOptions {
 
 function invalidConfig(source: string, problems: ConfigProblem[]): AppError {
   const lines = problems.map((p) => `  ${p.path}: ${p.message}`);
-  return new AppError(ErrorCode.ValidationFailed, `invalid ${source}:\n${lines.join('\n')}`, { status: 400, details: { problems } });
+  return new AppError(ErrorCode.ValidationFailed, `invalid ${source}:\n${lines.join('\n')}`, { details: { problems } });
 }
 
 function parseText(text: string, format: 'yaml' | 'json', source: string): unknown {
@@ -27,7 +27,7 @@ function parseText(text: string, format: 'yaml' | 'json', source: string): unkno
     return format === 'json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new AppError(ErrorCode.BadRequest, `${source} is not valid ${format.toUpperCase()}: ${why}`, { status: 400, cause: err });
+    throw new AppError(ErrorCode.BadRequest, `${source} is not valid ${format.toUpperCase()}: ${why}`, { cause: err });
   }
 }
 
@@ -78,7 +78,7 @@ export async function readJobConfigFile(path: string, overrides: readonly string
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new AppError(ErrorCode.NotFound, `${path}: cannot read job config`, { status: 404, cause: err });
+    throw new AppError(ErrorCode.NotFound, `${path}: cannot read job config`, { cause: err });
   }
   return parseJobConfig(text, { format: path.endsWith('.json') ? 'json' : 'yaml', overrides, source: path });
 }

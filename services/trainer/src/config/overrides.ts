@@ -47,7 +47,7 @@ export function parseOverrides(texts: readonly string[]): Override[] {
     }
   }
   if (problems.length > 0) {
-    throw new AppError(ErrorCode.ValidationFailed, `invalid --set override: ${problems.join('; ')}`, { status: 400, details: { problems } });
+    throw new AppError(ErrorCode.ValidationFailed, `invalid --set override: ${problems.join('; ')}`, { details: { problems } });
   }
   return out;
 }
@@ -83,7 +83,7 @@ export function applyOverrides(config: unknown, overrides: readonly Override[]):
     else node[leaf] = o.value;
   }
   if (problems.length > 0) {
-    throw new AppError(ErrorCode.ValidationFailed, `invalid --set override: ${problems.join('; ')}`, { status: 400, details: { problems } });
+    throw new AppError(ErrorCode.ValidationFailed, `invalid --set override: ${problems.join('; ')}`, { details: { problems } });
   }
   return root;
 }

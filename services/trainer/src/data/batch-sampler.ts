@@ -55,16 +55,15 @@ export function createBatchSampler<R = DatasetRow>(dataset: SampledData<R>, opti
   const { batchSize, shuffle, seed, mixWeights = null } = options;
   const total = dataset.rows.length;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new AppError(ErrorCode.InvalidParams, `batchSize: expected a positive integer, got ${batchSize}`, { status: 400 });
+    throw new AppError(ErrorCode.InvalidParams, `batchSize: expected a positive integer, got ${batchSize}`);
   }
   if (total < batchSize) {
     throw new AppError(ErrorCode.BadRequest, `the training data has ${total} rows after filtering, fewer than data.train_batch_size (${batchSize})`, {
-      status: 400,
       details: { rows: total, batchSize },
     });
   }
   if (mixWeights !== null && mixWeights.length !== dataset.fileSizes.length) {
-    throw new AppError(ErrorCode.InvalidParams, `mixWeights: expected ${dataset.fileSizes.length} weights (one per file), got ${mixWeights.length}`, { status: 400 });
+    throw new AppError(ErrorCode.InvalidParams, `mixWeights: expected ${dataset.fileSizes.length} weights (one per file), got ${mixWeights.length}`);
   }
   let cached: { epoch: number; order: Int32Array } | undefined;
   const orderOf = (epoch: number): Int32Array => {
@@ -76,12 +75,10 @@ export function createBatchSampler<R = DatasetRow>(dataset: SampledData<R>, opti
     initialState: { epoch: 0, index: 0 },
     nextBatch(state) {
       const checked = SamplerState.safeParse(state);
-      if (!checked.success) throw new AppError(ErrorCode.InvalidParams, `sampler state: ${checked.error.message}`, { status: 400 });
+      if (!checked.success) throw new AppError(ErrorCode.InvalidParams, `sampler state: ${checked.error.message}`);
       let { epoch, index } = checked.data;
       if (index > total) {
-        throw new AppError(ErrorCode.BadRequest, `sampler state index ${index} is past the ${total} training rows; did the data change since the checkpoint?`, {
-          status: 400,
-        });
+        throw new AppError(ErrorCode.BadRequest, `sampler state index ${index} is past the ${total} training rows; did the data change since the checkpoint?`);
       }
       if (index + batchSize > total) {
         epoch += 1;

@@ -14,7 +14,7 @@ export function checkSignalRows(dataset: Dataset, needsSignals: (dataSource: str
     throw new AppError(
       ErrorCode.BadRequest,
       `${path} row ${inFile}: no "${key}" (the prompt without the context r, which the ${row.data_source} reward's signals need); convert with rl-data convert-story, set data.prompt_without_context_key, or turn signals off with reward.signals: false`,
-      { status: 400, details: { path, row: inFile, field: key } },
+      { details: { path, row: inFile, field: key } },
     );
   }
 }

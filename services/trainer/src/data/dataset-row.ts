@@ -68,7 +68,6 @@ const isObject = (v: JsonValue | undefined): v is { [key: string]: JsonValue } =
 
 function bad(origin: RowOrigin, field: string, why: string): AppError {
   return new AppError(ErrorCode.BadRequest, `${origin.path} row ${origin.row}: ${field} ${why}`, {
-    status: 400,
     details: { path: origin.path, row: origin.row, field },
   });
 }

@@ -5,7 +5,7 @@ import type { CountTokens, LoadDatasetOptions } from './load-dataset.ts';
 
 function common(data: DataConfig, countTokens: CountTokens | undefined): Pick<LoadDatasetOptions, 'promptKey' | 'defaultDataSource' | 'filter'> {
   if (data.filter_overlong_prompts && countTokens === undefined) {
-    throw new AppError(ErrorCode.InvalidParams, 'data.filter_overlong_prompts is on but no token counter was given', { status: 400 });
+    throw new AppError(ErrorCode.InvalidParams, 'data.filter_overlong_prompts is on but no token counter was given');
   }
   return {
     promptKey: data.prompt_key,

@@ -73,12 +73,12 @@ function fitsPrompt(prompt: Prompt, filter: LoadDatasetOptions['filter']): boole
  */
 export async function loadDataset(options: LoadDatasetOptions): Promise<Dataset> {
   const { files, promptKey = 'prompt', defaultDataSource = null, withoutContextKey = 'prompt_without_context', maxSamples = -1, sampleRandomly = false, seed = 1, filter } = options;
-  if (files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given', { status: 400 });
+  if (files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given');
   const opened = await Promise.all(files.map((path) => openParquetFile(path)));
   for (const file of opened) {
     if (!file.fields.some((f) => f.name === promptKey)) {
       const columns = file.fields.map((f) => f.name).join(', ');
-      throw new AppError(ErrorCode.BadRequest, `${file.path}: no prompt column "${promptKey}" (columns: ${columns}); set data.prompt_key`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `${file.path}: no prompt column "${promptKey}" (columns: ${columns}); set data.prompt_key`);
     }
   }
   const total = opened.reduce((n, f) => n + f.numRows, 0);

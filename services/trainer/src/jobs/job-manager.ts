@@ -61,7 +61,7 @@ export class JobManager<C> {
 
   /** Queues a job; it starts when no other job runs. */
   submit(config: C, name: string, id: string = randomUUID().slice(0, 8)): JobView {
-    if (this.#jobs.has(id)) throw new AppError(ErrorCode.BadRequest, `job ${id} already exists`, { status: 409 });
+    if (this.#jobs.has(id)) throw new AppError(ErrorCode.Conflict, `job ${id} already exists`);
     const now = new Date().toISOString();
     const job: Job<C> = {
       view: { id, name, state: JobState.Queued, created_at: now, started_at: null, finished_at: null, step: 0, total_steps: null, last_metrics: null, last_validation: null, error: null },
@@ -107,7 +107,7 @@ export class JobManager<C> {
       this.#queue.splice(queued, 1);
       this.#finish(job, JobState.Cancelled, null);
     } else {
-      job.controller.abort(new AppError(ErrorCode.Unavailable, 'job cancelled', { status: 409 }));
+      job.controller.abort(new AppError(ErrorCode.Conflict, 'job cancelled'));
     }
     return { ...job.view };
   }
@@ -121,7 +121,7 @@ export class JobManager<C> {
 
   #job(id: string): Job<C> {
     const job = this.#jobs.get(id);
-    if (job === undefined) throw new AppError(ErrorCode.NotFound, `no job ${id}`, { status: 404 });
+    if (job === undefined) throw new AppError(ErrorCode.NotFound, `no job ${id}`);
     return job;
   }
 

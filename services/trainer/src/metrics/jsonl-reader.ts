@@ -34,7 +34,7 @@ export function parseMetricsJsonl(text: string, source = 'metrics.jsonl'): Metri
         parsed = undefined;
       }
       if (!isRecord(parsed)) {
-        throw new AppError(ErrorCode.BadRequest, `${source} line ${lineNo}: not a metrics record (JSON object with a numeric "step")`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `${source} line ${lineNo}: not a metrics record (JSON object with a numeric "step")`);
       }
       records.push(parsed);
     }
@@ -48,7 +48,7 @@ export async function readMetricsJsonl(path: string): Promise<MetricsFile> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new AppError(ErrorCode.NotFound, `${path}: no metrics file`, { status: 404, cause: err });
+    throw new AppError(ErrorCode.NotFound, `${path}: no metrics file`, { cause: err });
   }
   return parseMetricsJsonl(text, path);
 }

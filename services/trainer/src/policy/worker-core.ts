@@ -74,7 +74,7 @@ export class PolicyWorkerCore {
 
   /** The critic of a GAE job. */
   get critic(): CriticCore {
-    if (this.#critic === null) throw new AppError(ErrorCode.BadRequest, 'this worker has no critic (the job does not use algorithm.adv_estimator: gae)', { status: 400 });
+    if (this.#critic === null) throw new AppError(ErrorCode.BadRequest, 'this worker has no critic (the job does not use algorithm.adv_estimator: gae)');
     return this.#critic;
   }
 
@@ -89,7 +89,7 @@ export class PolicyWorkerCore {
 
   /** The job's actor loss: one object for the whole job, so the policy library compiles it once. */
   get loss(): PolicyLoss {
-    if (this.spec.loss === undefined) throw new AppError(ErrorCode.BadRequest, 'this worker has no actor loss (an SFT job): update is not available', { status: 400 });
+    if (this.spec.loss === undefined) throw new AppError(ErrorCode.BadRequest, 'this worker has no actor loss (an SFT job): update is not available');
     this.#loss ??= createPpoLoss(this.spec.loss);
     return this.#loss;
   }
@@ -127,7 +127,7 @@ export class PolicyWorkerCore {
     const entries = req.without_context ?? [];
     const pairs = entries.map(({ index, prompt }, i) => {
       const pair = req.pairs[index];
-      if (pair === undefined) throw new AppError(ErrorCode.BadRequest, `without_context[${i}].index: ${index} is not a pair (there are ${req.pairs.length})`, { status: 400 });
+      if (pair === undefined) throw new AppError(ErrorCode.BadRequest, `without_context[${i}].index: ${index} is not a pair (there are ${req.pairs.length})`);
       return { prompt, response: pair.response };
     });
     const started = performance.now();

@@ -49,7 +49,7 @@ const defaultSleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, {
 function asAppError(err: unknown, subject: string): AppError {
   if (err instanceof AppError) return err;
   // Anything else from the transport (a dropped connection, a bug) is treated like mapRequestError does.
-  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err });
+  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err });
 }
 
 function itemError(code: string, message: string): RewardResult {
@@ -118,7 +118,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
               }
               return;
             }
-            error = new AppError(ErrorCode.Internal, `${chunk.subject} returned ${reply.results.length} results for ${chunk.indices.length} items`, { status: 502 });
+            error = new AppError(ErrorCode.UpstreamError, `${chunk.subject} returned ${reply.results.length} results for ${chunk.indices.length} items`);
           } catch (err) {
             abort.throwIfAborted();
             error = asAppError(err, chunk.subject);
@@ -126,7 +126,6 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
           if (RETRYABLE_CODES.has(error.code)) {
             if (attempt >= retries) {
               throw new AppError(error.code, `rewards on ${chunk.subject}: gave up after ${attempt + 1} attempts for ${chunk.indices.length} items: ${error.message}`, {
-                status: error.status,
                 retryable: true,
                 cause: error,
                 details: { subject: chunk.subject, attempts: attempt + 1, items: chunk.indices.length },

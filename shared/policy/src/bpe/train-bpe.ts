@@ -23,7 +23,7 @@ export function trainBpe(texts: Iterable<string>, options: TrainBpeOptions): Tok
   const { vocabSize, specials, minFrequency = 2, pretokenizer = 'qwen2' } = options;
   const base = 256 + specials.length;
   if (!Number.isInteger(vocabSize) || vocabSize < base) {
-    throw new AppError(ErrorCode.InvalidParams, `vocabSize: expected an integer >= ${base} (bytes + specials), got ${vocabSize}`, { status: 400 });
+    throw new AppError(ErrorCode.InvalidParams, `vocabSize: expected an integer >= ${base} (bytes + specials), got ${vocabSize}`);
   }
   // Pre-tokenize with the library's own pre-tokenizer, so training and encoding split text identically.
   const pre = new HfTokenizerImpl(byteLevelBpeJson(specials, [], pretokenizer), {}).pre_tokenizer;

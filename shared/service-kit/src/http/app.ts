@@ -76,7 +76,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: () => {
-        throw new AppError(ErrorCode.PayloadTooLarge, `request body exceeds ${maxBodyBytes} bytes`, { status: 413 });
+        throw new AppError(ErrorCode.PayloadTooLarge, `request body exceeds ${maxBodyBytes} bytes`);
       },
     }),
   );
@@ -86,13 +86,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (err instanceof HTTPException) {
       // An exception that carries its own response (e.g. a 504 with Retry-After) is sent as is.
       if (err.res !== undefined) return err.getResponse();
-      const code = err.status === 413 ? ErrorCode.PayloadTooLarge : err.status === 401 ? ErrorCode.Unauthorized : ErrorCode.BadRequest;
-      return problemResponse(new AppError(code, err.message || 'bad request', { status: err.status }));
+      const code = err.status === 413 ? ErrorCode.PayloadTooLarge : err.status === 401 ? ErrorCode.Unauthorized : err.status === 404 ? ErrorCode.NotFound : ErrorCode.BadRequest;
+      return problemResponse(new AppError(code, err.message || 'bad request'));
     }
     logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
-    return problemResponse(new AppError(ErrorCode.Internal, 'internal error', { status: 500 }));
+    return problemResponse(new AppError(ErrorCode.Internal, 'internal error'));
   });
-  app.notFound((c) => problemResponse(new AppError(ErrorCode.NotFound, `no route for ${c.req.method} ${c.req.path}`, { status: 404 })));
+  app.notFound((c) => problemResponse(new AppError(ErrorCode.NotFound, `no route for ${c.req.method} ${c.req.path}`)));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', service: options.service }));
   app.get('/readyz', (c) => {
@@ -114,7 +114,7 @@ function bearerAuth(token: string) {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
     const got = Buffer.from(c.req.header('authorization') ?? '');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      throw new AppError(ErrorCode.Unauthorized, 'missing or invalid bearer token', { status: 401 });
+      throw new AppError(ErrorCode.Unauthorized, 'missing or invalid bearer token');
     }
     return next();
   };

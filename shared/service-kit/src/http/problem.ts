@@ -10,17 +10,20 @@ export interface Problem {
   error: ErrorBody;
 }
 
-/** Builds the problem+json `Response` for an {@link AppError}. */
-export function problemResponse(err: AppError): Response {
+/**
+ * Builds the problem+json `Response` for an {@link AppError}; `status` is the
+ * code's (ERROR_STATUS) unless an edge's compatibility contract says otherwise.
+ */
+export function problemResponse(err: AppError, status = err.status): Response {
   const body: Problem = {
     type: `urn:rl:error:${err.code}`,
     title: err.code,
-    status: err.status,
+    status,
     detail: err.message,
     error: err.details === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, details: err.details },
   };
   return new Response(JSON.stringify(body), {
-    status: err.status,
+    status,
     headers: { 'content-type': 'application/problem+json' },
   });
 }

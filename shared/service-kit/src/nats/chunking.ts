@@ -72,10 +72,10 @@ export async function assembleChunks(
   const inbox = hdrs?.get(CHUNK_INBOX_HEADER) ?? '';
   if (!(count > 1)) return first;
   if (!Number.isInteger(count) || inbox === '') {
-    throw new AppError(ErrorCode.BadRequest, `malformed ${CHUNKS_HEADER}/${CHUNK_INBOX_HEADER} headers`, { status: 400 });
+    throw new AppError(ErrorCode.BadRequest, `malformed ${CHUNKS_HEADER}/${CHUNK_INBOX_HEADER} headers`);
   }
   if ((count - 1) * first.length + 1 > opts.maxBytes) {
-    throw new AppError(ErrorCode.PayloadTooLarge, `chunked payload exceeds ${opts.maxBytes} bytes`, { status: 413 });
+    throw new AppError(ErrorCode.PayloadTooLarge, `chunked payload exceeds ${opts.maxBytes} bytes`);
   }
   const parts: Uint8Array[] = [first];
   let total = first.length;
@@ -83,10 +83,10 @@ export async function assembleChunks(
     const h = createHeaders();
     h.set(CHUNK_INDEX_HEADER, String(i));
     const reply = await nc.request(inbox, new Uint8Array(0), { timeout: opts.timeoutMs, headers: h });
-    if (reply.data.length === 0) throw new AppError(ErrorCode.BadRequest, `chunk ${i} of ${count} missing`, { status: 400 });
+    if (reply.data.length === 0) throw new AppError(ErrorCode.BadRequest, `chunk ${i} of ${count} missing`);
     total += reply.data.length;
     if (total > opts.maxBytes) {
-      throw new AppError(ErrorCode.PayloadTooLarge, `chunked payload exceeds ${opts.maxBytes} bytes`, { status: 413 });
+      throw new AppError(ErrorCode.PayloadTooLarge, `chunked payload exceeds ${opts.maxBytes} bytes`);
     }
     parts.push(reply.data);
   }

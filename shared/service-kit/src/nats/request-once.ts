@@ -48,7 +48,7 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
   void (async () => {
     for await (const s of status) {
       if (s.type === 'disconnect') {
-        settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost while waiting for a reply on ${subject}`, { status: 503, retryable: true, details: { reason: 'disconnected' } }));
+        settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost while waiting for a reply on ${subject}`, { retryable: true, details: { reason: 'disconnected' } }));
       }
     }
   })();
@@ -59,12 +59,12 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
       timeout: timeoutMs,
       callback: (err, msg) => {
         if (err instanceof TimeoutError) {
-          settle(new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { status: 504, retryable: true, cause: err }));
+          settle(new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { retryable: true, cause: err }));
         } else if (err !== null) {
-          settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err }));
+          settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err }));
         } else if (msg.data.length === 0 && msg.headers?.code === 503) {
           // The server's "no responders" status (nats.js's own request does the same check).
-          settle(new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { status: 503, retryable: true }));
+          settle(new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { retryable: true }));
         } else {
           settle(null, msg);
         }
@@ -72,10 +72,10 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
     });
     nc.publish(subject, data, { reply: inbox, ...(headers !== undefined && { headers }) });
     nc.flush().catch((err: unknown) => {
-      settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost before the request on ${subject} reached the server`, { status: 503, retryable: true, cause: err, details: { reason: 'disconnected' } }));
+      settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost before the request on ${subject} reached the server`, { retryable: true, cause: err, details: { reason: 'disconnected' } }));
     });
   } catch (err) {
-    settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err }));
+    settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err }));
   }
   return promise;
 }

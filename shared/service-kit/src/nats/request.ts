@@ -44,34 +44,43 @@ export async function requestJson<O>(nc: NatsConnection, subject: string, body: 
   const full = await assembleChunks(nc, reply.data, reply.headers, { timeoutMs, maxBytes: maxReplyBytes }).catch((err: unknown) => {
     throw err instanceof AppError ? err : mapRequestError(err, subject, timeoutMs);
   });
-  const parsed: unknown = JSON.parse(decoder.decode(full));
+  const parsed = parseReply(full, subject);
   const serviceCode = reply.headers?.get(ServiceErrorCodeHeader);
   if (serviceCode !== undefined && serviceCode !== '') {
-    throw errorFromReply(parsed, Number(serviceCode));
+    throw errorFromReply(parsed);
   }
   const checked = response.safeParse(parsed);
   if (!checked.success) {
-    throw new AppError(ErrorCode.Internal, `reply on ${subject} does not match its schema: ${checked.error.message}`, { status: 502 });
+    throw new AppError(ErrorCode.UpstreamError, `reply on ${subject} does not match its schema: ${checked.error.message}`);
   }
   return checked.data;
 }
 
-function errorFromReply(parsed: unknown, status: number): AppError {
+/** A reply that is not JSON (a misbehaving peer, a truncated chunk) is the peer's failure, not a crash here. */
+function parseReply(data: Uint8Array, subject: string): unknown {
+  try {
+    return JSON.parse(decoder.decode(data));
+  } catch (err) {
+    throw new AppError(ErrorCode.UpstreamError, `reply on ${subject} is not JSON`, { cause: err });
+  }
+}
+
+function errorFromReply(parsed: unknown): AppError {
   const body = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   if (body !== undefined && isErrorCode(body.code) && typeof body.message === 'string') {
-    return fromErrorBody({ code: body.code, message: body.message, details: body.details as Record<string, unknown> | undefined }, status);
+    return fromErrorBody({ code: body.code, message: body.message, details: body.details as Record<string, unknown> | undefined });
   }
-  return new AppError(ErrorCode.Internal, 'service replied with an unreadable error', { status: 502 });
+  return new AppError(ErrorCode.UpstreamError, 'service replied with an unreadable error');
 }
 
 /** Maps nats.js request failures to typed, retryable {@link AppError}s. */
 export function mapRequestError(err: unknown, subject: string, timeoutMs: number): AppError {
   if (err instanceof RequestError && err.isNoResponders()) {
-    return new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { status: 503, retryable: true, cause: err });
+    return new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { retryable: true, cause: err });
   }
   if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
-    return new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { status: 504, retryable: true, cause: err });
+    return new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { retryable: true, cause: err });
   }
   if (err instanceof AppError) return err;
-  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { status: 503, retryable: true, cause: err });
+  return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err });
 }

@@ -136,7 +136,7 @@ export async function startNatsService(options: NatsServiceOptions): Promise<Nat
     async stop(graceMs) {
       await service.stop();
       const all = Promise.allSettled([...inFlight]);
-      const timer = setTimeout(() => stopping.abort(new AppError(ErrorCode.Unavailable, 'service stopping', { status: 503, retryable: true })), graceMs);
+      const timer = setTimeout(() => stopping.abort(new AppError(ErrorCode.Unavailable, 'service stopping', { retryable: true })), graceMs);
       await all;
       clearTimeout(timer);
     },

@@ -35,7 +35,7 @@ export function parseInteractionConfig(yamlText: string, where: string): Interac
   try {
     raw = parseYaml(yamlText);
   } catch (err) {
-    throw new AppError(ErrorCode.ValidationFailed, `${where}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`, { status: 500 });
+    throw new AppError(ErrorCode.InvalidConfig, `${where}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = InteractionConfigFile.safeParse(raw ?? {});
   if (!parsed.success) throw validationError(parsed.error, where);
@@ -49,10 +49,10 @@ export function buildInteractions(file: InteractionConfigFile, deps: BuildDeps, 
     const cls = entry.class_name.split('.').at(-1) ?? '';
     const factory = INTERACTION_CLASSES[cls];
     if (factory === undefined) {
-      throw new AppError(ErrorCode.ValidationFailed, `${where}: interaction[${i}].class_name: unknown interaction class '${entry.class_name}' (known: ${Object.keys(INTERACTION_CLASSES).join(', ')})`, { status: 500 });
+      throw new AppError(ErrorCode.InvalidConfig, `${where}: interaction[${i}].class_name: unknown interaction class '${entry.class_name}' (known: ${Object.keys(INTERACTION_CLASSES).join(', ')})`);
     }
     const name = entry.name ?? (cls.endsWith('Interaction') ? cls.slice(0, -'Interaction'.length) : cls).toLowerCase();
-    if (out.has(name)) throw new AppError(ErrorCode.ValidationFailed, `${where}: interaction[${i}]: duplicate interaction name '${name}'`, { status: 500 });
+    if (out.has(name)) throw new AppError(ErrorCode.InvalidConfig, `${where}: interaction[${i}]: duplicate interaction name '${name}'`);
     out.set(name, factory(name, entry.config.timeout_ms ?? deps.defaultTimeoutMs, deps));
   });
   return out;

@@ -33,7 +33,6 @@ export function resolveSample(sample: VerlSample, index: number, interactions: R
   if (impl === undefined) {
     const known = [...interactions.keys()].join(', ') || 'none';
     throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: unknown interaction ${JSON.stringify(name)} (configured: ${known})`, {
-      status: 400,
       details: { issues: [{ path: field, message: 'unknown interaction' }] },
     });
   }

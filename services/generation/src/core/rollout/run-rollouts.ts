@@ -54,7 +54,7 @@ export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal
   const resolved = req.samples.map((s, i) => resolveSample(s, i, deps.interactions));
   if (req.model_version !== undefined) {
     if (deps.waitForVersion === undefined) {
-      throw new AppError(ErrorCode.BadRequest, 'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)', { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, 'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)');
     }
     await deps.waitForVersion(req.model_version, req.model_version_timeout_ms, signal);
   }
@@ -96,7 +96,7 @@ async function runTrajectory(job: Job, session: BackendSession, req: RolloutRequ
     session.mode === 'tokens' ? await startTokenConversation(session, sample.prompt, tools) : startTextConversation(session, sample.prompt, tools);
   const maxPrompt = req.limits.max_prompt_tokens ?? deps.defaults.maxPromptTokens;
   if (conversation.promptLength() > maxPrompt) {
-    throw new AppError(ErrorCode.ValidationFailed, `samples[${job.group}].prompt: ${conversation.promptLength()} tokens exceed limits.max_prompt_tokens=${maxPrompt}`, { status: 400 });
+    throw new AppError(ErrorCode.ValidationFailed, `samples[${job.group}].prompt: ${conversation.promptLength()} tokens exceed limits.max_prompt_tokens=${maxPrompt}`);
   }
   const out = await AGENT_LOOPS[agentName](
     { conversation, sampling: samplingOf(req, limits), seed: sampleSeed(req.sampling.seed, job.group, job.member), limits, toolsKwargs, interaction, signal },

@@ -34,7 +34,7 @@ const TOKEN = /(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_][A-
 
 type Token = { kind: 'num'; value: number; at: number } | { kind: 'id' | 'op'; text: string; at: number };
 
-const bad = (message: string) => new AppError(ErrorCode.InvalidParams, message, { status: 400 });
+const bad = (message: string) => new AppError(ErrorCode.InvalidParams, message);
 
 function tokenize(src: string): Token[] {
   const out: Token[] = [];

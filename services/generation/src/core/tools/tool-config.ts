@@ -76,7 +76,7 @@ export function parseToolConfig(yamlText: string, where: string): ToolConfigFile
   try {
     raw = parseYaml(yamlText);
   } catch (err) {
-    throw new AppError(ErrorCode.ValidationFailed, `${where}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`, { status: 500 });
+    throw new AppError(ErrorCode.InvalidConfig, `${where}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = ToolConfigFile.safeParse(raw ?? {});
   if (!parsed.success) throw validationError(parsed.error, where);
@@ -90,10 +90,10 @@ export function buildTools(file: ToolConfigFile, deps: BuildDeps, where = 'tool 
     const cls = entry.class_name.split('.').at(-1) ?? '';
     const factory = TOOL_CLASSES[cls];
     if (factory === undefined) {
-      throw new AppError(ErrorCode.ValidationFailed, `${where}: tools[${i}].class_name: unknown tool class '${entry.class_name}' (known: ${KNOWN_TOOL_CLASSES.join(', ')})`, { status: 500 });
+      throw new AppError(ErrorCode.InvalidConfig, `${where}: tools[${i}].class_name: unknown tool class '${entry.class_name}' (known: ${KNOWN_TOOL_CLASSES.join(', ')})`);
     }
     const tool = factory(entry.tool_schema as ToolSchema | undefined, entry, entry.config.timeout_ms ?? deps.defaultTimeoutMs, deps);
-    if (tools.has(tool.name)) throw new AppError(ErrorCode.ValidationFailed, `${where}: tools[${i}]: duplicate tool name '${tool.name}'`, { status: 500 });
+    if (tools.has(tool.name)) throw new AppError(ErrorCode.InvalidConfig, `${where}: tools[${i}]: duplicate tool name '${tool.name}'`);
     tools.set(tool.name, tool);
   });
   return tools;

@@ -94,7 +94,7 @@ export class BudgetPool {
 
   /** Runs one batch; resolves with the module's `close()` output. */
   run(payload: Uint8Array | string, signal?: AbortSignal): Promise<unknown> {
-    if (this.#closed) return Promise.reject(new AppError(ErrorCode.Unavailable, 'worker pool is closed', { status: 503, retryable: true }));
+    if (this.#closed) return Promise.reject(new AppError(ErrorCode.Unavailable, 'worker pool is closed', { retryable: true }));
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const job: Job = { id: this.#nextJobId++, payload, skip: new Map(), resolve, reject, settled: false };
     if (signal !== undefined) {
@@ -119,7 +119,7 @@ export class BudgetPool {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#watchdog);
-    const err = new AppError(ErrorCode.Unavailable, 'worker pool closed', { status: 503, retryable: true });
+    const err = new AppError(ErrorCode.Unavailable, 'worker pool closed', { retryable: true });
     for (const job of this.#queue.splice(0)) this.#finish(job, err);
     for (const slot of this.#slots) if (slot.job !== undefined) this.#finish(slot.job, err);
     const all = this.#spare === undefined ? this.#slots : [...this.#slots, this.#spare];
@@ -213,7 +213,7 @@ export class BudgetPool {
       // Died outside any item (parsing the payload): nothing to skip, so fail the batch rather than loop.
       const job = slot.job;
       this.#replaceWorker(slot);
-      this.#finish(job, new AppError(ErrorCode.Internal, `worker crashed: ${err.message}`, { status: 500, cause: err }));
+      this.#finish(job, new AppError(ErrorCode.Internal, `worker crashed: ${err.message}`, { cause: err }));
       this.#pump();
       return;
     }
@@ -241,7 +241,7 @@ export class BudgetPool {
 
   /** Workers keep dying (e.g. the batch module fails to load): stop respawning and fail everything. */
   #breakPool(err: Error): void {
-    const broken = new AppError(ErrorCode.Internal, `worker pool broken: ${err.message}`, { status: 500, cause: err });
+    const broken = new AppError(ErrorCode.Internal, `worker pool broken: ${err.message}`, { cause: err });
     this.#closed = true;
     this.#allReady.reject(broken);
     for (const job of this.#queue.splice(0)) this.#finish(job, broken);
@@ -257,7 +257,7 @@ export class BudgetPool {
       this.#pump();
       this.#idleWatchdog();
     }
-    this.#finish(job, reason ?? new AppError(ErrorCode.Unavailable, 'aborted', { status: 503, retryable: true }));
+    this.#finish(job, reason ?? new AppError(ErrorCode.Unavailable, 'aborted', { retryable: true }));
   }
 
   #finish(job: Job, err: unknown, output?: unknown): void {
@@ -276,5 +276,5 @@ export class BudgetPool {
 }
 
 function failureToError(f: JobFailure): AppError {
-  return new AppError(isErrorCode(f.code) ? f.code : ErrorCode.Internal, f.message, { status: f.status, details: f.details });
+  return new AppError(isErrorCode(f.code) ? f.code : ErrorCode.Internal, f.message, { details: f.details });
 }

@@ -32,7 +32,7 @@ function groundTruthOf(raw: unknown): string | null {
   if (typeof raw === 'string') return raw;
   // grade_answer(answer, None) returns False; any other type raises in normalize_answer's `.strip()`.
   if (raw === null) return null;
-  throw new AppError(ErrorCode.InvalidGroundTruth, 'geo3k ground_truth must be a string', { status: 400 });
+  throw new AppError(ErrorCode.InvalidGroundTruth, 'geo3k ground_truth must be a string');
 }
 
 /** verl `geo3k.compute_score`: (1 - format_score) * accuracy + format_score * format. */

@@ -77,9 +77,7 @@ export const mathDapoScorer: Scorer<MathDapoParams> = {
       pred = minervaPrediction(clipped);
       // normalize_final_answer(gt) calls gt.split: verl raises on a non-string.
       if (typeof groundTruth !== 'string') {
-        throw new AppError(ErrorCode.InvalidGroundTruth, 'ground_truth must be a string for math_dapo', {
-          status: 400,
-        });
+        throw new AppError(ErrorCode.InvalidGroundTruth, 'ground_truth must be a string for math_dapo');
       }
       acc = pred === normalizeGroundTruth(groundTruth);
     }

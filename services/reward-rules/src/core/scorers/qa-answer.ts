@@ -48,7 +48,7 @@ export function tooManyAnswerTags(s: string): boolean {
 }
 
 function invalid(message: string): AppError {
-  return new AppError(ErrorCode.InvalidGroundTruth, message, { status: 400 });
+  return new AppError(ErrorCode.InvalidGroundTruth, message);
 }
 
 /**

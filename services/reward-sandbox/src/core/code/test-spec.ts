@@ -23,7 +23,7 @@ export interface ParseTestSpecOptions {
 export const DEFAULT_MAX_CASES = 1000;
 
 function invalid(message: string): AppError {
-  return new AppError(ErrorCode.InvalidGroundTruth, message, { status: 400 });
+  return new AppError(ErrorCode.InvalidGroundTruth, message);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -32,7 +32,7 @@ export function createFormatChecker(cacheEntries = DEFAULT_FORMAT_CACHE_ENTRIES)
         cache.set(key, entry);
       }
       if (typeof entry === 'function') return entry;
-      throw new AppError(ErrorCode.InvalidParams, `${field}.${entry.subfield}: ${entry.failure}`, { status: 400, details: { field: `${field}.${entry.subfield}` } });
+      throw new AppError(ErrorCode.InvalidParams, `${field}.${entry.subfield}: ${entry.failure}`, { details: { field: `${field}.${entry.subfield}` } });
     },
   };
 }

@@ -17,7 +17,7 @@ export interface Shape {
 
 /** Throws `invalid_params` naming the field: core functions never crash on malformed input. */
 export function invalid(field: string, message: string): AppError {
-  return new AppError(ErrorCode.InvalidParams, `${field}: ${message}`, { status: 400, details: { field } });
+  return new AppError(ErrorCode.InvalidParams, `${field}: ${message}`, { details: { field } });
 }
 
 /** Checks that `shape` holds non-negative integers. */

@@ -35,7 +35,7 @@ function context(failures: number) {
     logprobs: async (model, pairs) => ({ logprobs: pairs.map((p) => p.response.map(() => (model === 'ref' ? -2 : -1))) }),
     // The first `failures` updates are lost on the bus, after the advantages (and the KL coefficient) were computed.
     update: async () => {
-      if (failuresLeft-- > 0) throw new AppError(ErrorCode.Unavailable, 'bus down', { status: 503, retryable: true });
+      if (failuresLeft-- > 0) throw new AppError(ErrorCode.Unavailable, 'bus down', { retryable: true });
       return { version: `v${++updates}`, metrics: {} };
     },
     values: async () => [],

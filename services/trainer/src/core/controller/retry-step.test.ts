@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { describeStepRetry, retryStep, stepRetryDelayMs, type StepRetry } from './retry-step.ts';
 
-const transport = (code: ErrorCode) => new AppError(code, `${code} on the bus`, { status: 503, retryable: true });
+const transport = (code: ErrorCode) => new AppError(code, `${code} on the bus`, { retryable: true });
 
 /** A step that fails with `failures` in order, then returns its attempt number; records every call. */
 function flakyStep(failures: unknown[]) {
@@ -37,7 +37,7 @@ describe('retryStep', () => {
   });
 
   it('never retries a validation error or a bug', async () => {
-    for (const err of [new AppError(ErrorCode.ValidationFailed, 'bad batch', { status: 400 }), new TypeError('a bug')]) {
+    for (const err of [new AppError(ErrorCode.ValidationFailed, 'bad batch'), new TypeError('a bug')]) {
       const step = flakyStep([err]);
       const { delays, sleep } = instantSleep();
       await expect(retryStep(1, step.run, { sleep })).rejects.toBe(err);

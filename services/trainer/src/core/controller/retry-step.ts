@@ -80,7 +80,7 @@ export async function retryStep<T>(step: number, run: (attempt: number) => Promi
     attempts = DEFAULT_STEP_RETRY.attempts, baseDelayMs = DEFAULT_STEP_RETRY.baseDelayMs, maxDelayMs = DEFAULT_STEP_RETRY.maxDelayMs,
     retryableCodes = RETRYABLE_STEP_CODES, sleep = defaultSleep, onRetry, signal = new AbortController().signal,
   } = options;
-  if (!(Number.isInteger(attempts) && attempts >= 1)) throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`, { status: 400 });
+  if (!(Number.isInteger(attempts) && attempts >= 1)) throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`);
   for (let attempt = 1; ; attempt++) {
     signal.throwIfAborted();
     try {

@@ -36,14 +36,14 @@ export interface SftDataset {
 
 /** Reads and tokenizes the files. */
 export async function loadSftDataset(o: LoadSftOptions): Promise<SftDataset> {
-  if (o.files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given', { status: 400 });
+  if (o.files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given');
   const opened = await Promise.all(o.files.map((path) => openParquetFile(path)));
   const need = o.columns.messagesKey !== null ? [o.columns.messagesKey] : [o.columns.promptKey, o.columns.responseKey];
   for (const file of opened) {
     for (const column of need) {
       if (!file.fields.some((f) => f.name === column)) {
         const hint = o.columns.messagesKey !== null ? 'data.multiturn.messages_key' : 'data.prompt_key / data.response_key';
-        throw new AppError(ErrorCode.BadRequest, `${file.path}: no column "${column}" (columns: ${file.fields.map((f) => f.name).join(', ')}); set ${hint}`, { status: 400 });
+        throw new AppError(ErrorCode.BadRequest, `${file.path}: no column "${column}" (columns: ${file.fields.map((f) => f.name).join(', ')}); set ${hint}`);
       }
     }
   }

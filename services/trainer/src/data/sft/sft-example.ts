@@ -27,7 +27,7 @@ export interface SftColumns {
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 
 function bad(origin: RowOrigin, field: string, why: string): AppError {
-  return new AppError(ErrorCode.BadRequest, `${origin.path} row ${origin.row}: ${field} ${why}`, { status: 400, details: { path: origin.path, row: origin.row, field } });
+  return new AppError(ErrorCode.BadRequest, `${origin.path} row ${origin.row}: ${field} ${why}`, { details: { path: origin.path, row: origin.row, field } });
 }
 
 // verl series_to_item + `[key]` per dict key: follows struct members.

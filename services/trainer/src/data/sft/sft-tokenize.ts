@@ -51,7 +51,6 @@ function fit(s: SftSequence, maxLength: number, truncation: Truncation): SftSequ
   if (total <= maxLength) return s;
   if (truncation === 'error') {
     throw new AppError(ErrorCode.BadRequest, `row ${s.row_id}: ${total} tokens, more than data.max_length (${maxLength}); raise it or set data.truncation to left or right`, {
-      status: 400,
       details: { row: s.row_id, tokens: total, max_length: maxLength },
     });
   }

@@ -11,7 +11,7 @@ import { vanillaLoss } from './vanilla.ts';
 function criteriaOf(rc: PpoLossConfig['policy_loss']['rollout_correction']): RsCriterion[] {
   if (rc.rollout_rs === null) return [];
   if (rc.rollout_rs_threshold === null) {
-    throw new AppError(ErrorCode.InvalidParams, 'rollout_rs_threshold must be provided when rollout_rs is set', { status: 400, details: { field: 'rolloutRsThreshold' } });
+    throw new AppError(ErrorCode.InvalidParams, 'rollout_rs_threshold must be provided when rollout_rs is set', { details: { field: 'rolloutRsThreshold' } });
   }
   const options = parseRolloutRsOptions(rc.rollout_rs);
   const bounds = parseRolloutRsThresholds(options, rc.rollout_rs_threshold);

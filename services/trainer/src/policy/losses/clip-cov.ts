@@ -18,7 +18,7 @@ export const clipCovLoss = (c: PpoLossConfig): PgLoss => {
   const p = c.policy_loss;
   return (ctx) => {
     if (!ctx.hasInput(CLIP_COV_KEYS)) {
-      throw new AppError(ErrorCode.BadRequest, `loss_mode clip_cov needs the per-token input ${CLIP_COV_KEYS}`, { status: 400 });
+      throw new AppError(ErrorCode.BadRequest, `loss_mode clip_cov needs the per-token input ${CLIP_COV_KEYS}`);
     }
     const mask = ctx.mask;
     const adv = ctx.adv;
