@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ProblemSchema, type AppEnv } from '@rl/service-kit';
 import { streamSSE } from 'hono/streaming';
-import { isFinal, type JobEvent } from './jobs/job-events.ts';
+import { followJobEvents, toServerSentEvent } from './jobs/follow-job-events.ts';
 import type { JobManager, JobView } from './jobs/job-manager.ts';
 import { JobIdParam, JobMetricsResponse, JobViewSchema, MetricsQuery, PlotsResponse, SubmitJobRequest } from './schemas.ts';
 
@@ -95,39 +95,9 @@ export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void
     const wantsStream = c.req.valid('query').stream === 'true' || (c.req.header('accept') ?? '').includes('text/event-stream');
     if (!wantsStream) return c.json({ job: view, metrics: api.jobs.metrics(id) }, 200);
     return streamSSE(c, async (stream) => {
-      // Subscribe before replaying, so no event falls between the two.
-      const pending: JobEvent[] = [];
-      let wake: (() => void) | null = null;
-      const stop = api.jobs.subscribe(id, (e) => {
-        pending.push(e);
-        wake?.();
-      });
-      stream.onAbort(() => {
-        stop();
-        wake?.();
-      });
-      try {
-        // Taken after subscribing: a job that ends from here on also sends its final state event.
-        const now = api.jobs.get(id);
-        let replayed = -1;
-        for (const m of api.jobs.metrics(id)) {
-          await stream.writeSSE({ event: 'step', data: JSON.stringify({ type: 'step', job: id, step: m.step, total_steps: now.total_steps, metrics: m }) });
-          replayed = m.step;
-        }
-        let final = isFinal(now.state);
-        if (final) await stream.writeSSE({ event: 'state', data: JSON.stringify({ type: 'state', job: id, state: now.state }) });
-        while (!final && !stream.aborted) {
-          if (pending.length === 0) await new Promise<void>((r) => (wake = r));
-          wake = null;
-          for (const e of pending.splice(0)) {
-            if (e.type === 'step' && e.step <= replayed) continue; // already sent by the replay
-            await stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
-            if (e.type === 'state' && isFinal(e.state)) final = true;
-          }
-        }
-      } finally {
-        stop();
-      }
+      const abort = new AbortController();
+      stream.onAbort(() => abort.abort());
+      for await (const e of followJobEvents(api.jobs, id, abort.signal)) await stream.writeSSE(toServerSentEvent(e));
     });
   });
 }
