@@ -2,8 +2,7 @@
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
 import { runJob } from './adapters/run-job.ts';
-import { TrainerServiceConfig } from './config.ts';
-import { validateJobConfig, type TrainingJobConfig } from './config/index.ts';
+import { TrainerServiceConfig, validateJobConfig, type TrainingJobConfig } from './config/index.ts';
 import { addRoutes } from './http.ts';
 import { eventsSubject } from './jobs/job-events.ts';
 import { JobManager } from './jobs/job-manager.ts';

@@ -1,3 +1,4 @@
+export { TrainerServiceConfig } from './service-config.ts';
 export { JobConfig, JobConfigInput } from './job-config.ts';
 export { DataConfig, DEFAULT_DATA_SEED } from './data-config.ts';
 export { ActorConfig, ActorRolloutRefConfig, ModelConfig, RolloutSamplingConfig } from './actor-rollout-ref-config.ts';

@@ -1,3 +1,5 @@
+// The trainer service's own environment (not a job's config, which the rest of
+// this folder parses): read once in main.ts.
 import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
