@@ -21,3 +21,4 @@ export * from './random.ts';
 export type { BatchModule, SkipReason } from '../../../services/reward-rules/src/adapters/worker-pool/protocol.ts';
 export * from './service-host.ts';
 export * from './protocols/index.ts';
+export * from './batching/micro-batcher.ts';

@@ -1,7 +1,6 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, MicroBatcher } from '@rl/service-kit';
+import { LRUCache } from 'lru-cache';
 import type { Embedder } from '../core/embedder.ts';
-import { LruCache } from './lru-cache.ts';
-import { MicroBatcher } from './micro-batcher.ts';
 import type { BatchEmbedFn } from './onnx-batch-runner.ts';
 
 /** Options of {@link createBatchingEmbedder}. */
@@ -37,9 +36,11 @@ export const DEFAULT_CACHE_ENTRIES = 4096;
  */
 export function createBatchingEmbedder(options: BatchingEmbedderOptions): ClosableEmbedder {
   const { modelId, dim, runBatch, maxBatch, batchWindowMs, cacheEntries = DEFAULT_CACHE_ENTRIES, onClose } = options;
-  const cache = new LruCache<string, Float32Array>(cacheEntries);
+  if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw new RangeError(`cacheEntries must be a non-negative integer, got ${cacheEntries}`);
+  // lru-cache needs max >= 1: a size of 0 means no cache at all.
+  const cache = cacheEntries === 0 ? undefined : new LRUCache<string, Float32Array>({ max: cacheEntries });
   const batcher = new MicroBatcher<string, Float32Array>({
-    runBatch,
+    run: runBatch,
     ...(maxBatch === undefined ? {} : { maxBatch }),
     ...(batchWindowMs === undefined ? {} : { windowMs: batchWindowMs }),
   });
@@ -50,19 +51,19 @@ export function createBatchingEmbedder(options: BatchingEmbedderOptions): Closab
     const out = new Array<Float32Array>(texts.length);
     const missing = new Map<string, number[]>();
     texts.forEach((text, i) => {
-      const hit = cache.get(text);
+      const hit = cache?.get(text);
       if (hit !== undefined) out[i] = hit.slice();
       else missing.set(text, [...(missing.get(text) ?? []), i]);
     });
     if (missing.size > 0) {
       const keys = [...missing.keys()];
-      const vectors = await batcher.submit(keys, opts.signal);
+      const vectors = await batcher.submit(keys, { signal: opts.signal });
       keys.forEach((text, k) => {
         const vec = vectors[k]!;
         if (vec.length !== dim) {
           throw new AppError(ErrorCode.Internal, `embedding of length ${vec.length}, model ${modelId} has dim ${dim}`);
         }
-        cache.set(text, vec);
+        cache?.set(text, vec);
         for (const i of missing.get(text)!) out[i] = vec.slice();
       });
     }

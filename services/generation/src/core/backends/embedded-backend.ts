@@ -1,8 +1,7 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, MicroBatcher } from '@rl/service-kit';
 import { rowSeed } from '@rl/policy/core';
 import type { ChatCodec, InferenceBackend, TokenSession } from '../backend.ts';
 import type { Generation, PolicyModel, SamplingParams } from '../policy-types.ts';
-import { MicroBatcher } from './micro-batcher.ts';
 import { tokenizerCodec } from './tokenizer-codec.ts';
 
 /** A model pinned until `release()`, so a hot-swap never changes weights under a running trajectory. */
@@ -69,9 +68,11 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
     if (b === undefined) {
       b = new MicroBatcher<Item, Generation>({
         maxBatch,
+        // Whatever arrives in the same event-loop turn (or while a batch runs) shares the next batch.
+        windowMs: 0,
         cost: (item) => (item.prompt.length + item.params.maxTokens) ** 2,
         maxBatchCost: maxBatchAttention,
-        run: async (_key, items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), batchParams(items)), items.length),
+        run: async (items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), batchParams(items)), items.length),
       });
       batchers.set(model, b);
     }
@@ -101,7 +102,8 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
           const room = model.maxSequenceLength - promptIds.length;
           if (room <= 0 || params.maxTokens <= 0) return { tokenIds: [], logprobs: [], finishReason: 'length' };
           const p: SamplingParams = { ...params, maxTokens: Math.min(params.maxTokens, room) };
-          return batcherFor(model).submit(paramsKey(p), { prompt: promptIds, params: p }, signal);
+          const [generation] = await batcherFor(model).submit([{ prompt: promptIds, params: p }], { key: paramsKey(p), signal });
+          return generation as Generation;
         },
         release: () => lease.release(),
       };

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
+import { LRUCache } from 'lru-cache';
 import type { OutputFormat } from '../../schemas.ts';
 import { compileJsonSchemaCheck } from './json-schema-check.ts';
-import { LruCache } from './lru-cache.ts';
 import { compileRegexCheck, type FormatCheck } from './regex-check.ts';
 
 /** Compiles output-format specs once and reuses them across items and requests. */
@@ -22,7 +22,7 @@ export const DEFAULT_FORMAT_CACHE_ENTRIES = 256;
  * Failures are cached too, so a dataset with one broken spec costs one compile.
  */
 export function createFormatChecker(cacheEntries = DEFAULT_FORMAT_CACHE_ENTRIES): FormatChecker {
-  const cache = new LruCache<string, FormatCheck | { failure: string; subfield: string }>(cacheEntries);
+  const cache = new LRUCache<string, FormatCheck | { failure: string; subfield: string }>({ max: cacheEntries });
   return {
     compile(spec, field) {
       const key = JSON.stringify(spec);
