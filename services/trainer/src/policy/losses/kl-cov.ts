@@ -7,7 +7,7 @@ import type { PgLoss, PpoLossConfig } from './types.ts';
  * ppo_kl_coef |logp - old| on the top max(1, int(n_valid * kl_cov_ratio)) valid tokens by
  * covariance (A - mean A)(logp - mean logp). The top-k is a stable rank (argsort of -cov; masked
  * tokens get -inf): on exactly equal covariances at the cut it keeps the lower index, where
- * torch.topk's CPU heap/introselect may keep another one (see core/algos torch-topk.ts).
+ * torch.topk's CPU heap/introselect may keep another one (see core/algos/policy-loss/torch-topk.ts).
  */
 export const klCovLoss = (c: PpoLossConfig): PgLoss => {
   const p = c.policy_loss;

@@ -1,7 +1,7 @@
 """Which indices torch.topk(largest=True) returns on the CPU when values tie (verl kl_cov's selection).
 
 Needs torch (Debian: apt-get install python3-torch, 1.13 CPU; its TopKImpl matches torch 2.x).
-The printed index sets are pasted into torch-topk.test.ts and policy-loss-kl-cov.test.ts.
+The printed index sets are pasted into policy-loss/torch-topk.test.ts and policy-loss/kl-cov.test.ts.
 Run: /usr/bin/python3 testdata/torch-topk-reference.py
 """
 import torch

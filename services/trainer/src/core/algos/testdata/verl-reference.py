@@ -1,7 +1,7 @@
 """Independent numpy re-statement of verl core_algos formulas (verl b178a3c), float32 like torch.
 
-Used once to derive the literal expected numbers pasted into the *.test.ts files beside this
-folder; torch is not available here, so each verl function is re-expressed formula by formula.
+Used once to derive the literal expected numbers pasted into the *.test.ts files of core/algos
+and its subfolders; torch is not available here, so each verl function is re-expressed formula by formula.
 Run: /usr/bin/python3 testdata/verl-reference.py
 """
 import numpy as np
