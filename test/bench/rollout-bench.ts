@@ -4,10 +4,10 @@
 // /v1/completions (a real service process) at batch 1 and 64, and in-process
 // with and without the KV cache.
 import { createRandomPolicy } from '@rl/policy';
+import { BoundedQueue } from '@rl/service-kit';
 import { fakePort, manualDeadlines, scriptedBackend } from '../../services/generation/src/core/agent/agent.test-support.ts';
 import type { Script } from '../../services/generation/src/core/backends/scripted-policy.ts';
 import { runRollouts, type RolloutDeps } from '../../services/generation/src/core/rollout/run-rollouts.ts';
-import { Semaphore } from '../../services/generation/src/core/semaphore.ts';
 import { CALCULATOR_SCHEMA, createCalculatorTool } from '../../services/generation/src/core/tools/calculator.ts';
 import { createGsm8kRewardTool, GSM8K_REWARD_SCHEMA } from '../../services/generation/src/core/tools/gsm8k-reward.ts';
 import { RolloutRequest } from '../../services/generation/src/schemas/rollout.ts';
@@ -38,7 +38,7 @@ async function toolAgentRate(): Promise<number> {
     },
     interactions: new Map(),
     defaults: { maxPromptTokens: 8192, maxResponseTokens: 2048 },
-    slots: new Semaphore(BATCH),
+    slots: new BoundedQueue({ concurrency: BATCH }),
     newId: () => 'bench',
   };
   const sample = {

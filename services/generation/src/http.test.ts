@@ -1,10 +1,9 @@
-import { createApp, createLogger, createMetrics } from '@rl/service-kit';
+import { BoundedQueue, createApp, createLogger, createMetrics } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/agent.test-support.ts';
 import type { Script } from './core/backends/scripted-policy.ts';
 import { createGsm8kInteraction } from './core/interactions/gsm8k.ts';
 import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
-import { Semaphore } from './core/semaphore.ts';
 import { CALCULATOR_SCHEMA, createCalculatorTool } from './core/tools/calculator.ts';
 import { addRoutes } from './http.ts';
 import type { ChatCompletionResponse, CompletionResponse } from './schemas/openai.ts';
@@ -24,7 +23,7 @@ function app(script: Script = () => 'Hello there') {
     env: { tools: new Map([['calculator', createCalculatorTool({ schema: CALCULATOR_SCHEMA, timeoutMs: 10 })]]), deadline: manualDeadlines().deadline },
     interactions: new Map([['gsm8k', createGsm8kInteraction({ name: 'gsm8k', port: fakePort(), timeoutMs: 10 })]]),
     defaults: { maxPromptTokens: 4096, maxResponseTokens: 64 },
-    slots: new Semaphore(8),
+    slots: new BoundedQueue({ concurrency: 8 }),
     newId: () => 'id',
   };
   addRoutes(a, deps, 1_700_000_000);

@@ -1,12 +1,11 @@
 // Wiring only: config -> logger/telemetry -> NATS -> backend, tools, interactions -> core -> HTTP + NATS edges -> graceful stop.
 import { randomUUID } from 'node:crypto';
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
+import { BoundedQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { buildBackend } from './adapters/build-backend.ts';
 import { loadEnvironment } from './adapters/load-env-config.ts';
 import { createNatsEnvPort } from './adapters/nats-env-port.ts';
 import { GenerationConfig } from './config.ts';
 import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
-import { Semaphore } from './core/semaphore.ts';
 import { addRoutes } from './http.ts';
 import { natsEndpoints } from './nats.ts';
 import { DOC_INFO } from './openapi.ts';
@@ -26,7 +25,7 @@ const deps: RolloutDeps = {
   env: { tools, deadline: (ms) => AbortSignal.timeout(ms) },
   interactions,
   defaults: { maxPromptTokens: config.ROLLOUT_MAX_PROMPT_TOKENS, maxResponseTokens: config.ROLLOUT_MAX_RESPONSE_TOKENS },
-  slots: new Semaphore(config.ROLLOUT_CONCURRENCY),
+  slots: new BoundedQueue({ concurrency: config.ROLLOUT_CONCURRENCY }),
   newId: () => randomUUID(),
   onUnexpectedError: (err) => logger.error({ err }, 'trajectory failed unexpectedly'),
   onSlotError: (code) => metrics.itemErrors.inc({ code }),

@@ -1,5 +1,5 @@
 // Wiring only: config -> logger/telemetry -> runners + queue -> core -> HTTP + NATS edges -> graceful stop.
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
+import { BoundedQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
@@ -7,7 +7,6 @@ import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
 import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig, cgroupRunnerOptions } from './config.ts';
-import { ExecQueue } from './core/exec-queue.ts';
 import { createExecutor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { addRoutes } from './http.ts';
@@ -37,7 +36,7 @@ if (native.seccomp === null) {
   logger.info({ seccomp: describeSeccompFilter(native.seccomp) }, 'seccomp filter built');
   if (native.seccomp.unknown.length > 0) logger.warn({ unknown: native.seccomp.unknown }, 'libseccomp does not know these calls: not denied');
 }
-const queue = new ExecQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED });
+const queue = new BoundedQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED, name: 'sandbox' });
 for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
   ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],

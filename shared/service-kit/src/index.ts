@@ -22,3 +22,4 @@ export type { BatchModule, SkipReason } from '../../../services/reward-rules/src
 export * from './service-host.ts';
 export * from './protocols/index.ts';
 export * from './batching/micro-batcher.ts';
+export * from './concurrency/bounded-queue.ts';

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, parseJsonText, validationError, type Logger } from '@rl/service-kit';
+import { AppError, BoundedQueue, ErrorCode, type Logger, parseJsonText, validationError } from '@rl/service-kit';
 import type { GenerationConfig } from '../config.ts';
 import type { InferenceBackend } from '../core/backend.ts';
 import { createEmbeddedBackend, fixedPolicyProvider } from '../core/backends/embedded-backend.ts';
 import { createScriptedPolicy, scriptFromRules, ScriptFile } from '../core/backends/scripted-policy.ts';
-import { Semaphore } from '../core/semaphore.ts';
 import { createHttpJsonClient } from './http-json.ts';
 import { createOpenAiBackend } from './openai-backend.ts';
 
@@ -26,7 +25,7 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
       timeoutMs: config.OPENAI_TIMEOUT_MS,
       maxRetries: config.OPENAI_MAX_RETRIES,
       retryBaseMs: config.OPENAI_RETRY_BASE_MS,
-      semaphore: new Semaphore(config.OPENAI_CONCURRENCY),
+      semaphore: new BoundedQueue({ concurrency: config.OPENAI_CONCURRENCY }),
       apiKey: config.OPENAI_API_KEY,
     });
     const model = config.OPENAI_MODEL ?? config.MODEL_NAME ?? 'default';

@@ -1,6 +1,6 @@
+import { BoundedQueue } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Semaphore } from '../core/semaphore.ts';
 import { createHttpJsonClient } from './http-json.ts';
 
 const Reply = z.object({ ok: z.boolean() });
@@ -26,7 +26,7 @@ function client(responses: Array<Response | Error>, maxRetries = 3) {
     timeoutMs: 1000,
     maxRetries,
     retryBaseMs: 100,
-    semaphore: new Semaphore(2),
+    semaphore: new BoundedQueue({ concurrency: 2 }),
     apiKey: 'k',
     fetch: fetchFn,
     sleep: async (ms) => void sleeps.push(ms),

@@ -1,6 +1,5 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, type BoundedQueue, ErrorCode } from '@rl/service-kit';
 import type { z } from 'zod';
-import type { Semaphore } from '../core/semaphore.ts';
 
 /** How an {@link HttpJsonClient} talks to one server. */
 export interface HttpJsonOptions {
@@ -11,7 +10,7 @@ export interface HttpJsonOptions {
   /** Delay before the first retry; doubled each time, and at least what `Retry-After` asks. */
   retryBaseMs: number;
   /** Bounds requests in flight (one slot per attempt). */
-  semaphore: Semaphore;
+  semaphore: BoundedQueue;
   apiKey?: string | undefined;
   /** Waits between retries; injected so tests need no real time. @default a timer */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;

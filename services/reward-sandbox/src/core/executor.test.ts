@@ -1,6 +1,5 @@
-import { AppError } from '@rl/service-kit';
+import { AppError, BoundedQueue } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
-import { ExecQueue } from './exec-queue.ts';
 import { createExecutor, type SelectiveRunner } from './executor.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
@@ -14,7 +13,7 @@ const fast: SelectiveRunner = {
   canRun: (s) => !s.code.includes('require'),
   run: async () => outcome('ivm'),
 };
-const queue = () => new ExecQueue({ concurrency: 2, maxQueued: 2 });
+const queue = () => new BoundedQueue({ concurrency: 2, maxQueued: 2 });
 
 describe('createExecutor', () => {
   it('uses the fast path when it can take the program, else the native sandbox', async () => {

@@ -1,9 +1,9 @@
+import { BoundedQueue } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { RolloutRequest, type Trajectory, type TrajectoryError } from '../../schemas/rollout.ts';
 import { fakePort, manualDeadlines, modelIds, scriptedBackend } from '../agent/agent.test-support.ts';
 import type { Script } from '../backends/scripted-policy.ts';
 import { createGsm8kInteraction } from '../interactions/gsm8k.ts';
-import { Semaphore } from '../semaphore.ts';
 import { createGsm8kRewardTool, GSM8K_REWARD_SCHEMA } from '../tools/gsm8k-reward.ts';
 import { runRollouts, type RolloutDeps } from './run-rollouts.ts';
 
@@ -15,7 +15,7 @@ function depsWith(script: Script, batches: number[] = []): RolloutDeps {
     env: { tools: new Map([['calc_gsm8k_reward', createGsm8kRewardTool({ schema: GSM8K_REWARD_SCHEMA, timeoutMs: 50, port })]]), deadline: manualDeadlines().deadline },
     interactions: new Map([['gsm8k', createGsm8kInteraction({ name: 'gsm8k', port, timeoutMs: 50 })]]),
     defaults: { maxPromptTokens: 4096, maxResponseTokens: 256 },
-    slots: new Semaphore(64),
+    slots: new BoundedQueue({ concurrency: 64 }),
     newId: () => `b${id++}`,
   };
 }

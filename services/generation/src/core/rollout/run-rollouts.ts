@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, toErrorBody } from '@rl/service-kit';
+import { AppError, type BoundedQueue, ErrorCode, toErrorBody } from '@rl/service-kit';
 import type { RolloutRequest, RolloutResponse, Trajectory, TrajectoryError } from '../../schemas/rollout.ts';
 import { AGENT_LOOPS } from '../agent/agents.ts';
 import type { AgentEnv, AgentLimits } from '../agent/agent-types.ts';
@@ -9,7 +9,6 @@ import type { BackendSession, InferenceBackend } from '../backend.ts';
 import type { Interaction } from '../interactions/interaction.ts';
 import type { SamplingParams } from '../policy-types.ts';
 import { sampleSeed } from '../seeds.ts';
-import type { Semaphore } from '../semaphore.ts';
 import { resolveSample, type ResolvedSample } from './resolve-sample.ts';
 
 /** Service-wide defaults of the per-request limits. */
@@ -25,7 +24,7 @@ export interface RolloutDeps {
   interactions: ReadonlyMap<string, Interaction>;
   defaults: RolloutDefaults;
   /** Trajectories in flight at once, across requests. */
-  slots: Semaphore;
+  slots: BoundedQueue;
   /** A fresh unique id (group uids of samples without one). */
   newId(): string;
   /** Errors that are not {@link AppError}s (bugs), reported once before they become `internal` slots. */

@@ -7,8 +7,8 @@
 // unsupported language rather than a broken one.
 
 import { readFileSync } from 'node:fs';
+import { BoundedQueue } from '@rl/service-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExecQueue } from '../../core/exec-queue.ts';
 import { createExecutor } from '../../core/executor.ts';
 import { toRunCodeResponse } from '../../core/fusion.ts';
 import type { RunSpec } from '../../core/runner.ts';
@@ -136,7 +136,7 @@ describe('without the package dir', () => {
     expect(bare.languages()).toEqual(expect.arrayContaining(['nodejs', 'typescript']));
     expect(bare.languages()).not.toContain('jest');
     expect(bare.host.problems.join('\n')).toMatch(/node-packages.*make deps/);
-    const executor = createExecutor(bare, new ExecQueue({ concurrency: 1, maxQueued: 1 }));
+    const executor = createExecutor(bare, new BoundedQueue({ concurrency: 1, maxQueued: 1 }));
     expect(executor.languages().map((l) => l.language)).not.toContain('jest');
     await expect(executor.run(testRunSpec('jest', 'test("t", () => {});'))).rejects.toMatchObject({ status: 400, code: 'unsupported_language' });
   });

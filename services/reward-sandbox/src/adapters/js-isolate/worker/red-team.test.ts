@@ -3,8 +3,8 @@
 // the pool's lifecycle events, never on sleeps; the only clock assertion is the
 // 2 s bound the fast path promises after a worker is killed.
 
+import { BoundedQueue } from '@rl/service-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExecQueue } from '../../../core/exec-queue.ts';
 import { createExecutor } from '../../../core/executor.ts';
 import { testRunSpec } from '../../../core/run-spec.test-support.ts';
 import type { RunSpec, Runner } from '../../../core/runner.ts';
@@ -126,7 +126,7 @@ describe('a native sort that ignores termination', () => {
       },
     };
     const fast = createFastRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
-    const executor = createExecutor(native, new ExecQueue({ concurrency: 2, maxQueued: 10 }), [fast]);
+    const executor = createExecutor(native, new BoundedQueue({ concurrency: 2, maxQueued: 10 }), [fast]);
     try {
       for (let round = 0; round < 5; round++) {
         const r = (await executor.run(sortSpec)).run_result;

@@ -1,6 +1,6 @@
-import { AppError } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
-import { ExecQueue } from './exec-queue.ts';
+import { AppError } from '../errors.ts';
+import { BoundedQueue } from './bounded-queue.ts';
 
 /** A run that finishes when the test says so. */
 function gate() {
@@ -8,9 +8,9 @@ function gate() {
   return { done: g.resolve, fn: () => g.promise };
 }
 
-describe('ExecQueue', () => {
+describe('BoundedQueue', () => {
   it('runs at most `concurrency` at once and starts waiters in FIFO order', async () => {
-    const q = new ExecQueue({ concurrency: 2, maxQueued: 10 });
+    const q = new BoundedQueue({ concurrency: 2, maxQueued: 10 });
     const started: number[] = [];
     const gates = [gate(), gate(), gate(), gate()];
     const runs = gates.map((g, i) => q.run(async () => {
@@ -18,7 +18,7 @@ describe('ExecQueue', () => {
       await g.fn();
       return i;
     }));
-    await Promise.resolve();
+    await new Promise((r) => setImmediate(r));
     expect(started).toEqual([0, 1]);
     expect([q.running, q.queued]).toEqual([2, 2]);
     gates[1]!.done();
@@ -31,7 +31,7 @@ describe('ExecQueue', () => {
   });
 
   it('refuses with a retryable busy error when the queue is full', async () => {
-    const q = new ExecQueue({ concurrency: 1, maxQueued: 1 });
+    const q = new BoundedQueue({ concurrency: 1, maxQueued: 1 });
     const g = gate();
     const a = q.run(g.fn);
     const b = q.run(async () => 'b');
@@ -45,7 +45,7 @@ describe('ExecQueue', () => {
   });
 
   it('drops a waiter whose signal aborts and keeps the slot order', async () => {
-    const q = new ExecQueue({ concurrency: 1, maxQueued: 5 });
+    const q = new BoundedQueue({ concurrency: 1, maxQueued: 5 });
     const g = gate();
     const a = q.run(g.fn);
     const ctl = new AbortController();
@@ -60,10 +60,35 @@ describe('ExecQueue', () => {
   });
 
   it('frees the slot when a run throws', async () => {
-    const q = new ExecQueue({ concurrency: 1, maxQueued: 1 });
+    const q = new BoundedQueue({ concurrency: 1, maxQueued: 1 });
     await expect(q.run(async () => {
       throw new Error('boom');
     })).rejects.toThrow('boom');
     expect(await q.run(async () => 1)).toBe(1);
   });
+
+  it('keeps a started run in its slot when its caller aborts, until the run settles', async () => {
+    const q = new BoundedQueue({ concurrency: 1 });
+    const g = gate();
+    const ctl = new AbortController();
+    const a = q.run(g.fn, ctl.signal);
+    const b = q.run(async () => 'b');
+    await new Promise((r) => setImmediate(r));
+    ctl.abort(new Error('gone'));
+    await new Promise((r) => setImmediate(r));
+    expect([q.running, q.queued]).toEqual([1, 1]);
+    g.done();
+    await a;
+    expect(await b).toBe('b');
+  });
+
+  it('without maxQueued never refuses', async () => {
+    const q = new BoundedQueue({ concurrency: 1 });
+    const g = gate();
+    const runs = [q.run(g.fn), ...Array.from({ length: 100 }, (_, i) => q.run(async () => i))];
+    expect(q.queued).toBe(100);
+    g.done();
+    expect((await Promise.all(runs)).at(-1)).toBe(99);
+  });
+
 });
