@@ -3,7 +3,8 @@
 // console.log), ported from Node's lib/internal/util/inspect.js.
 
 import { hasOwn } from './inspect-types.js';
-import { formatBigInt, formatNumber, inspect } from './inspect.js';
+import { inspect } from './inspect-value.js';
+import { formatBigInt, formatNumber } from './inspect.js';
 
 /** @type {Set<string> | null} */
 let builtInObjectNames = null;

@@ -3,7 +3,8 @@
 // getters (no V8 internals are reachable from inside the isolate), constructor
 // names and key listing, following Node's lib/internal/util/inspect.js.
 
-import { inspect, numberRe } from './inspect.js';
+import { inspect } from './inspect-value.js';
+import { numberRe } from './inspect.js';
 
 /** @typedef {import('./inspect.js').InspectContext} InspectContext */
 

@@ -2,14 +2,17 @@
 // In-isolate runtime, part 3: console, the process object, and Node-style
 // reporting of uncaught exceptions.
 
+import { EventEmitter } from './events.js';
 import { formatWithOptions } from './format.js';
 import { isError } from './inspect-types.js';
-import { BACKTICK, inspect } from './inspect.js';
+import { inspect } from './inspect-value.js';
+import { BACKTICK } from './inspect.js';
 import {
-  cfg, dead, describeReceived, EventEmitter, exitCodeValue, flushOutput, hostExit, makeNodeError, markDead,
-  rawWrite, setExitCode,
+  cfg, dead, describeReceived, exitCodeValue, flushOutput, hostExit, makeNodeError, markDead, rawWrite,
+  setExitCode,
 } from './io.js';
-import { nextTick, nowMs, ReadStream, restArgs, WriteStream } from './loop.js';
+import { nextTick, nowMs, restArgs } from './loop.js';
+import { ReadStream, WriteStream } from './streams.js';
 
 // ---- console --------------------------------------------------------------------
 
