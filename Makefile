@@ -21,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/*/package.json services/*/package.json test/package.json)
 
 .PHONY: eval-story
-.PHONY: help run demo-data demo-story demo-story-data test test-unit test-integration typecheck up down status bench openapi deps tools clean
+.PHONY: help run demo-data demo-story demo-story-data test test-unit test-integration typecheck lint format up down status bench openapi deps tools clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -70,7 +70,7 @@ demo-story: deps nats-server up demo-story-data ## story RL: SFT on the bilingua
 	node services/trainer/bin/rl-train.ts infra/demo/story-grpo.yaml --id story-grpo-$$id && \
 	node infra/scripts/story-report.ts .run/demo-story/sft .run/demo-story/grpo
 
-test: deps nats-server typecheck ## unit, integration (real nats-server and processes) and OpenAPI drift tests
+test: deps nats-server typecheck ## typecheck, then unit, integration (real nats-server and processes) and OpenAPI drift tests
 	npx vitest run
 
 test-unit: deps ## unit tests only (no network)
@@ -81,6 +81,17 @@ test-integration: deps nats-server ## integration tests only
 
 typecheck: deps ## strict TypeScript check of every workspace
 	npx tsc -p tsconfig.json --noEmit
+
+# Configs in infra/lint: biome.json (lint rules and formatting), dependency-cruiser.cjs
+# (pure cores, no service importing another, packages by name only, no cycles),
+# knip.json (unused files, exports and dependencies).
+lint: deps ## Biome lint + format check, dependency rules, unused files/exports/dependencies
+	npx biome ci --config-path infra/lint .
+	npx depcruise --config infra/lint/dependency-cruiser.cjs shared services test infra/scripts
+	npx knip --config infra/lint/knip.json --no-progress
+
+format: deps ## apply Biome's formatting and safe lint fixes
+	npx biome check --config-path infra/lint --write .
 
 up: deps nats-server ## start nats-server and every service in the background; returns when all /readyz are green
 	node infra/scripts/stack.ts up

@@ -1,0 +1,78 @@
+// Dependency rules of the layout in the README (and shared/DESIGN.md): pure cores,
+// services that never import each other, packages used only through their entry points.
+// `make lint` runs it; a violation fails CI.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment: 'A service core does no I/O and knows no transport: no adapters, no hono, no NATS, no fs or child processes. Adapters implement the ports core declares.',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$' },
+      to: {
+        path: [
+          '^services/[^/]+/src/adapters/',
+          '^(node:)?(fs|fs/promises|child_process)$',
+          'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/',
+        ],
+      },
+    },
+    {
+      name: 'core-tests-are-pure-too',
+      comment: 'A core unit test needs no network and no transport library either (reading a fixture file is allowed).',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/core/.*[.]test(-support)?[.]ts$' },
+      to: { path: ['^services/[^/]+/src/adapters/', '^(node:)?child_process$', 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/'] },
+    },
+    {
+      name: 'no-service-imports-another',
+      comment: "A service's contract is its OpenAPI document and its subjects; shared contracts live in @rl/service-kit.",
+      severity: 'error',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'packages-through-entry-points',
+      comment: 'Reach a shared package by its name (@rl/service-kit, @rl/policy, ...), whose exports map is its public surface, never by a relative path into its folder.',
+      severity: 'error',
+      from: { pathNot: '^shared/' },
+      to: { path: '^shared/[^/]+/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased'] },
+    },
+    {
+      name: 'packages-do-not-reach-into-each-other',
+      comment: 'Between shared packages too: by name only.',
+      severity: 'error',
+      from: { path: '^shared/([^/]+)/' },
+      to: { path: '^shared/[^/]+/', pathNot: '^shared/$1/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased'] },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Import cycles make load order matter and modules impossible to test alone.',
+      severity: 'error',
+      // The in-isolate runtime's files are concatenated into one script at load time, so they have no load order.
+      from: { pathNot: '/js-isolate/runtime/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^openapi/types/', '[.]tools/', 'runtime/node-packages/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    preserveSymlinks: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
