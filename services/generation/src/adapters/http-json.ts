@@ -1,4 +1,4 @@
-import { AppError, type BoundedQueue, ErrorCode } from '@rl/service-kit';
+import { AppError, type BoundedQueue, ErrorCode, retry } from '@rl/service-kit';
 import type { z } from 'zod';
 
 /** How an {@link HttpJsonClient} talks to one server. */
@@ -23,13 +23,6 @@ export type HttpJsonClient = <T>(url: string, body: unknown, schema: z.ZodType<T
 
 const MAX_RETRY_AFTER_MS = 30_000;
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
-}
-
 class Retryable extends Error {
   readonly retryAfterMs: number;
   constructor(message: string, retryAfterMs = 0) {
@@ -45,21 +38,21 @@ class Retryable extends Error {
  * carrying the server's own message for a 4xx.
  */
 export function createHttpJsonClient(o: HttpJsonOptions): HttpJsonClient {
-  const { sleep = defaultSleep, fetch: doFetch = globalThis.fetch } = o;
+  const { sleep, fetch: doFetch = globalThis.fetch } = o;
   return async function postJson(url, body, schema, signal) {
     const payload = JSON.stringify(body);
-    let last = '';
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await o.semaphore.run(() => attemptOnce(url, payload, schema, signal), signal);
-      } catch (err) {
-        if (!(err instanceof Retryable)) throw err;
-        last = err.message;
-        if (attempt >= o.maxRetries) break;
-        await sleep(Math.min(MAX_RETRY_AFTER_MS, Math.max(err.retryAfterMs, o.retryBaseMs * 2 ** attempt)), signal);
-      }
+    try {
+      return await retry(() => o.semaphore.run(() => attemptOnce(url, payload, schema, signal), signal), {
+        retries: o.maxRetries,
+        isRetryable: (err) => err instanceof Retryable,
+        delayMs: (attempt, err) => Math.min(MAX_RETRY_AFTER_MS, Math.max((err as Retryable).retryAfterMs, o.retryBaseMs * 2 ** (attempt - 1))),
+        signal,
+        ...(sleep && { sleep }),
+      });
+    } catch (err) {
+      if (!(err instanceof Retryable)) throw err;
+      throw new AppError(ErrorCode.Unavailable, `${url} failed after ${o.maxRetries + 1} attempts: ${err.message}`, { retryable: true });
     }
-    throw new AppError(ErrorCode.Unavailable, `${url} failed after ${o.maxRetries + 1} attempts: ${last}`, { retryable: true });
   };
 
   async function attemptOnce<T>(url: string, payload: string, schema: z.ZodType<T>, signal: AbortSignal | undefined): Promise<T> {

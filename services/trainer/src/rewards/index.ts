@@ -6,4 +6,3 @@ export { backoffDelayMs, type BackoffOptions } from './backoff.ts';
 export { natsScoreTransport } from './nats-transport.ts';
 export { signalsPredicate } from './signals-routing.ts';
 export { rewardClientOptions } from './from-config.ts';
-export { runPool, type PoolWorker } from './task-pool.ts';

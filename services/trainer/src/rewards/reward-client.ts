@@ -1,9 +1,7 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { AppError, ErrorCode, type Rng, type ScoreItem } from '@rl/service-kit';
+import { AppError, ErrorCode, retry, runPool, type Rng, type ScoreItem } from '@rl/service-kit';
 import { backoffDelayMs } from './backoff.ts';
 import { compileRoutes, resolveRoute } from './route-table.ts';
 import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';
-import { runPool } from './task-pool.ts';
 
 /** Failures worth retrying: the service was absent, slow or full, never the item's fault. */
 export const RETRYABLE_CODES: ReadonlySet<string> = new Set([ErrorCode.Busy, ErrorCode.Timeout, ErrorCode.NoResponders, ErrorCode.Unavailable]);
@@ -27,7 +25,7 @@ export interface RewardClientOptions {
   rng: Rng;
   /** Default params per data_source. @default {} */
   defaultParams?: Readonly<Record<string, Record<string, unknown>>>;
-  /** Waits between retries; tests pass an instant one. @default node:timers/promises setTimeout */
+  /** Waits between retries; tests pass an instant one. @default a timer that stops at the abort */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called before each retry (for logs). */
   onRetry?: (info: { subject: string; attempt: number; delayMs: number; items: number; error: AppError }) => void;
@@ -43,8 +41,6 @@ interface Chunk {
   subject: string;
   indices: number[];
 }
-
-const defaultSleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal });
 
 function asAppError(err: unknown, subject: string): AppError {
   if (err instanceof AppError) return err;
@@ -65,7 +61,7 @@ function itemError(code: string, message: string): RewardResult {
  * and that item alone gets the error.
  */
 export function createRewardClient(options: RewardClientOptions): RewardClient {
-  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, sleep = defaultSleep, onRetry } = options;
+  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, sleep, onRetry } = options;
   const table = compileRoutes(options.routes);
   const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
 
@@ -106,36 +102,46 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
 
       const runChunk = async (chunk: Chunk, push: (c: Chunk) => void, abort: AbortSignal): Promise<void> => {
         const body = { items: chunk.indices.map((i) => toScoreItem(items[i] as RewardItem)) };
-        for (let attempt = 0; ; attempt++) {
-          abort.throwIfAborted();
-          let error: AppError;
+        let attempts = 0;
+        const send = async () => {
+          attempts++;
+          stats.requests++;
+          let reply: Awaited<ReturnType<ScoreTransport>>;
           try {
-            stats.requests++;
-            const reply = await transport(chunk.subject, body, { timeoutMs, signal: abort });
-            if (reply.results.length === chunk.indices.length) {
-              for (const [k, r] of reply.results.entries()) {
-                results[chunk.indices[k] as number] = 'error' in r ? itemError(r.error.code, r.error.message) : { score: r.score, extra: r.extra, error: null };
-              }
-              return;
-            }
-            error = new AppError(ErrorCode.UpstreamError, `${chunk.subject} returned ${reply.results.length} results for ${chunk.indices.length} items`);
+            reply = await transport(chunk.subject, body, { timeoutMs, signal: abort });
           } catch (err) {
             abort.throwIfAborted();
-            error = asAppError(err, chunk.subject);
+            throw asAppError(err, chunk.subject);
           }
+          if (reply.results.length !== chunk.indices.length) {
+            throw new AppError(ErrorCode.UpstreamError, `${chunk.subject} returned ${reply.results.length} results for ${chunk.indices.length} items`);
+          }
+          return reply;
+        };
+        try {
+          const reply = await retry(send, {
+            retries,
+            isRetryable: (err) => err instanceof AppError && RETRYABLE_CODES.has(err.code),
+            delayMs: (attempt) => backoffDelayMs(attempt - 1, backoff, rng),
+            signal: abort,
+            ...(sleep && { sleep: (ms: number) => sleep(ms, abort) }),
+            onRetry: ({ attempt, delayMs, error }) => {
+              stats.retries++;
+              onRetry?.({ subject: chunk.subject, attempt, delayMs, items: chunk.indices.length, error: error as AppError });
+            },
+          });
+          for (const [k, r] of reply.results.entries()) {
+            results[chunk.indices[k] as number] = 'error' in r ? itemError(r.error.code, r.error.message) : { score: r.score, extra: r.extra, error: null };
+          }
+        } catch (err) {
+          abort.throwIfAborted();
+          const error = asAppError(err, chunk.subject);
           if (RETRYABLE_CODES.has(error.code)) {
-            if (attempt >= retries) {
-              throw new AppError(error.code, `rewards on ${chunk.subject}: gave up after ${attempt + 1} attempts for ${chunk.indices.length} items: ${error.message}`, {
-                retryable: true,
-                cause: error,
-                details: { subject: chunk.subject, attempts: attempt + 1, items: chunk.indices.length },
-              });
-            }
-            const delayMs = backoffDelayMs(attempt, backoff, rng);
-            stats.retries++;
-            onRetry?.({ subject: chunk.subject, attempt: attempt + 1, delayMs, items: chunk.indices.length, error });
-            await sleep(delayMs, abort);
-            continue;
+            throw new AppError(error.code, `rewards on ${chunk.subject}: gave up after ${attempts} attempts for ${chunk.indices.length} items: ${error.message}`, {
+              retryable: true,
+              cause: error,
+              details: { subject: chunk.subject, attempts, items: chunk.indices.length },
+            });
           }
           if (chunk.indices.length > 1) {
             // The service refused the whole request (e.g. one oversized item): halve it until the culprit is alone.
@@ -146,7 +152,6 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
           } else {
             results[chunk.indices[0] as number] = itemError(error.code, error.message);
           }
-          return;
         }
       };
 
