@@ -1,22 +1,18 @@
-import { AppError, ErrorCode, type BudgetPool, type Correlation, type ErrorBody, type Logger, type ScoreItem, type ServiceMetrics } from '@rl/service-kit';
+import type { BudgetPool } from './adapters/worker-pool/budget-pool.ts';
+import { AppError, ErrorCode, type ErrorBody, type Logger, type RewardCallContext, type ScoreItem, type ServiceMetrics } from '@rl/service-kit';
 import type { listDataSources } from './core/registry.ts';
 import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
 
 /** The one entry point both edges (HTTP and NATS) call. */
 export interface ScoreService {
   /** Scores a raw `ScoreRequest` body; resolves with the `ScoreResponse` JSON text. */
-  score(body: Uint8Array | string, ctx?: CallContext): Promise<string>;
+  score(body: Uint8Array | string, ctx?: RewardCallContext): Promise<string>;
   /** verl's dispatch table as this service applies it. */
   dataSources(): Promise<ReturnType<typeof listDataSources>>;
 }
 
-/** Who is asking (request id, trace context) and when to give up. */
-export interface CallContext extends Correlation {
-  signal?: AbortSignal | undefined;
-}
-
 /** Forwards items to the service behind `subject`; throws an AppError when it cannot be reached. */
-export type RunRemote = (subject: string, items: ScoreItem[], ctx: CallContext) => Promise<SlotResult[]>;
+export type RunRemote = (subject: string, items: ScoreItem[], ctx: RewardCallContext) => Promise<SlotResult[]>;
 
 /** Dependencies of {@link createScoreService}, built in `main.ts`. */
 export interface ScoreServiceDeps {
@@ -47,7 +43,7 @@ export function createScoreService({ pool, runRemote, metrics, logger }: ScoreSe
   };
 }
 
-async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, ctx: CallContext, metrics: ServiceMetrics): Promise<void> {
+async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, ctx: RewardCallContext, metrics: ServiceMetrics): Promise<void> {
   const bySubject = Map.groupBy(remote, (r) => r.subject);
   await Promise.all(
     [...bySubject].map(async ([subject, group]) => {

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
-import { addProtocolRoutes, AppError, ErrorCode, ProblemSchema, protocolRoutes, ScoreRequest, ScoreResponse, problemResponse, type AppEnv } from '@rl/service-kit';
+import { addScoreProtocolRoutes, addScoreRoute, AppError, ErrorCode, ProblemSchema, protocolRoutes, problemResponse, scoreRoute, type AppEnv, type BatchScorer, type HttpScorer } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';
@@ -24,18 +24,11 @@ const runCodeRoute = createRoute({
   },
 });
 
-const scoreRoute = createRoute({
-  method: 'post',
-  path: '/v1/score',
+const v1ScoreRoute = scoreRoute({
   summary: 'Score model code against test cases (prime / sandbox_fusion style)',
   description:
     'Batch contract shared by every reward service. `ground_truth` is an APPS/CodeContests test spec ({"inputs", "outputs", "fn_name"?}, object or JSON string); the last fenced code block of `solution_str` runs against every case.',
-  request: { body: { required: true, content: { 'application/json': { schema: ScoreRequest } } } },
-  responses: {
-    200: { description: 'One result per item, in order', content: { 'application/json': { schema: ScoreResponse } } },
-    400: problem('Malformed request; the message names the failing field'),
-    413: problem('Body larger than the configured limit'),
-  },
+  documentsAuth: false,
 });
 
 const languagesRoute = createRoute({
@@ -53,7 +46,7 @@ const pingRoute = createRoute({
 });
 
 /** Route definitions, also the input of the OpenAPI document. */
-export const routes = [runCodeRoute, scoreRoute, languagesRoute, pingRoute, ...protocolRoutes];
+export const routes = [runCodeRoute, v1ScoreRoute, languagesRoute, pingRoute, ...protocolRoutes];
 
 /** Adds the sandbox routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults: RunDefaults, scorer: ScoreService): void {
@@ -70,12 +63,11 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
       throw err;
     }
   });
-  app.openapi(scoreRoute, async (c) => {
-    const { items } = c.req.valid('json');
-    const ctx = { signal: c.req.raw.signal, requestId: c.get('requestId') };
-    return c.json({ results: await scorer.score(items, ctx) }, 200);
-  });
+  // The protocol edges build items of the shared contract, the same items `/v1/score` takes here.
+  const score: BatchScorer = (items, ctx) => scorer.score(items, ctx);
+  const codeScorer: HttpScorer = { scoreItems: score, protocols: score };
+  addScoreRoute(app, v1ScoreRoute, codeScorer);
   app.openapi(languagesRoute, (c) => c.json({ languages: executor.languages() }, 200));
   app.openapi(pingRoute, (c) => c.json('pong' as const, 200));
-  addProtocolRoutes(app, (items, ctx) => scorer.score(items, ctx));
+  addScoreProtocolRoutes(app, codeScorer);
 }

@@ -1,4 +1,4 @@
-import { ScoreRequest, parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
+import { ScoreRequest, parsedEndpoint, scoreEndpoint, type EndpointSpec } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';
@@ -9,12 +9,7 @@ import { RUN_CODE_SUBJECT, SCORE_SUBJECT } from './subjects.ts';
 /** NATS endpoints: the same core calls and bodies as `POST /v1/score` and `POST /run_code`. */
 export function natsEndpoints(executor: Executor, defaults: RunDefaults, scorer: ScoreService): EndpointSpec[] {
   return [
-    parsedEndpoint({
-      name: 'score',
-      subject: SCORE_SUBJECT,
-      request: ScoreRequest,
-      handle: async (req, ctx) => ({ results: await scorer.score(req.items, ctx) }),
-    }),
+    scoreEndpoint({ subject: SCORE_SUBJECT, request: ScoreRequest, scoreItems: (items, ctx) => scorer.score(items, ctx) }),
     parsedEndpoint({
       name: 'run_code',
       subject: RUN_CODE_SUBJECT,

@@ -1,18 +1,13 @@
-import { AppError, ErrorCode, type Correlation, type ScoreItem, type ScoreResult } from '@rl/service-kit';
+import { AppError, ErrorCode, type RewardCallContext, type ScoreItem, type ScoreResult } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import { toRunSpec, type RunDefaults } from './core/fusion.ts';
 import { parseCodeParams } from './core/code/params.ts';
 import { scoreCodeItem, type ExecuteFn } from './core/code/score-code.ts';
 import { RunCodeRequest } from './schemas.ts';
 
-/** Who is asking and when to give up. */
-export interface CallContext extends Correlation {
-  signal?: AbortSignal | undefined;
-}
-
 /** Code-reward scoring shared by `POST /v1/score` and `reward.sandbox.score`. */
 export interface ScoreService {
-  score(items: ReadonlyArray<ScoreItem>, ctx?: CallContext): Promise<ScoreResult[]>;
+  score(items: ReadonlyArray<ScoreItem>, ctx?: RewardCallContext): Promise<ScoreResult[]>;
 }
 
 /** Options of {@link createScoreService}. */

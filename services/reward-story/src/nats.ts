@@ -1,16 +1,9 @@
-import { parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
+import { scoreEndpoint, type EndpointSpec } from '@rl/service-kit';
 import { StoryScoreRequest } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
 import { SCORE_SUBJECT } from './subjects.ts';
 
 /** NATS endpoints of the story-reward service: the same core call and body as `POST /v1/score`. */
 export function natsEndpoints(svc: ScoreService): EndpointSpec[] {
-  return [
-    parsedEndpoint({
-      name: 'score',
-      subject: SCORE_SUBJECT,
-      request: StoryScoreRequest,
-      handle: async (req, ctx) => ({ results: await svc.score(req.items, ctx) }),
-    }),
-  ];
+  return [scoreEndpoint({ subject: SCORE_SUBJECT, request: StoryScoreRequest, scoreItems: (items, ctx) => svc.score(items, ctx) })];
 }

@@ -1,18 +1,13 @@
-import type { Correlation, Logger, ServiceMetrics } from '@rl/service-kit';
+import type { Logger, RewardCallContext, ServiceMetrics } from '@rl/service-kit';
 import type { Embedder } from './core/embedder.ts';
 import type { FormatChecker } from './core/format/format-checker.ts';
 import { scoreBatch, type StorySlot } from './core/score-batch.ts';
 import type { RewardSettings } from './core/tuning.ts';
 import type { StoryScoreItem } from './schemas.ts';
 
-/** Who is asking (request id, trace context) and when to give up. */
-export interface CallContext extends Correlation {
-  signal?: AbortSignal | undefined;
-}
-
 /** Story scoring shared by `POST /v1/score` and `reward.story.score`. */
 export interface ScoreService {
-  score(items: ReadonlyArray<StoryScoreItem>, ctx?: CallContext): Promise<StorySlot[]>;
+  score(items: ReadonlyArray<StoryScoreItem>, ctx?: RewardCallContext): Promise<StorySlot[]>;
 }
 
 /** Dependencies of {@link createScoreService}, built in `main.ts`. */

@@ -21,6 +21,7 @@ export * from './random.ts';
 export type { BatchModule, SkipReason } from '../../../services/reward-rules/src/adapters/worker-pool/protocol.ts';
 export * from './service-host.ts';
 export * from './protocols/index.ts';
+export * from './reward-edge/index.ts';
 export * from './batching/micro-batcher.ts';
 export * from './concurrency/bounded-queue.ts';
 export * from './concurrency/run-pool.ts';

@@ -5,6 +5,7 @@ import type { AppEnv } from '../http/app.ts';
 import { ProblemSchema } from '../http/problem.ts';
 import { MAX_DATA_SOURCE_CHARS } from '../schemas/score.ts';
 import { parseJsonText, validationError } from '../validation.ts';
+import { httpCallContext } from '../reward-edge/call-context.ts';
 import { OpenRlhfRequest, OpenRlhfResponse, openRlhfItems, toOpenRlhfResponse } from './openrlhf.ts';
 import { SlimeQuery, SlimeRequest, SlimeRewardDetail, slimeItem, toSlimeDetail, toSlimeReward } from './slime.ts';
 import type { BatchScorer, ProtocolCallContext, ProtocolSlot } from './slot.ts';
@@ -71,14 +72,14 @@ export function addProtocolRoutes(app: OpenAPIHono<AppEnv>, score: BatchScorer):
   async function openRlhf(c: Context<AppEnv>) {
     const body = await readBody(c, OpenRlhfRequest);
     const items = openRlhfItems(body, pathDataSource(c));
-    const slots = items.length === 0 ? [] : await scoreAll(score, items, callContext(c));
+    const slots = items.length === 0 ? [] : await scoreAll(score, items, httpCallContext(c));
     return c.json(toOpenRlhfResponse(slots), 200);
   }
   async function slime(c: Context<AppEnv>) {
     const query = SlimeQuery.safeParse({ detail: c.req.query('detail') });
     if (!query.success) throw validationError(query.error, 'query');
     const body = await readBody(c, SlimeRequest);
-    const [slot] = await scoreAll(score, [slimeItem(body, pathDataSource(c))], callContext(c));
+    const [slot] = await scoreAll(score, [slimeItem(body, pathDataSource(c))], httpCallContext(c));
     const detail = query.data.detail === 'true' || query.data.detail === '1';
     if (detail) return c.json(toSlimeDetail(slot!), 200);
     if ('error' in slot!) c.header(REWARD_ERROR_HEADER, slot.error.code);
@@ -105,13 +106,9 @@ function pathDataSource(c: Context<AppEnv>): string | undefined {
   return parsed.data.data_source;
 }
 
-function callContext(c: Context<AppEnv>): ProtocolCallContext {
-  return { signal: c.req.raw.signal, requestId: c.get('requestId'), traceparent: c.req.header('traceparent') };
-}
-
 /** Runs the scorer; a scorer that answers the wrong number of slots is a bug, not a reward of 0. */
 async function scoreAll(score: BatchScorer, items: Parameters<BatchScorer>[0], ctx: ProtocolCallContext): Promise<ReadonlyArray<ProtocolSlot>> {
   const slots = await score(items, ctx);
-  if (slots.length !== items.length) throw new AppError(ErrorCode.Internal, `scorer returned ${slots.length} results for ${items.length} items`, { status: 500 });
+  if (slots.length !== items.length) throw new AppError(ErrorCode.Internal, `scorer returned ${slots.length} results for ${items.length} items`);
   return slots;
 }

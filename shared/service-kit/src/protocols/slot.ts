@@ -1,14 +1,12 @@
 import { AppError, ErrorCode } from '../errors.ts';
 import { MAX_SOLUTION_CHARS, type ScoreItem } from '../schemas/score.ts';
-import type { Correlation } from '../nats/headers.ts';
+import type { RewardCallContext } from '../reward-edge/call-context.ts';
 
 /** One result of a service's batch scorer, in our contract: a score, or the item's error. */
 export type ProtocolSlot = { score: number; extra?: Record<string, unknown> } | { error: { code: string; message: string } };
 
-/** Who is asking and when to give up; what each service's `ScoreService.score` takes. */
-export interface ProtocolCallContext extends Correlation {
-  signal?: AbortSignal | undefined;
-}
+/** Who is asking and when to give up: the reward services' one call context. */
+export type ProtocolCallContext = RewardCallContext;
 
 /** A service's batch scorer: items of our contract in, one slot per item out, in order. */
 export type BatchScorer = (items: ScoreItem[], ctx: ProtocolCallContext) => Promise<ReadonlyArray<ProtocolSlot>>;
@@ -16,11 +14,11 @@ export type BatchScorer = (items: ScoreItem[], ctx: ProtocolCallContext) => Prom
 /** 400: a sample whose scorer neither the URL nor its label names. */
 export function missingDataSource(field: string): AppError {
   const message = `${field}: no data_source; post to /<protocol>/<data_source> or give the label a "data_source"`;
-  return new AppError(ErrorCode.ValidationFailed, message, { status: 400, details: { issues: [{ path: field, message: 'no data_source' }] } });
+  return new AppError(ErrorCode.ValidationFailed, message, { details: { issues: [{ path: field, message: 'no data_source' }] } });
 }
 
 /** 400: a response longer than any scorer accepts. */
 export function responseTooLong(field: string, length: number): AppError {
   const message = `${field}: the response is ${length} characters; at most ${MAX_SOLUTION_CHARS} are scored`;
-  return new AppError(ErrorCode.ValidationFailed, message, { status: 400, details: { issues: [{ path: field, message: 'response too long' }] } });
+  return new AppError(ErrorCode.ValidationFailed, message, { details: { issues: [{ path: field, message: 'response too long' }] } });
 }

@@ -1,0 +1,22 @@
+import type { BatchScorer, ProtocolSlot } from '../protocols/slot.ts';
+import type { RewardCallContext } from './call-context.ts';
+import { continueTrace } from './continue-trace.ts';
+
+/** A core that scores parsed items of the service's own item schema; one slot per item, in order. */
+export type ItemScorer<I> = (items: I[], ctx: RewardCallContext) => Promise<ReadonlyArray<ProtocolSlot>>;
+
+/**
+ * A core that takes the raw `ScoreRequest` body and answers the `ScoreResponse`
+ * JSON text, for services that validate off the event loop (reward-rules' workers).
+ */
+export type RawScorer = (body: Uint8Array | string, ctx: RewardCallContext) => Promise<string>;
+
+/** The OpenRLHF and slime edges over a raw core: their items go in as the same JSON body `/v1/score` takes. */
+export function rawBatchScorer(scoreRaw: RawScorer): BatchScorer {
+  return async (items, ctx) => (JSON.parse(await scoreRaw(JSON.stringify({ items }), ctx)) as { results: ProtocolSlot[] }).results;
+}
+
+/** `score`, each call continuing the caller's trace (see {@link continueTrace}). */
+export function tracedBatchScorer(score: BatchScorer, edge: string): BatchScorer {
+  return (items, ctx) => continueTrace(ctx, { 'rl.edge': edge, 'rl.items': items.length }, () => score(items, ctx));
+}
