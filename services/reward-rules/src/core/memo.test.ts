@@ -17,7 +17,7 @@ describe('memoizeString', () => {
     const f = memoizeString((s: string) => ++n + s.length, 2);
     f('a');
     f('b');
-    f('c'); // cache full: dropped, then 'c' stored
+    f('c'); // cache full: 'a', the least recently used, is evicted
     f('a'); // recomputed
     expect(n).toBe(4);
     const long = 'x'.repeat(5000);
