@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import type { Scorer } from '../scorer.ts';
-import { extractBoxedContent, gradeAnswer } from '../symbolic/grader.ts';
+import { extractBoxedContent, gradeAnswer } from '../symbolic/mathruler/grader.ts';
 
 /** Keyword options of verl `geo3k.compute_score`, with its defaults. */
 export const Geo3kParams = z.strictObject({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeExpr, strIsInt, stripProperlyFormattedCommas } from './normalize.ts';
-import { pyFloat, pyRound } from './py-float.ts';
+import { pyFloat, pyRound } from '../cpython/py-float.ts';
 
 // Expected values: mathruler.grader._normalize(input).
 const CASES: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,7 @@
 // Evaluates the Python AST of a parsed sympy expression the way Python + sympy
 // would, delegating every number operation to an Arith (exact or sampled).
-import type { PyAst } from './py-parse.ts';
-import { SympyParseError } from './py-tokenize.ts';
+import type { PyAst } from '../cpython/py-parse.ts';
+import { SympyParseError } from '../cpython/py-tokenize.ts';
 
 /** Binary operators Python applies to sympy values. */
 export type BinOp = '+' | '-' | '*' | '/' | '**' | '//';

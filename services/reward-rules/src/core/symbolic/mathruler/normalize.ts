@@ -1,10 +1,10 @@
 // mathruler grader `_normalize` and its helpers (`_parse_latex`, `_str_is_int`,
 // `_strip_properly_formatted_commas`, `_inject_implicit_mixed_number`).
-import { PY_DOT } from '../py/regex.ts';
-import { pyReplace } from '../py/str.ts';
-import { pyStrip } from '../py/whitespace.ts';
-import { latexToText } from './latex-to-text.ts';
-import { intString, isNearInt, pyFloat, pyRound } from './py-float.ts';
+import { PY_DOT } from '../../py/regex.ts';
+import { pyReplace } from '../../py/str.ts';
+import { pyStrip } from '../../py/whitespace.ts';
+import { latexToText } from '../pylatexenc/latex-to-text.ts';
+import { intString, isNearInt, pyFloat, pyRound } from '../cpython/py-float.ts';
 
 const TEXT_WRAPPED = new RegExp(`^\\\\text\\{(${PY_DOT}+?)\\}(?=\\n?$)`, 'u');
 const UNITS = [

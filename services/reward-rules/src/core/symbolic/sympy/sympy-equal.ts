@@ -2,10 +2,10 @@
 // sympy's parse_expr is ported token by token; `simplify(diff) == 0` is
 // decided numerically with mathjs instead of by a CAS (see sympy-exact.ts and
 // sympy-sample.ts for how each case follows sympy).
-import { pyReplace } from '../py/str.ts';
-import { pyStrip } from '../py/whitespace.ts';
-import { parsePyExpr, type PyAst } from './py-parse.ts';
-import { pyTokenize } from './py-tokenize.ts';
+import { pyReplace } from '../../py/str.ts';
+import { pyStrip } from '../../py/whitespace.ts';
+import { parsePyExpr, type PyAst } from '../cpython/py-parse.ts';
+import { pyTokenize } from '../cpython/py-tokenize.ts';
 import { evaluate, hasSymbols } from './sympy-eval.ts';
 import { ExactArith, isExactZero } from './sympy-exact.ts';
 import { CONJUGATES } from './sympy-numbers.ts';

@@ -1,6 +1,6 @@
 // Node and token shapes of the pylatexenc 2.10 latexwalker port, plus the
 // character classes it uses (Python `str.isspace` / `str.isalpha` per code point).
-import { isPySpace } from '../py/whitespace.ts';
+import { isPySpace } from '../../py/whitespace.ts';
 
 /** A macro's parsed arguments: one entry per argspec char, null for an absent optional. */
 export type ArgList = Array<LNode | null>;

@@ -1,6 +1,6 @@
 // sympy 1.14 implicit_multiplication_application = split_symbols,
 // implicit_multiplication, implicit_application, function_exponentiation.
-import { SympyParseError, type Tok, type TokType } from './py-tokenize.ts';
+import { SympyParseError, type Tok, type TokType } from '../cpython/py-tokenize.ts';
 import { isCallableName } from './sympy-names.ts';
 import { splitSymbols } from './sympy-split.ts';
 

@@ -5,7 +5,7 @@
 // the largest intermediate value, at every point where it is finite.
 import { DBL, isComplex, isFiniteNum, type Num } from './mathjs-ops.ts';
 import type { Arith, BinOp } from './sympy-eval.ts';
-import { SympyParseError } from './py-tokenize.ts';
+import { SympyParseError } from '../cpython/py-tokenize.ts';
 
 const BASE: ReadonlyArray<readonly [number, number]> = [
   [0.73, 0.41], [-1.37, 0.68], [0.52, -1.19], [-0.61, -0.93],

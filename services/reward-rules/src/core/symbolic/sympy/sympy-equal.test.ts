@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pyStrip } from '../py/whitespace.ts';
-import { pyTokenize } from './py-tokenize.ts';
+import { pyStrip } from '../../py/whitespace.ts';
+import { pyTokenize } from '../cpython/py-tokenize.ts';
 import { areEqualUnderSympy, shouldAllowEval } from './sympy-equal.ts';
 import { implicitMultiplicationApplication } from './sympy-implicit.ts';
 import { autoNumber, autoSymbol, factorialNotation, repeatedDecimals } from './sympy-transform.ts';

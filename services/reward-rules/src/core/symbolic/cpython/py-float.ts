@@ -1,5 +1,5 @@
 // Python `float(str)`, `round(x)` and `int(x)` as mathruler's number checks use them.
-import { pyStrip } from '../py/whitespace.ts';
+import { pyStrip } from '../../py/whitespace.ts';
 
 // float() grammar: underscores only between digits; inf/infinity/nan in any case.
 // Non-ASCII decimal digits, which CPython also accepts, are refused here.

@@ -1,9 +1,9 @@
 // mathruler math_normalize.normalize_answer (PRM800K's copy of the Hendrycks
 // MATH `_strip_string`). Unlike verl's math_reward copy it drops every "%".
-import { pyLen } from '../py/code-points.ts';
-import { pyIntRoundTrips, pyReplace } from '../py/str.ts';
-import { pyStrip } from '../py/whitespace.ts';
-import { PY_DOT } from '../py/regex.ts';
+import { pyLen } from '../../py/code-points.ts';
+import { pyIntRoundTrips, pyReplace } from '../../py/str.ts';
+import { pyStrip } from '../../py/whitespace.ts';
+import { PY_DOT } from '../../py/regex.ts';
 
 /** A Python exception inside _strip_string: normalize_answer's `except` returns its input. */
 class Raised extends Error {}

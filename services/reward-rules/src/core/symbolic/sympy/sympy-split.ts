@@ -1,6 +1,6 @@
 // sympy 1.14 split_symbols (the first step of implicit_multiplication_application).
-import { pyIsDigit } from '../py/str.ts';
-import type { Tok } from './py-tokenize.ts';
+import { pyIsDigit } from '../../py/str.ts';
+import type { Tok } from '../cpython/py-tokenize.ts';
 import { inGlobals, isSplittable } from './sympy-names.ts';
 
 const op = (v: string): Tok => ({ t: 'OP', v });

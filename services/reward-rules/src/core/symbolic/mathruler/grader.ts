@@ -1,8 +1,8 @@
 // mathruler.grader `grade_answer` and `extract_boxed_content` (PRM800K grader).
-import { pyStrip } from '../py/whitespace.ts';
+import { pyStrip } from '../../py/whitespace.ts';
 import { normalizeAnswer } from './math-normalize.ts';
 import { normalizeExpr, strIsInt, stripProperlyFormattedCommas } from './normalize.ts';
-import { areEqualUnderSympy } from './sympy-equal.ts';
+import { areEqualUnderSympy } from '../sympy/sympy-equal.ts';
 
 const TUPLE_CHARS = '()[]';
 // `^-?[0-9]+.?/0*[1-9][0-9]*.?$`: `.` is any code point but "\n"; `$` allows one final "\n".

@@ -1,6 +1,6 @@
 // Macros whose pylatexenc 2.10 text is computed from their arguments: format
 // strings, accents, math alphabets and the few callables of the default specs.
-import { pyStrip } from '../py/whitespace.ts';
+import { pyStrip } from '../../py/whitespace.ts';
 import type { LNode } from './latex-nodes.ts';
 
 /** What a macro handler may ask of the LatexNodes2Text port. */

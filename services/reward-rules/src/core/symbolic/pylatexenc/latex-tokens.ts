@@ -1,5 +1,5 @@
 // pylatexenc 2.10 LatexWalker.get_token (tolerant parsing), over code points.
-import { PY_WORD_CLASS_BODY } from '../py/regex.ts';
+import { PY_WORD_CLASS_BODY } from '../../py/regex.ts';
 import { SPECIALS_TEXT } from './latex-specs.ts';
 import { EndOfStream, isAlphaCp, isSpaceCp, type LToken } from './latex-nodes.ts';
 

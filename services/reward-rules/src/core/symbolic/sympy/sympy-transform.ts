@@ -2,7 +2,7 @@
 // lists: auto_symbol, repeated_decimals, auto_number, factorial_notation.
 // lambda_notation is left out: mathruler's input always starts with "(".
 import { inGlobals } from './sympy-names.ts';
-import { SympyParseError, type Tok } from './py-tokenize.ts';
+import { SympyParseError, type Tok } from '../cpython/py-tokenize.ts';
 
 const KEYWORDS = new Set(
   (

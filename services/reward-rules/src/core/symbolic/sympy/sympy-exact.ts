@@ -9,7 +9,7 @@ import type { BigNumber } from 'mathjs';
 import { BIG, bignum, isBig, isComplex, isFiniteNum, magnitude, type Num } from './mathjs-ops.ts';
 import type { Arith, BinOp } from './sympy-eval.ts';
 import { asRational, constantValue, floatPrecision, logScale, roundToBits, significantDigits, sqrtConjugateSign } from './sympy-numbers.ts';
-import { SympyParseError } from './py-tokenize.ts';
+import { SympyParseError } from '../cpython/py-tokenize.ts';
 
 /** `rat`: exact rational; `flt`: sympy Float of `prec` bits; `exp`: any other exact value. */
 export type ExactValue = { k: 'rat' | 'exp'; v: Num } | { k: 'flt'; v: BigNumber; prec: number };

@@ -1,7 +1,7 @@
 // pylatexenc 2.10 `LatexNodes2Text().latex_to_text(s)` with its defaults
 // (math_mode='text', strict_latex_spaces='macros', no comments, no fill), as
 // mathruler's _parse_latex calls it. Throws where pylatexenc raises.
-import { pyStrip } from '../py/whitespace.ts';
+import { pyStrip } from '../../py/whitespace.ts';
 import { applyPercentFormat } from './latex-format.ts';
 import { JOIN_ARGS, MACRO_FORMATS, MACRO_HANDLERS, type TextCtx } from './latex-macros.ts';
 import type { LNode } from './latex-nodes.ts';
