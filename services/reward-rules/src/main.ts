@@ -1,5 +1,6 @@
 // Wiring only: config -> logger/telemetry -> NATS + worker pool -> core -> HTTP + NATS edges -> graceful stop.
-import { BudgetPool, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
+import { BudgetPool } from './adapters/worker-pool/budget-pool.ts';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { createRemoteScorer } from './adapters/remote-scorer.ts';
 import type { ScoreWorkerData } from './adapters/score-worker.ts';
 import { RewardRulesConfig } from './config.ts';

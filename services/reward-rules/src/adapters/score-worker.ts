@@ -1,7 +1,7 @@
 // Batch module loaded by every scoring worker thread (see shared BudgetPool).
 // The worker parses and validates the raw request itself, so the main thread
 // only moves bytes; the pool's watchdog enforces each item's budget.
-import type { BatchModule } from '@rl/service-kit';
+import type { BatchModule } from './worker-pool/protocol.ts';
 import { closeBatch, itemBudgetMs, openBatch, scoreBatchItem, skipBatchItem, type BatchState } from '../core/score-batch.ts';
 
 /** Configuration handed over by main.ts through the pool's `moduleData`. */
