@@ -26,3 +26,4 @@ export * from './batching/micro-batcher.ts';
 export * from './concurrency/bounded-queue.ts';
 export * from './concurrency/run-pool.ts';
 export * from './retry/retry.ts';
+export * from './py-repr.ts';

@@ -1,4 +1,4 @@
-import { pyStr } from '../py-repr.ts';
+import { pyStr } from '@rl/service-kit';
 import { evaluateArithmetic, formatNumber } from './arith.ts';
 import type { Tool, ToolSchema } from './tool.ts';
 

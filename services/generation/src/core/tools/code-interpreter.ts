@@ -1,5 +1,5 @@
+import { pyStr } from '@rl/service-kit';
 import type { EnvPort } from '../env-port.ts';
-import { pyStr } from '../py-repr.ts';
 import type { Tool, ToolSchema } from './tool.ts';
 
 /** verl's default schema of `code_interpreter` (sandbox_fusion_tool_config.yaml). */

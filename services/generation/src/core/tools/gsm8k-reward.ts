@@ -1,5 +1,5 @@
+import { pyFloatRepr, pyStr, pyStringRepr } from '@rl/service-kit';
 import type { EnvPort } from '../env-port.ts';
-import { pyFloatRepr, pyStr, pyStrRepr } from '../py-repr.ts';
 import { gsm8kItem, scoreOne } from './score-one.ts';
 import type { Tool, ToolSchema } from './tool.ts';
 
@@ -36,7 +36,7 @@ export function createGsm8kRewardTool(o: { schema: ToolSchema; timeoutMs: number
       const groundTruth = ctx.createKwargs.ground_truth;
       // gsm8k.compute_score compares with `==`: nothing equals a missing (None) ground truth.
       const reward = groundTruth === undefined || groundTruth === null ? 0 : await scoreOne(o.port, gsm8kItem(response, groundTruth, 'flexible'), { signal: ctx.signal, timeoutMs: o.timeoutMs });
-      return { text: `Current parsed answer=${pyStrRepr(answer)} reward=${pyFloatRepr(reward)}`, reward: reward > 0 ? 0 : -0.05 };
+      return { text: `Current parsed answer=${pyStringRepr(answer)} reward=${pyFloatRepr(reward)}`, reward: reward > 0 ? 0 : -0.05 };
     },
   };
 }

@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
-import { parseJsonForPython, pyStr } from './py-str.ts';
+import { AppError, ErrorCode, parseJsonForPython, pyStr } from '@rl/service-kit';
 
 /** Test cases of one problem, with inputs/outputs already rendered as Python `str()`. */
 export interface TestSpec {

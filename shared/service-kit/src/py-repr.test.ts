@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonForPython, pyFloatRepr, pyNumberText, pyRepr, pyStr } from './py-str.ts';
+import { parseJsonForPython, pyFloatRepr, pyNumberText, pyRepr, pyStr, pyStringRepr } from './py-repr.ts';
 
 // [JSON text, Python str(json.loads(text))]: expected values from CPython 3.11.
 const FROM_JSON_TEXT: Array<[string, string]> = [
@@ -63,5 +63,34 @@ describe('already-parsed values', () => {
 
   it('renders non-finite floats like Python', () => {
     expect([pyFloatRepr(Number.NaN), pyFloatRepr(-Infinity)]).toEqual(['nan', '-inf']);
+  });
+});
+
+describe('Python repr/str of JSON values (tool texts)', () => {
+  it('quotes strings as Python repr does', () => {
+    expect(pyStringRepr('18')).toBe("'18'");
+    expect(pyStringRepr("it's")).toBe('"it\'s"');
+    expect(pyStringRepr('both \' and "')).toBe("'both \\' and \"'");
+    expect(pyStringRepr('a\\b\n\t\x01\u200b é 😀')).toBe("'a\\\\b\\n\\t\\x01\\u200b é 😀'");
+  });
+
+  it('prints floats like repr(float)', () => {
+    expect(pyFloatRepr(1)).toBe('1.0');
+    expect(pyFloatRepr(0)).toBe('0.0');
+    expect(pyFloatRepr(-0.05)).toBe('-0.05');
+    expect(pyFloatRepr(0.0001)).toBe('0.0001');
+    expect(pyFloatRepr(0.00001)).toBe('1e-05');
+    expect(pyFloatRepr(1e16)).toBe('1e+16');
+    expect(pyFloatRepr(1234567890123456.7)).toBe('1234567890123456.8');
+    expect(pyFloatRepr(Number.NaN)).toBe('nan');
+  });
+
+  it('str() of non-strings: ints, bools, None, lists and dicts', () => {
+    expect(pyStr('x')).toBe('x');
+    expect(pyStr(18)).toBe('18');
+    expect(pyStr(2.5)).toBe('2.5');
+    expect(pyStr(true)).toBe('True');
+    expect(pyStr(null)).toBe('None');
+    expect(pyRepr(['a', 1, { k: null }])).toBe("['a', 1, {'k': None}]");
   });
 });

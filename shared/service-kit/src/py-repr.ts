@@ -1,7 +1,10 @@
-// Python's `str()` of JSON values. verl's sandbox_fusion `_process_single_case`
-// sends `str(stdin_data)` as stdin and compares against `str(expected_output)`,
-// so a non-string input/output reaches the program as its Python rendering
-// (`[1, 2]`, `{'a': None}`, `True`, `1.0`).
+// Python's `str()` and `repr()` of JSON values, the one port for every service:
+// - reward-sandbox: verl's sandbox_fusion `_process_single_case` sends
+//   `str(stdin_data)` as stdin and compares against `str(expected_output)`, so a
+//   non-string input/output reaches the program as its Python rendering
+//   (`[1, 2]`, `{'a': None}`, `True`, `1.0`);
+// - generation: tool texts that verl builds with f-strings
+//   (Gsm8kTool.execute: f"Current parsed {answer=} {reward=}").
 
 /** A JSON number with the Python text it would print as (kept from the JSON source). */
 export class PyNumber {
