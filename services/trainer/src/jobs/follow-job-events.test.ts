@@ -46,7 +46,17 @@ function counting(source: JobEventSource) {
 }
 
 const view = (state: JobState): JobView => ({
-  id: 'j', name: 'job', state, created_at: '', started_at: null, finished_at: null, step: 1, total_steps: 3, last_metrics: null, last_validation: null, error: null,
+  id: 'j',
+  name: 'job',
+  state,
+  created_at: '',
+  started_at: null,
+  finished_at: null,
+  step: 1,
+  total_steps: 3,
+  last_metrics: null,
+  last_validation: null,
+  error: null,
 });
 
 describe('followJobEvents', () => {
