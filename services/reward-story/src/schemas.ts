@@ -1,73 +1,62 @@
+// The HTTP (and NATS) schemas of reward-story: the core's plain zod schemas
+// (core/story-item.ts) with their OpenAPI names, descriptions and examples.
 import { z } from '@hono/zod-openapi';
 import { ItemError, MAX_BATCH_ITEMS, MAX_ITEM_TIMEOUT_MS, ScoreItem } from '@rl/service-kit';
 import { COMPONENTS } from './core/components.ts';
+import * as core from './core/story-item.ts';
 
-/** Longest accepted story, turn, user input or reference text. */
-export const MAX_TEXT_CHARS = 262_144;
-/** Most turns in one `conversation_history`. */
-export const MAX_HISTORY_TURNS = 1_024;
-/** Longest accepted output-format regex. */
-export const MAX_PATTERN_CHARS = 16_384;
-/** Most per-token values in one signal array (verl responses stay far below). */
-export const MAX_SIGNAL_TOKENS = 262_144;
-
-const text = (description: string) => z.string().max(MAX_TEXT_CHARS).openapi({ description });
+export { MAX_HISTORY_TURNS, MAX_PATTERN_CHARS, MAX_SIGNAL_TOKENS, MAX_TEXT_CHARS } from './core/story-item.ts';
 
 /** One earlier turn of the conversation. */
-export const StoryTurn = z
-  .object({
-    role: z.string().min(1).max(64).openapi({ description: '`user`, `assistant` (or `system`); only `assistant` turns count as earlier replies', example: 'assistant' }),
-    content: z.string().max(MAX_TEXT_CHARS),
-  })
-  .openapi('StoryTurn');
+export const StoryTurn = core.StoryTurn.extend({
+  role: core.StoryTurn.shape.role.openapi({ description: '`user`, `assistant` (or `system`); only `assistant` turns count as earlier replies', example: 'assistant' }),
+}).openapi('StoryTurn');
 export type StoryTurn = z.infer<typeof StoryTurn>;
+
+const regex = core.RegexFormat.shape;
+const jsonSchema = core.JsonSchemaFormat.shape;
 
 /** What the reply must look like: a whole-reply regex (RE2 syntax) or a JSON schema the reply, parsed as JSON, must satisfy. */
 export const OutputFormat = z
   .discriminatedUnion('type', [
-    z.object({
-      type: z.literal('regex'),
-      pattern: z.string().max(MAX_PATTERN_CHARS).openapi({ description: 'RE2 syntax (no look-around or back-references); must match the whole reply', example: '(?s)\\*.+\\*.*' }),
-      flags: z.string().regex(/^[ims]*$/).optional().openapi({ description: 'any of i (ignore case), m (multi-line ^ $), s (. matches newline)' }),
+    core.RegexFormat.extend({
+      pattern: regex.pattern.openapi({ description: 'RE2 syntax (no look-around or back-references); must match the whole reply', example: '(?s)\\*.+\\*.*' }),
+      flags: regex.flags.openapi({ description: 'any of i (ignore case), m (multi-line ^ $), s (. matches newline)' }),
     }),
-    z.object({
-      type: z.literal('json_schema'),
-      schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).openapi({ description: 'JSON Schema draft-07, or 2020-12 when `$schema` says so' }),
+    core.JsonSchemaFormat.extend({
+      schema: jsonSchema.schema.openapi({ description: 'JSON Schema draft-07, or 2020-12 when `$schema` says so' }),
     }),
   ])
   .openapi('OutputFormat');
 export type OutputFormat = z.infer<typeof OutputFormat>;
 
+const context = core.StoryContext.shape;
+
 /** The situation the reply answers: the fields the story converter writes next to each sample. */
-export const StoryContext = z
-  .object({
-    story_content: text('The story setting (the system message’s story part); may be empty'),
-    conversation_history: z.array(StoryTurn).max(MAX_HISTORY_TURNS).openapi({ description: 'Turns before the current user input, oldest first' }),
-    user_input: text('The user’s current action or line, which the reply answers'),
-    target_response: text('The dataset’s reply for this turn (the reference to beat); falls back to `ground_truth`').nullable().optional(),
-    output_format: z
-      .union([OutputFormat, z.string().max(MAX_TEXT_CHARS)])
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          'A format spec, or a string: JSON text of a spec, or (anything not starting with `{`) the prose format instruction the story converter writes into the system prompt, which cannot be checked, so `format` is skipped',
-      }),
-  })
-  .openapi('StoryContext');
+export const StoryContext = core.StoryContext.extend({
+  story_content: context.story_content.openapi({ description: 'The story setting (the system message’s story part); may be empty' }),
+  conversation_history: z.array(StoryTurn).max(core.MAX_HISTORY_TURNS).openapi({ description: 'Turns before the current user input, oldest first' }),
+  user_input: context.user_input.openapi({ description: 'The user’s current action or line, which the reply answers' }),
+  target_response: context.target_response.openapi({ description: 'The dataset’s reply for this turn (the reference to beat); falls back to `ground_truth`' }),
+  output_format: z
+    .union([OutputFormat, z.string().max(core.MAX_TEXT_CHARS)])
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'A format spec, or a string: JSON text of a spec, or (anything not starting with `{`) the prose format instruction the story converter writes into the system prompt, which cannot be checked, so `format` is skipped',
+    }),
+}).openapi('StoryContext');
 export type StoryContext = z.infer<typeof StoryContext>;
 
-// A log-probability above 0 means probabilities or logits were sent; 0.001 leaves room for rounding.
-const logprobs = (description: string) => z.array(z.number().max(0.001)).max(MAX_SIGNAL_TOKENS).openapi({ description });
+const signals = core.StorySignals.shape;
 
 /** Per-token signals of the reply computed by the trainer's policy. */
-export const StorySignals = z
-  .object({
-    logprobs_with_context: logprobs('log p(token | prompt with the context r), natural log, one per reply token'),
-    logprobs_without_context: logprobs('log p(token | prompt without r), same tokens'),
-    entropies: z.array(z.number().min(-0.001)).max(MAX_SIGNAL_TOKENS).optional().openapi({ description: 'entropy in nats of the policy’s next-token distribution at each reply token (values down to -0.001 are rounding and count as 0)' }),
-  })
-  .openapi('StorySignals');
+export const StorySignals = core.StorySignals.extend({
+  logprobs_with_context: signals.logprobs_with_context.openapi({ description: 'log p(token | prompt with the context r), natural log, one per reply token' }),
+  logprobs_without_context: signals.logprobs_without_context.openapi({ description: 'log p(token | prompt without r), same tokens' }),
+  entropies: signals.entropies.openapi({ description: 'entropy in nats of the policy’s next-token distribution at each reply token (values down to -0.001 are rounding and count as 0)' }),
+}).openapi('StorySignals');
 export type StorySignals = z.infer<typeof StorySignals>;
 
 /**
@@ -91,7 +80,7 @@ export const StoryScoreItem = z
     ...ScoreItem.shape,
     data_source: ScoreItem.shape.data_source.openapi({ example: 'story' }),
     solution_str: ScoreItem.shape.solution_str.openapi({ description: 'The reply to score', example: 'I draw my sword and step between you and the wolf.' }),
-    ground_truth: z.string().max(MAX_TEXT_CHARS).nullable().optional().openapi({ description: 'verl reward_model.ground_truth: the reference reply, used when the context has no target_response' }),
+    ground_truth: core.StoryItemFields.shape.ground_truth.openapi({ description: 'verl reward_model.ground_truth: the reference reply, used when the context has no target_response' }),
     params: StoryParamsDoc.optional(),
     context: StoryContext.optional(),
     signals: StorySignals.optional(),
@@ -103,23 +92,13 @@ export type StoryScoreItem = z.infer<typeof StoryScoreItem>;
 export const StoryScoreRequest = z.object({ items: z.array(StoryScoreItem).min(1).max(MAX_BATCH_ITEMS) }).openapi('StoryScoreRequest');
 export type StoryScoreRequest = z.infer<typeof StoryScoreRequest>;
 
-const component = z.number().min(0).max(1).nullable();
+const extra = core.StoryExtra.shape;
 
 /** Diagnostics of one scored reply: every component (null when it did not apply) and the weights that made the total. */
-export const StoryExtra = z
-  .object({
-    ...(Object.fromEntries(COMPONENTS.map((c) => [c, component])) as Record<(typeof COMPONENTS)[number], typeof component>),
-    weights_used: z.record(z.string(), z.number()).openapi({ description: 'weights renormalised over the components that applied (the others are 0)' }),
-    total: z.number(),
-    model: z.string(),
-    repeat_cosine: z.number().nullable(),
-    repeat_overlap: z.number().nullable(),
-    reference_delta: z.number().nullable(),
-    brevity: z.number().nullable().openapi({ description: 'the brevity factor in N (1 unless the reply is shorter than half the reference); null without a reference' }),
-    info_gain_nats: z.number().nullable(),
-    entropy_nats: z.number().nullable(),
-  })
-  .openapi('StoryExtra');
+export const StoryExtra = core.StoryExtra.extend({
+  weights_used: extra.weights_used.openapi({ description: 'weights renormalised over the components that applied (the others are 0)' }),
+  brevity: extra.brevity.openapi({ description: 'the brevity factor in N (1 unless the reply is shorter than half the reference); null without a reference' }),
+}).openapi('StoryExtra');
 export type StoryExtra = z.infer<typeof StoryExtra>;
 
 /** A scored reply. */

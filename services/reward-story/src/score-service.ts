@@ -3,7 +3,7 @@ import type { Embedder } from './core/embedder.ts';
 import type { FormatChecker } from './core/format/format-checker.ts';
 import { scoreBatch, type StorySlot } from './core/score-batch.ts';
 import type { RewardSettings } from './core/tuning.ts';
-import type { StoryScoreItem } from './schemas.ts';
+import type { StoryScoreItem } from './core/story-item.ts';
 
 /** Story scoring shared by `POST /v1/score` and `reward.story.score`. */
 export interface ScoreService {

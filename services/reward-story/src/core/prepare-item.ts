@@ -1,4 +1,4 @@
-import type { StoryScoreItem } from '../schemas.ts';
+import type { StoryScoreItem } from './story-item.ts';
 import { mergeWeights, type Weights } from './components.ts';
 import type { FormatChecker } from './format/format-checker.ts';
 import { summariseSignals, type SignalSummary } from './signals.ts';

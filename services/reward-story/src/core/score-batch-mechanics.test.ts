@@ -1,6 +1,6 @@
 import { AppError } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
-import type { StoryScoreItem } from '../schemas.ts';
+import type { StoryScoreItem } from './story-item.ts';
 import type { Embedder } from './embedder.ts';
 import { createFormatChecker } from './format/format-checker.ts';
 import { scoreBatch } from './score-batch.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoryExtra, StoryItemScore, StoryScoreItem } from '../schemas.ts';
+import type { StoryExtra, StoryItemScore, StoryScoreItem } from './story-item.ts';
 import { COMPONENTS } from './components.ts';
 import { createFormatChecker } from './format/format-checker.ts';
 import { scoreBatch, type StorySlot } from './score-batch.ts';

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit';
-import type { StoryItemScore, StoryScoreItem } from '../schemas.ts';
+import type { StoryItemScore, StoryScoreItem } from './story-item.ts';
 import type { Embedder } from './embedder.ts';
 import type { FormatChecker } from './format/format-checker.ts';
 import { prepareItem, textsOf, type PreparedItem } from './prepare-item.ts';

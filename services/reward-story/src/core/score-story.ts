@@ -1,4 +1,4 @@
-import type { StoryExtra, StoryItemScore } from '../schemas.ts';
+import type { StoryExtra, StoryItemScore } from './story-item.ts';
 import type { PreparedItem } from './prepare-item.ts';
 import { wordTokens } from './lexical-overlap.ts';
 import { beyondReference, brevity, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, referenceRecall, relevance, type ContextVectors } from './reward-components.ts';

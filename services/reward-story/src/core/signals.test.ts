@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StorySignals } from '../schemas.ts';
+import type { StorySignals } from './story-item.ts';
 import { summariseSignals } from './signals.ts';
 import { catchAppError } from './testing/catch-app-error.ts';
 

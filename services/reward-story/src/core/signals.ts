@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { StorySignals } from '../schemas.ts';
+import type { StorySignals } from './story-item.ts';
 import { mean } from './vector-math.ts';
 
 /** Per-reply means of the trainer's per-token signals; undefined when not given (or zero tokens). */

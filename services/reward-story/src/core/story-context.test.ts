@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoryScoreItem } from '../schemas.ts';
+import type { StoryScoreItem } from './story-item.ts';
 import { earlierReplies, recentTurns, resolveContext } from './story-context.ts';
 import { catchAppError } from './testing/catch-app-error.ts';
 import { STORY, storyItem } from './testing/story-fixture.ts';

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, formatPath } from '@rl/service-kit';
 import type { z } from 'zod';
-import { OutputFormat, StoryContext, type StoryScoreItem, type StoryTurn } from '../schemas.ts';
+import { OutputFormat, StoryContext, type StoryScoreItem, type StoryTurn } from './story-item.ts';
 
 /** The context of one reply, from whichever place the item carried it. */
 export interface ResolvedContext {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutputFormat } from '../../schemas.ts';
+import type { OutputFormat } from '../story-item.ts';
 import { catchAppError } from '../testing/catch-app-error.ts';
 import { createFormatChecker } from './format-checker.ts';
 

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { LRUCache } from 'lru-cache';
-import type { OutputFormat } from '../../schemas.ts';
+import type { OutputFormat } from '../story-item.ts';
 import { compileJsonSchemaCheck } from './json-schema-check.ts';
 import { compileRegexCheck, type FormatCheck } from './regex-check.ts';
 

@@ -1,4 +1,4 @@
-import type { StoryContext, StoryScoreItem } from '../../schemas.ts';
+import type { StoryContext, StoryScoreItem } from '../story-item.ts';
 import { DEFAULT_WEIGHTS } from '../components.ts';
 import { DEFAULT_TUNING, type RewardSettings } from '../tuning.ts';
 
