@@ -25,10 +25,5 @@ export function checkTokenLists(lists: readonly (readonly number[])[], what: str
   });
 }
 
-/** Seed of batch row `row` derived from the request seed (splitmix-style mixing keeps rows independent). */
-export function rowSeed(seed: number, row: number): number {
-  let z = (seed + Math.imul(row, 0x9e3779b9)) >>> 0;
-  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-  return (z ^ (z >>> 16)) >>> 0;
-}
+// The row seeds come from the one seed mixer; re-exported because generation's batches must seed rows the same way.
+export { rowSeed } from '@rl/service-kit';

@@ -27,3 +27,4 @@ export * from './concurrency/bounded-queue.ts';
 export * from './concurrency/run-pool.ts';
 export * from './retry/retry.ts';
 export * from './py-repr.ts';
+export * from './seed-mix.ts';

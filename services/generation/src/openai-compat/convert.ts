@@ -1,6 +1,5 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, mixSeed } from '@rl/service-kit';
 import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
-import { mixSeed } from '../core/seeds.ts';
 import type { ToolSchema } from '../core/tools/tool.ts';
 import type { ChatCompletionRequest, OpenAiMessage } from '../schemas/openai.ts';
 
