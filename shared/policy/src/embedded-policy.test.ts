@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '@rl/service-kit';
-import { np, tree } from './backend.ts';
+import { np, tree } from './model/backend.ts';
 import type { EmbeddedPolicy } from './embedded-policy.ts';
 import { trackLiveBuffers } from './testing/live-buffers.ts';
 import { tinyPolicy } from './testing/tiny-policy.ts';
-import { arithmeticTokenizer } from './tokenizer.ts';
+import { arithmeticTokenizer } from './tokenizers/tokenizer.ts';
 
 const tok = arithmeticTokenizer();
 const PROMPTS = ['6,2:9,6', '1,3:9,1', '0,8:9,12', '5'].map((p) => tok.encode(p));

@@ -1,12 +1,12 @@
 import { AppError, ErrorCode, createRng } from '@rl/service-kit';
-import { ensureTensorBackend, tree } from './backend.ts';
-import { generateTokens } from './generate.ts';
-import { createKernels, type Kernels } from './kernels.ts';
-import { parseModelConfig, type ModelConfig, type ModelConfigInput } from './model-config.ts';
-import { checkHostParams, initHostParams, toDevice, toHost, type HostParams, type Params } from './params.ts';
+import { ensureTensorBackend, tree } from './model/backend.ts';
+import { generateTokens } from './generation/generate.ts';
+import { createKernels, type Kernels } from './model/kernels.ts';
+import { parseModelConfig, type ModelConfig, type ModelConfigInput } from './model/model-config.ts';
+import { checkHostParams, initHostParams, toDevice, toHost, type HostParams, type Params } from './model/params.ts';
 import type { PolicyCore } from './policy-core.ts';
-import { scorePairs, valuePairs, type PackWidths, type PairScores, type TokenPair } from './score.ts';
-import { createTokenizer, type PolicyTokenizer, type TokenizerConfig } from './tokenizer.ts';
+import { scorePairs, valuePairs, type PackWidths, type PairScores, type TokenPair } from './generation/score.ts';
+import { createTokenizer, type PolicyTokenizer, type TokenizerConfig } from './tokenizers/tokenizer.ts';
 import type { Generation, PolicyModel, SamplingParams } from './types.ts';
 
 /** A model's weights in host memory with everything needed to rebuild it; what a safetensors file holds. */

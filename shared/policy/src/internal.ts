@@ -1,5 +1,5 @@
 // Internals for benches and sibling packages' tests (`@rl/policy/internal`), the
 // way nats.js keeps `internal_mod.ts` beside its curated `mod.ts`: not for services.
-export { jit } from './backend.ts';
-export { batchBucket, widthBucket } from './batch-layout.ts';
-export { generateFlops, scoreFlops, trainFlops, type FlopShape } from './flops.ts';
+export { jit } from './model/backend.ts';
+export { batchBucket, widthBucket } from './training/batch-layout.ts';
+export { generateFlops, scoreFlops, trainFlops, type FlopShape } from './model/flops.ts';

@@ -1,8 +1,8 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { Kernels } from './kernels.ts';
-import type { ModelConfig } from './model-config.ts';
-import type { Params } from './params.ts';
-import type { PolicyTokenizer } from './tokenizer.ts';
+import type { Kernels } from './model/kernels.ts';
+import type { ModelConfig } from './model/model-config.ts';
+import type { Params } from './model/params.ts';
+import type { PolicyTokenizer } from './tokenizers/tokenizer.ts';
 
 /** What generation and scoring need: the shape, its compiled kernels, weights and tokenizer. */
 export interface PolicyCore {

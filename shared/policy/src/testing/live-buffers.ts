@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ensureTensorBackend } from '../backend.ts';
+import { ensureTensorBackend } from '../model/backend.ts';
 
 interface SlotBackend {
   malloc(size: number, initialData?: Uint8Array): number;

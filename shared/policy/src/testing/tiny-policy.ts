@@ -1,7 +1,7 @@
 // Small models for unit tests: fast to compile and run, same code paths as real sizes.
 import { createRandomPolicy, type EmbeddedPolicy } from '../embedded-policy.ts';
-import type { ModelConfigInput } from '../model-config.ts';
-import { arithmeticTokenizer, type TokenizerConfig } from '../tokenizer.ts';
+import type { ModelConfigInput } from '../model/model-config.ts';
+import { arithmeticTokenizer, type TokenizerConfig } from '../tokenizers/tokenizer.ts';
 
 /** A 2-layer, 32-wide model shape. */
 export const TINY: Omit<ModelConfigInput, 'vocabSize'> = { dModel: 32, nLayers: 2, nHeads: 2, dFF: 64, maxSeqLen: 64 };

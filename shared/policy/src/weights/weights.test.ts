@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '@rl/service-kit';
 import { tempDir } from '@rl/datasets/testing';
-import { ByteTokenizer } from './byte-tokenizer.ts';
-import type { EmbeddedPolicy } from './embedded-policy.ts';
+import { ByteTokenizer } from '../tokenizers/byte-tokenizer.ts';
+import type { EmbeddedPolicy } from '../embedded-policy.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
-import { tinyPolicy } from './testing/tiny-policy.ts';
+import { tinyPolicy } from '../testing/tiny-policy.ts';
 import { decodeWeights, encodeWeights, loadPolicy, saveWeights } from './weights.ts';
 
 const tmp = tempDir('rl-policy-weights-');

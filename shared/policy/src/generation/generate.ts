@@ -4,9 +4,9 @@ import { AppError, ErrorCode } from '@rl/service-kit';
 import { decodeWithCache } from './decode-cached.ts';
 import { decodeWithoutCache } from './decode-uncached.ts';
 import { makeChunk } from './generation-chunk.ts';
-import { checkTokenLists, type PolicyCore } from './policy-core.ts';
+import { checkTokenLists, type PolicyCore } from '../policy-core.ts';
 import { resolveSampling } from './sampling-params.ts';
-import type { Generation, SamplingParams } from './types.ts';
+import type { Generation, SamplingParams } from '../types.ts';
 
 /** Options of {@link generateTokens}. */
 export interface GenerateOptions {

@@ -1,9 +1,9 @@
 // AdamW state <-> safetensors bytes, for trainer checkpoints: tensors
 // `m.<param>` and `v.<param>`, and the update count in the metadata.
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { toDevice, toHost, type HostParams, type Params } from './params.ts';
+import { toDevice, toHost, type HostParams, type Params } from '../model/params.ts';
 import type { AdamState } from './optimizer.ts';
-import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
+import { decodeSafetensors, encodeSafetensors } from '../weights/safetensors.ts';
 
 /** `__metadata__.format` of optimizer state files. */
 export const ADAM_STATE_FORMAT = 'rl-policy-adamw';

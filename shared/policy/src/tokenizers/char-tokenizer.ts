@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { ChatMessage, Tokenizer } from './types.ts';
+import type { ChatMessage, Tokenizer } from '../types.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
 
 /** Characters of verl's digit-completion (arithmetic sequence) task: `0-9 , :`. */

@@ -3,12 +3,12 @@
 // (prompts are left-padded). When half the batch has finished, the live rows
 // are gathered into a smaller batch bucket so finished rows stop costing compute.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { np, tree, type Tensor } from './backend.ts';
-import { batchBucket } from './batch-layout.ts';
+import { np, tree, type Tensor } from '../model/backend.ts';
+import { batchBucket } from '../training/batch-layout.ts';
 import { allDone, initialSlots, sampleRows, type Chunk } from './generation-chunk.ts';
-import type { PolicyCore } from './policy-core.ts';
+import type { PolicyCore } from '../policy-core.ts';
 import type { ResolvedSampling } from './sampling-params.ts';
-import type { KvCache } from './transformer.ts';
+import type { KvCache } from '../model/transformer.ts';
 
 interface Batch {
   slots: number[];

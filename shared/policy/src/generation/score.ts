@@ -1,9 +1,9 @@
 // Teacher-forced scoring of (prompt, response) pairs, in bucketed chunks.
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { np, tree, type Tensor } from './backend.ts';
-import { batchBucket, packPairs, widthBucket, type PairBlock } from './batch-layout.ts';
+import { np, tree, type Tensor } from '../model/backend.ts';
+import { batchBucket, packPairs, widthBucket, type PairBlock } from '../training/batch-layout.ts';
 import type { HostRows } from './generation-chunk.ts';
-import { checkTokenLists, type PolicyCore } from './policy-core.ts';
+import { checkTokenLists, type PolicyCore } from '../policy-core.ts';
 
 /** A prompt and the response to score under it. */
 export interface TokenPair {

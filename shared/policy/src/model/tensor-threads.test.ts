@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@rl/service-kit';
 import { ensureTensorBackend, np } from './backend.ts';
-import type { EmbeddedPolicy } from './embedded-policy.ts';
-import { PolicyTrainer } from './policy-trainer.ts';
-import { tinyPolicy } from './testing/tiny-policy.ts';
-import { arithmeticTokenizer } from './tokenizer.ts';
+import type { EmbeddedPolicy } from '../embedded-policy.ts';
+import { PolicyTrainer } from '../training/policy-trainer.ts';
+import { tinyPolicy } from '../testing/tiny-policy.ts';
+import { arithmeticTokenizer } from '../tokenizers/tokenizer.ts';
 
 const tok = arithmeticTokenizer();
 const PROMPTS = ['6,2:9,6', '1,3:9,1', '0,8:9,12', '5'].map((p) => tok.encode(p));

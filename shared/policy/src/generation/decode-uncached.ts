@@ -2,9 +2,9 @@
 // for every new token. Slow by design; it is the reference the cached decoder
 // is tested against, and the "no cache" row of the benchmark.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { np, tree } from './backend.ts';
+import { np, tree } from '../model/backend.ts';
 import { allDone, initialSlots, sampleRows, type Chunk } from './generation-chunk.ts';
-import type { PolicyCore } from './policy-core.ts';
+import type { PolicyCore } from '../policy-core.ts';
 import type { ResolvedSampling } from './sampling-params.ts';
 
 /** Generates every row of `chunk` by full recomputation. */

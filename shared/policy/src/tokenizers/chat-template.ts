@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { ChatMessage, Tokenizer } from './types.ts';
+import type { ChatMessage, Tokenizer } from '../types.ts';
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 

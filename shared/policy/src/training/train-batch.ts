@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { np, type Tensor } from './backend.ts';
+import { np, type Tensor } from '../model/backend.ts';
 import type { PairBlock } from './batch-layout.ts';
-import type { TokenPair } from './score.ts';
+import type { TokenPair } from '../generation/score.ts';
 
 /** One (micro-)batch for the trainer. */
 export interface TrainBatch {

@@ -4,8 +4,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
-import type { Kernels } from './kernels.ts';
+import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
+import type { Kernels } from '../model/kernels.ts';
 import { decodeWeights, encodeWeights } from './weights.ts';
 
 /** Opens the bucket, creating it when missing. */

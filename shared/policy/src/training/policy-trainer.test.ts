@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '@rl/service-kit';
-import { np } from './backend.ts';
+import { np } from '../model/backend.ts';
 import type { PolicyLoss } from './loss-inputs.ts';
 import { PolicyTrainer } from './policy-trainer.ts';
-import { trackLiveBuffers } from './testing/live-buffers.ts';
-import { tinyPolicy } from './testing/tiny-policy.ts';
-import { arithmeticTokenizer } from './tokenizer.ts';
+import { trackLiveBuffers } from '../testing/live-buffers.ts';
+import { tinyPolicy } from '../testing/tiny-policy.ts';
+import { arithmeticTokenizer } from '../tokenizers/tokenizer.ts';
 
 const tok = arithmeticTokenizer();
 const PROMPTS = ['6,2:9,6', '1,3:9,1'].map((p) => tok.encode(p));

@@ -1,7 +1,7 @@
 // Per-chunk generation state shared by the cached and uncached decoders.
 import { createRng, type Rng } from '@rl/service-kit';
-import { batchBucket, leftPad, widthBucket, type PaddedBlock } from './batch-layout.ts';
-import { rowSeed, type PolicyCore } from './policy-core.ts';
+import { batchBucket, leftPad, widthBucket, type PaddedBlock } from '../training/batch-layout.ts';
+import { rowSeed, type PolicyCore } from '../policy-core.ts';
 import { sampleToken } from './sampling.ts';
 import type { ResolvedSampling } from './sampling-params.ts';
 import { StopChecker } from './stop-checker.ts';

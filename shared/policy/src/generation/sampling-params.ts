@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidParamsError } from '@rl/service-kit';
-import type { SamplingParams } from './types.ts';
+import type { SamplingParams } from '../types.ts';
 
 const Schema = z
   .object({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { renderChatMl } from './chat-template.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
-import type { ChatMessage, Tokenizer } from './types.ts';
+import type { ChatMessage, Tokenizer } from '../types.ts';
 
 /** Serialisable config of an {@link HfTokenizer}: a Hugging Face tokenizer.json, inline. */
 export const HfTokenizerConfig = z

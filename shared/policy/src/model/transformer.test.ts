@@ -1,11 +1,11 @@
 import { valueAndGrad } from '@jax-js/jax';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTensorBackend, np, tree, type Tensor } from './backend.ts';
-import { packPairs } from './batch-layout.ts';
+import { packPairs } from '../training/batch-layout.ts';
 import { pickTokens, responseLogSoftmax } from './kernels.ts';
 import { ModelConfig } from './model-config.ts';
 import { initHostParams, toDevice, type HostParams, type Params } from './params.ts';
-import { blockTensors } from './score.ts';
+import { blockTensors } from '../generation/score.ts';
 
 const cfg = ModelConfig.parse({ vocabSize: 10, dModel: 8, nLayers: 2, nHeads: 2, dFF: 12, maxSeqLen: 16, tieEmbeddings: false });
 const PAIRS = [

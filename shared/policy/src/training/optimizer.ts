@@ -2,8 +2,8 @@
 // torch.nn.utils.clip_grad_norm_ semantics, as verl's FSDP actor uses them).
 import { z } from 'zod';
 import { validationError } from '@rl/service-kit';
-import { jit, np, tree, type Tensor } from './backend.ts';
-import type { Params } from './params.ts';
+import { jit, np, tree, type Tensor } from '../model/backend.ts';
+import type { Params } from '../model/params.ts';
 
 /** Optimizer settings (verl's `actor_rollout_ref.actor.optim` names in camelCase). */
 export const OptimizerConfig = z

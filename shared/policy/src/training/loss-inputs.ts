@@ -1,8 +1,8 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { Tensor } from './backend.ts';
-import { distributionsAt, entropyOf, pickTokens, valuesAt } from './kernels.ts';
-import type { ModelConfig } from './model-config.ts';
-import type { Params } from './params.ts';
+import type { Tensor } from '../model/backend.ts';
+import { distributionsAt, entropyOf, pickTokens, valuesAt } from '../model/kernels.ts';
+import type { ModelConfig } from '../model/model-config.ts';
+import type { Params } from '../model/params.ts';
 
 /**
  * What a loss function sees, all `[B, R]` (rows x response tokens, padded).

@@ -1,4 +1,4 @@
-import type { Tokenizer } from './types.ts';
+import type { Tokenizer } from '../types.ts';
 
 /** Why and where a row stopped. */
 export interface StopState {

@@ -4,7 +4,7 @@
 // optional `__metadata__` of string values, then the raw little-endian data.
 import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { HostTensor } from './params.ts';
+import type { HostTensor } from '../model/params.ts';
 
 /** Largest header accepted (the reference implementation's limit). */
 export const MAX_HEADER_BYTES = 100_000_000;

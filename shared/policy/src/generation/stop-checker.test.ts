@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ByteTokenizer } from './byte-tokenizer.ts';
+import { ByteTokenizer } from '../tokenizers/byte-tokenizer.ts';
 import { StopChecker } from './stop-checker.ts';
-import { arithmeticTokenizer } from './tokenizer.ts';
+import { arithmeticTokenizer } from '../tokenizers/tokenizer.ts';
 
 const tok = arithmeticTokenizer();
 const feed = (c: StopChecker, text: string) => {

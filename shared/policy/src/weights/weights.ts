@@ -4,11 +4,11 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit';
-import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
-import { parseModelConfig } from './model-config.ts';
-import { checkHostParams } from './params.ts';
+import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
+import { parseModelConfig } from '../model/model-config.ts';
+import { checkHostParams } from '../model/params.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
-import { createTokenizer } from './tokenizer.ts';
+import { createTokenizer } from '../tokenizers/tokenizer.ts';
 
 /** `__metadata__.format` of policy weight files. */
 export const WEIGHTS_FORMAT = 'rl-policy';

@@ -4,14 +4,14 @@
 // snapshots of them (snapshot()).
 import type { OwnedFunction } from '@jax-js/jax';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { jit, np, tree, valueAndGrad, type Tensor } from './backend.ts';
-import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from './embedded-policy.ts';
-import { responseStates } from './kernels.ts';
+import { jit, np, tree, valueAndGrad, type Tensor } from '../model/backend.ts';
+import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from '../embedded-policy.ts';
+import { responseStates } from '../model/kernels.ts';
 import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
 import { addTrees, createAdamW, globalNorm, parseOptimizerConfig, zeroAdamState, type AdamState, type OptimizerConfig, type OptimizerConfigInput } from './optimizer.ts';
 import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
-import type { Params } from './params.ts';
-import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from './score.ts';
+import type { Params } from '../model/params.ts';
+import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from '../generation/score.ts';
 import { trainBatchInputs, type TrainBatch } from './train-batch.ts';
 
 /** Loss and metrics of one accumulated micro-batch. */
