@@ -1,10 +1,5 @@
 import { z } from '@hono/zod-openapi';
-
-/** Every language name SandboxFusion accepts (sandbox/runners/types.py `Language`). */
-export const FUSION_LANGUAGES = [
-  'python', 'cpp', 'nodejs', 'go', 'go_test', 'java', 'php', 'csharp', 'bash', 'typescript', 'sql', 'rust', 'cuda', 'lua', 'R',
-  'perl', 'D_ut', 'ruby', 'scala', 'julia', 'pytest', 'junit', 'kotlin_script', 'jest', 'verilog', 'python_gpu', 'lean', 'swift', 'racket',
-] as const;
+import { FUSION_LANGUAGES } from './core/fusion-languages.ts';
 
 /** Largest program text accepted. */
 export const MAX_CODE_CHARS = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidParamsError } from '@rl/service-kit';
-import { FUSION_LANGUAGES } from '../../schemas.ts';
+import { FUSION_LANGUAGES } from '../fusion-languages.ts';
 
 /** Longest per-case timeout a caller may ask for, in seconds (the /run_code cap). */
 export const MAX_CASE_TIMEOUT_S = 600;
