@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, requestJson } from '@rl/service-kit';
+import { AppError, ErrorCode, requestJson, retry } from '@rl/service-kit';
 import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import { stepRetryDelayMs } from '../core/controller/retry-step.ts';
@@ -62,17 +62,14 @@ export async function startPolicyWorker(opts: {
     compute.add(out.compute_s);
     return out;
   };
-  const call: typeof callOnce = async (verb, body, response, timeoutMs) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await callOnce(verb, body, response, timeoutMs);
-      } catch (err) {
-        const resend = err instanceof AppError && RESEND.codes.has(err.code) && exited === null && !opts.signal.aborted;
-        if (!resend || attempt >= RESEND.attempts) throw err;
-        await delay(stepRetryDelayMs(attempt, RESEND.baseDelayMs, RESEND.maxDelayMs), undefined, { signal: opts.signal });
-      }
-    }
-  };
+  // The job's signal stops the resends through isRetryable, not retry's signal: a call made after a cancel still goes out once.
+  const call: typeof callOnce = (verb, body, response, timeoutMs) =>
+    retry(() => callOnce(verb, body, response, timeoutMs), {
+      retries: RESEND.attempts - 1,
+      isRetryable: (err) => err instanceof AppError && RESEND.codes.has(err.code) && exited === null && !opts.signal.aborted,
+      delayMs: (attempt) => stepRetryDelayMs(attempt, RESEND.baseDelayMs, RESEND.maxDelayMs),
+      sleep: (ms) => delay(ms, undefined, { signal: opts.signal }),
+    });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise<void>((r) => child.once('exit', () => r()));

@@ -74,6 +74,23 @@ describe('retry', () => {
     expect(f.calls).toEqual([1]);
   });
 
+  it('an attempt running when the signal fires keeps its own outcome', async () => {
+    const ctl = new AbortController();
+    const own = new Transient('own');
+    const failing = retry(async () => {
+      ctl.abort(new Error('stop'));
+      throw own;
+    }, { ...policy([]), signal: ctl.signal });
+    await expect(failing).rejects.toBe(own);
+    const ctl2 = new AbortController();
+    const done = retry(async () => (ctl2.abort(new Error('stop')), 'finished'), { ...policy([]), signal: ctl2.signal });
+    await expect(done).resolves.toBe('finished');
+  });
+
+  it('a thrown non-Error comes back as it was thrown', async () => {
+    await expect(retry(async () => Promise.reject('plain'), policy([]))).rejects.toBe('plain');
+  });
+
   it('an already aborted signal never calls the attempt', async () => {
     const reason = new Error('late');
     const f = flaky([]);

@@ -21,7 +21,7 @@
 // adaptive KL-in-reward controller moves once per attempt that reached the
 // advantage stage.
 import { setTimeout as delay } from 'node:timers/promises';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, retry } from '@rl/service-kit';
 
 /** Codes of failures another attempt may cure: the bus or a service was briefly away. */
 export const RETRYABLE_STEP_CODES: ReadonlySet<string> = new Set([ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.Unavailable, ErrorCode.Busy]);
@@ -81,15 +81,12 @@ export async function retryStep<T>(step: number, run: (attempt: number) => Promi
     retryableCodes = RETRYABLE_STEP_CODES, sleep = defaultSleep, onRetry, signal = new AbortController().signal,
   } = options;
   if (!(Number.isInteger(attempts) && attempts >= 1)) throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`);
-  for (let attempt = 1; ; attempt++) {
-    signal.throwIfAborted();
-    try {
-      return await run(attempt);
-    } catch (err) {
-      if (attempt >= attempts || signal.aborted || !isRetryableStepError(err, retryableCodes)) throw err;
-      const delayMs = stepRetryDelayMs(attempt, baseDelayMs, maxDelayMs);
-      onRetry?.({ step, attempt, attempts, delayMs, error: err });
-      await sleep(delayMs, signal);
-    }
-  }
+  return retry(run, {
+    retries: attempts - 1,
+    isRetryable: (err) => isRetryableStepError(err, retryableCodes),
+    delayMs: (attempt) => stepRetryDelayMs(attempt, baseDelayMs, maxDelayMs),
+    signal,
+    sleep: (ms) => sleep(ms, signal),
+    onRetry: ({ attempt, delayMs, error }) => onRetry?.({ step, attempt, attempts, delayMs, error: error as AppError }),
+  });
 }
