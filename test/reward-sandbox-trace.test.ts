@@ -12,7 +12,12 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  sandbox = await startService('reward-sandbox', { NATS_URL: nats.url, OTEL_TRACES_EXPORTER: 'console', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' });
+  sandbox = await startService('reward-sandbox', {
+    NATS_URL: nats.url,
+    OTEL_TRACES_EXPORTER: 'console',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+  });
   nc = await connectTestClient(nats.url);
 });
 afterAll(async () => {
@@ -52,7 +57,12 @@ describe('reward-sandbox continues the caller’s trace', () => {
 
   it('on reward.sandbox.score (traceparent NATS header)', async () => {
     const traceId = '5b8aa5a2d2c872e8321cf37308d69df2';
-    const reply = await requestJson(nc, 'reward.sandbox.score', { items: [APPS] }, { timeoutMs: 60_000, response: ScoreResponse, traceparent: `00-${traceId}-051581bf3cb55c13-01` });
+    const reply = await requestJson(
+      nc,
+      'reward.sandbox.score',
+      { items: [APPS] },
+      { timeoutMs: 60_000, response: ScoreResponse, traceparent: `00-${traceId}-051581bf3cb55c13-01` },
+    );
     expect(reply.results[0]).toMatchObject({ score: 1 });
     await expectSpanContinuing(traceId, '051581bf3cb55c13');
   });

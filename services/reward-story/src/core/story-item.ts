@@ -23,7 +23,10 @@ export type StoryTurn = z.infer<typeof StoryTurn>;
 export const RegexFormat = z.object({
   type: z.literal('regex'),
   pattern: z.string().max(MAX_PATTERN_CHARS),
-  flags: z.string().regex(/^[ims]*$/).optional(),
+  flags: z
+    .string()
+    .regex(/^[ims]*$/)
+    .optional(),
 });
 
 /** A JSON schema the reply, parsed as JSON, must satisfy. */

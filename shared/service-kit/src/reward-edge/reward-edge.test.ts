@@ -33,7 +33,10 @@ const ITEM: ScoreItem = { data_source: 'd', solution_str: 'abc', ground_truth: '
 function recordingScorer() {
   const calls: RewardCallContext[] = [];
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ service: 't', destination: new Writable({ write: (chunk: Buffer, _e, done) => done(void lines.push(JSON.parse(chunk.toString()))) }) });
+  const logger = createLogger({
+    service: 't',
+    destination: new Writable({ write: (chunk: Buffer, _e, done) => done(void lines.push(JSON.parse(chunk.toString()))) }),
+  });
   const scoreItems = async (items: ScoreItem[], ctx: RewardCallContext) => {
     calls.push(ctx);
     logger.info({ items: items.length }, 'batch received');
@@ -43,7 +46,14 @@ function recordingScorer() {
 }
 
 function app(scorer: HttpScorer) {
-  const a = createApp({ service: 't', version: 't', description: 't', logger: createLogger({ service: 't', level: 'silent' }), metrics: createMetrics('t'), maxBodyBytes: 64 * 1024 });
+  const a = createApp({
+    service: 't',
+    version: 't',
+    description: 't',
+    logger: createLogger({ service: 't', level: 'silent' }),
+    metrics: createMetrics('t'),
+    maxBodyBytes: 64 * 1024,
+  });
   addScoreRoute(a, scoreRoute({ summary: 's', description: 'd' }), scorer);
   addScoreProtocolRoutes(a, scorer);
   return a;
@@ -110,7 +120,11 @@ describe('the reward edge continues the caller’s trace', () => {
     expectContinued('http');
     expect(await (await a.request('/slime/d', post({ prompt: 'P', response: 'abc', label: 'c' }))).json()).toBe(1);
     const ep = scoreEndpoint({ subject: 'reward.t.score', scoreRaw }) as RawEndpoint;
-    await ep.handleRaw(new TextEncoder().encode(JSON.stringify({ items: [ITEM] })), { requestId: 'req-1', traceparent: TRACEPARENT, signal: new AbortController().signal });
+    await ep.handleRaw(new TextEncoder().encode(JSON.stringify({ items: [ITEM] })), {
+      requestId: 'req-1',
+      traceparent: TRACEPARENT,
+      signal: new AbortController().signal,
+    });
     expectContinued('nats');
     expect(bodies.map((b) => JSON.parse(b))).toEqual([{ items: [ITEM] }, { items: [ITEM] }, { items: [ITEM] }]);
   });
