@@ -1,4 +1,5 @@
-import { BoundedQueue, createApp, createLogger, createMetrics } from '@rl/service-kit';
+import { BoundedQueue } from '@rl/service-kit';
+import { createTestApp } from '@rl/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/agent.test-support.ts';
 import type { Script } from './core/backends/scripted-policy.ts';
@@ -10,14 +11,7 @@ import type { ChatCompletionResponse, CompletionResponse } from './schemas/opena
 import type { RolloutResponse } from './schemas/rollout.ts';
 
 function app(script: Script = () => 'Hello there') {
-  const a = createApp({
-    service: 'generation',
-    version: 't',
-    description: 't',
-    logger: createLogger({ service: 't', level: 'silent' }),
-    metrics: createMetrics('t'),
-    maxBodyBytes: 1 << 20,
-  });
+  const a = createTestApp({ service: 'generation', maxBodyBytes: 1 << 20 });
   const deps: RolloutDeps = {
     backend: scriptedBackend(script),
     env: { tools: new Map([['calculator', createCalculatorTool({ schema: CALCULATOR_SCHEMA, timeoutMs: 10 })]]), deadline: manualDeadlines().deadline },

@@ -1,4 +1,5 @@
-import { createApp, createLogger, createMetrics, parseJsonText } from '@rl/service-kit';
+import { parseJsonText } from '@rl/service-kit';
+import { createTestApp } from '@rl/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { addRoutes } from './http.ts';
 import type { ScoreService } from './score-service.ts';
@@ -15,15 +16,7 @@ function app(authToken?: string) {
     },
     dataSources: async () => ({ data_sources: [], prefixes: [] }),
   };
-  const a = createApp({
-    service: 'reward-rules',
-    version: 't',
-    description: 't',
-    logger: createLogger({ service: 't', level: 'silent' }),
-    metrics: createMetrics('t'),
-    maxBodyBytes: 1024,
-    authToken,
-  });
+  const a = createTestApp({ service: 'reward-rules', maxBodyBytes: 1024, authToken });
   addRoutes(a, svc);
   return { a, seen };
 }

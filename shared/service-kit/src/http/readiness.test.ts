@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.ts';
-import { createMetrics } from '../metrics.ts';
-import { createApp, type Readiness } from './app.ts';
+import { createTestApp } from '../testing/index.ts';
+import type { Readiness } from './app.ts';
 
-const appWith = (readiness: () => Readiness) =>
-  createApp({
-    service: 't', version: '0', description: 't', maxBodyBytes: 1024,
-    logger: createLogger({ service: 't', level: 'silent' }), metrics: createMetrics('t'), readiness,
-  });
+const appWith = (readiness: () => Readiness) => createTestApp({ maxBodyBytes: 1024, readiness });
 
 describe('/readyz', () => {
   it('answers 200 with the checks, and no details key when there are none', async () => {
