@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/service-kit';
-import { runRollouts, type RolloutDeps } from './core/rollout/run-rollouts.ts';
+import { ProblemSchema, TRACEPARENT_HEADER, type AppEnv } from '@rl/service-kit';
+import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
 import { addOpenAiRoutes, openAiRoutes } from './http-openai.ts';
+import { tracedRollouts } from './rollout-trace.ts';
 import { RolloutRequest, RolloutResponse } from './schemas/rollout.ts';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
@@ -27,6 +28,6 @@ export const routes = [rolloutRoute, ...openAiRoutes];
 
 /** Adds the rollout route and the OpenAI-compatible routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, deps: RolloutDeps, startedAtS: number): void {
-  app.openapi(rolloutRoute, async (c) => c.json(await runRollouts(c.req.valid('json'), deps, c.req.raw.signal), 200));
+  app.openapi(rolloutRoute, async (c) => c.json(await tracedRollouts(c.req.valid('json'), deps, c.req.raw.signal, 'http', c.req.header(TRACEPARENT_HEADER)), 200));
   addOpenAiRoutes(app, deps.backend, startedAtS);
 }

@@ -1,16 +1,17 @@
 import { parsedEndpoint, type EndpointSpec } from '@rl/service-kit';
-import { runRollouts, type RolloutDeps } from './core/rollout/run-rollouts.ts';
+import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
+import { tracedRollouts } from './rollout-trace.ts';
 import { RolloutRequest } from './schemas/rollout.ts';
 import { ROLLOUT_SUBJECT } from './subjects.ts';
 
-/** NATS endpoints of the generation service: the same core call and body as `POST /v1/rollouts`. */
+/** NATS endpoints of the generation service: the same core call and body as `POST /v1/rollouts`, continuing the caller's trace. */
 export function natsEndpoints(deps: RolloutDeps): EndpointSpec[] {
   return [
     parsedEndpoint({
       name: 'generate',
       subject: ROLLOUT_SUBJECT,
       request: RolloutRequest,
-      handle: (req, ctx) => runRollouts(req, deps, ctx.signal),
+      handle: (req, ctx) => tracedRollouts(req, deps, ctx.signal, 'nats', ctx.traceparent),
     }),
   ];
 }

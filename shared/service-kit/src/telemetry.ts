@@ -39,3 +39,5 @@ export function extractTraceContext(headers: MsgHdrs | undefined): Context {
     keys: (carrier) => carrier.keys(),
   });
 }
+
+export * from './telemetry/spans.ts';

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, ErrorCode, ScoreResponse, requestJson } from '@rl/service-kit';
+import { AppError, ErrorCode, ScoreResponse, dataSourceAttributes, requestJson, withNatsClientSpan } from '@rl/service-kit';
 import type { SlotResult } from '../core/score-batch.ts';
 import type { RunRemote } from '../score-service.ts';
 
@@ -10,8 +10,10 @@ export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: nu
       throw new AppError(ErrorCode.SandboxUnavailable, `NATS is disabled, so ${subject} cannot be reached`);
     }
     ctx.signal?.throwIfAborted();
-    // The caller's request id and trace context travel on to the next service.
-    const reply = await requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse, requestId: ctx.requestId, traceparent: ctx.traceparent });
+    // The caller's request id and trace context travel on to the next service, under a client
+    // span (named after the subject, with the forwarded items' data sources) of this call's span.
+    const reply = await withNatsClientSpan(subject, dataSourceAttributes(items), () =>
+      requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse, requestId: ctx.requestId, traceparent: ctx.traceparent }));
     return reply.results as SlotResult[];
   };
 }

@@ -3,7 +3,7 @@
 // it to load; on-policy like verl's weight sync before generation). The NATS
 // side of core's RolloutPort; the loop never sees the bus.
 import type { NatsConnection } from '@nats-io/transport-node';
-import { requestJson } from '@rl/service-kit';
+import { dataSourceAttributes, requestJson, SpanAttr, withNatsClientSpan } from '@rl/service-kit';
 import { z } from 'zod';
 import { createComputeMeter, type RolloutPort, type RolloutResult, type RolloutSampling } from '../core/controller/ports.ts';
 import { toMessages } from '../core/controller/to-messages.ts';
@@ -38,13 +38,15 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
         extra_info: r.extra_info,
         uid: `r${r.row_id}-${i}`,
       }));
-      const reply = await requestJson(nc, subject, {
+      // A client span (named after the subject) the generation service's span is a child of.
+      const attributes = { ...dataSourceAttributes(samples), [SpanAttr.ModelVersion]: modelVersion, 'rl.n': s.n };
+      const reply = await withNatsClientSpan(subject, attributes, () => requestJson(nc, subject, {
         samples, n: s.n,
         sampling: { temperature: s.temperature, top_p: s.topP, top_k: s.topK, max_tokens: s.maxTokens, seed: s.seed },
         limits: { max_response_tokens: maxResponseTokens },
         include_messages: true,
         model_version: modelVersion,
-      }, { timeoutMs, response: Reply });
+      }, { timeoutMs, response: Reply }));
       compute.add(reply.usage?.wall_s);
       return reply.results.map((slot): RolloutResult => {
         if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };

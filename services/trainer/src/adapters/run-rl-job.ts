@@ -22,6 +22,7 @@ import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
 import { resolveModelSource, resolveWeightsFile } from './model-source.ts';
+import { createOtelTrace } from './otel-trace.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 import { createRemoteRollout } from './remote-rollout.ts';
 
@@ -79,9 +80,10 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
     const rolloutDump = dump(plan.dumps.rollout);
     const validationDump = dump(plan.dumps.validation);
+    const trace = createOtelTrace();
     await fit({
-      job: ctx.id,
-      step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), signal: ctx.signal },
+      job: ctx.id, trace,
+      step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), trace, signal: ctx.signal },
       sampler, valData: val, valBatchSize: plan.fit.valBatchSize, valSampling: plan.fit.valSampling,
       rollout, rewards, ...(kl && { kl }),
       totalSteps, testFreq: plan.fit.testFreq, saveFreq: plan.fit.saveFreq, valBeforeTrain: plan.fit.valBeforeTrain,

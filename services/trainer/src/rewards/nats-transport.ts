@@ -1,4 +1,4 @@
-import { requestJson, ScoreResponse, type Correlation } from '@rl/service-kit';
+import { dataSourceAttributes, requestJson, ScoreResponse, withNatsClientSpan, type Correlation } from '@rl/service-kit';
 import type { ScoreTransport } from './reward-types.ts';
 
 type Connection = Parameters<typeof requestJson>[0];
@@ -7,7 +7,10 @@ type Connection = Parameters<typeof requestJson>[0];
  * The real transport: shared's NATS request with chunking of large payloads,
  * typed `no_responders`/`timeout` errors and reply validation. The request is
  * bounded by `timeoutMs`; an abort stops further attempts, not a request in flight.
+ * Each request is a client span named after its subject, with the items' data
+ * sources (`rl.data_sources`); the reward service's span is its child.
  */
 export function natsScoreTransport(nc: Connection, correlation: Correlation = {}): ScoreTransport {
-  return (subject, body, { timeoutMs }) => requestJson(nc, subject, body, { timeoutMs, response: ScoreResponse, ...correlation });
+  return (subject, body, { timeoutMs }) =>
+    withNatsClientSpan(subject, dataSourceAttributes(body.items), () => requestJson(nc, subject, body, { timeoutMs, response: ScoreResponse, ...correlation }));
 }

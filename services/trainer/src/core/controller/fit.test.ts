@@ -6,7 +6,7 @@ import type { MetricsRecord } from '../../metrics/index.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { AlgoConfig, createKlController, KlCtrlConfig } from '../algos/index.ts';
 import { fit, type FitContext } from './fit.ts';
-import type { PolicyPort, RolloutPort } from './ports.ts';
+import type { PolicyPort, RolloutPort, TraceAt, TracePort } from './ports.ts';
 import type { TrainerState } from './trainer-state.ts';
 
 const row = (id: number): DatasetRow => ({
@@ -85,5 +85,53 @@ describe('fit (verl RayPPOTrainer.fit)', () => {
     expect(retried.updates()).toBe(3);
     expect(retried.kl.value).toBe(clean.kl.value);
     expect(retried.kl.value).not.toBe(0.1);
+  });
+
+  it('runs each step as one root span, its stages (timing_s names), validation and checkpoint as children', async () => {
+    type Node = { name: string; at?: TraceAt; children: Node[] };
+    const roots: Node[] = [];
+    let current: Node | undefined;
+    const within = async <T>(node: Node, fn: () => Promise<T>): Promise<T> => {
+      const parent = current;
+      current = node;
+      try {
+        return await fn();
+      } finally {
+        current = parent;
+      }
+    };
+    // The loop is sequential, so a stack of "current" spans is enough to record the nesting.
+    const trace: TracePort = {
+      root: (name, at, fn) => {
+        const node = { name, at, children: [] };
+        roots.push(node);
+        return within(node, fn);
+      },
+      span: (name, fn) => {
+        const node = { name, children: [] };
+        current!.children.push(node);
+        return within(node, fn);
+      },
+    };
+    const { c, records } = context(1);
+    c.trace = trace;
+    c.step.trace = trace;
+    await fit(c);
+    expect(roots.map((r) => [r.name, r.at])).toEqual([
+      ['trainer.validate', { job: 'j', step: 0 }],
+      ['trainer.step', { job: 'j', step: 1, epoch: 0 }],
+      ['trainer.step', { job: 'j', step: 2, epoch: 0 }],
+      ['trainer.step', { job: 'j', step: 3, epoch: 0 }],
+    ]);
+    const stages = ['gen', 'old_log_prob', 'reward', 'ref', 'adv', 'update_actor', 'publish'];
+    expect(roots[0]!.children.map((n) => n.name)).toEqual(['testing']);
+    // Step 1 failed once in update_actor: its second attempt's stages follow the first's in the same trace.
+    expect(roots[1]!.children.map((n) => n.name)).toEqual([...stages.slice(0, 6), ...stages]);
+    expect(roots[2]!.children.map((n) => n.name)).toEqual([...stages, 'testing', 'save_checkpoint']);
+    expect(roots[3]!.children.map((n) => n.name)).toEqual([...stages, 'testing', 'save_checkpoint']);
+    // Every stage span is a timing_s metric of its step.
+    for (const [i, root] of roots.slice(1).entries()) {
+      for (const n of root.children.filter((n) => stages.includes(n.name))) expect(records[i + 1]![`timing_s/${n.name}`]).toBeTypeOf('number');
+    }
   });
 });

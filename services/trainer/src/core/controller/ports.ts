@@ -85,3 +85,30 @@ export function createComputeMeter(): { add(seconds: number | undefined): void; 
     },
   };
 }
+
+/** Where in the job a root span is (the adapter turns it into span attributes). */
+export interface TraceAt {
+  job: string;
+  step: number;
+  epoch?: number;
+}
+
+/**
+ * Spans of the loop. The adapters back it with OpenTelemetry: one trace per
+ * training step (root span `trainer.step`), a child span per stage named as its
+ * `timing_s/<stage>` metric; the default does nothing. Calls made inside `fn`
+ * (the NATS requests of the rollout, reward and policy ports) carry the
+ * current span, so the services' spans join the step's trace.
+ */
+export interface TracePort {
+  /** Runs `fn` as the root span `name` of a new trace. */
+  root<T>(name: string, at: TraceAt, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` in a child span `name` of the current one. */
+  span<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** A {@link TracePort} that only runs the functions. */
+export const NO_TRACE: TracePort = {
+  root: (_name, _at, fn) => fn(),
+  span: (_name, fn) => fn(),
+};

@@ -1,6 +1,7 @@
 // One training step, verl RayPPOTrainer.fit's loop body: generate -> reward ->
 // old (and ref) log-probs -> advantages -> actor update -> publish weights.
-// Each stage is timed (`timing_s/<stage>`, verl's names).
+// Each stage is timed (`timing_s/<stage>`, verl's names) and runs in a span of
+// the same name (the step's trace, opened by fit.ts through the TracePort).
 import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
 import type { DatasetRow } from '../../data/index.ts';
 import type { MetricsRecord, ScoredSample } from '../../metrics/index.ts';
@@ -10,7 +11,7 @@ import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { RewardClient } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
-import type { PadWidths, PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutResult, type RolloutSampling, type TracePort } from './ports.ts';
 import { signalsOf, withoutContextPass, type SignalsContext, type StorySignals } from './story-signals.ts';
 
 /** Everything one step needs (built once per job). */
@@ -34,6 +35,8 @@ export interface StepContext {
   signals?: SignalsContext;
   /** trainer.rollout_data_dir: the dump of every step's rollouts. */
   rolloutDump?: { sink: GenerationDump; decode(ids: readonly number[]): string };
+  /** Spans of the step's stages; none when absent. */
+  trace?: TracePort;
   signal: AbortSignal;
 }
 
@@ -44,13 +47,18 @@ export interface StepOutcome {
   version: string;
 }
 
-async function timed<T>(timing: Record<string, number>, stage: string, f: () => Promise<T>): Promise<T> {
-  const t = performance.now();
-  try {
-    return await f();
-  } finally {
-    timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
-  }
+/** The step's stage timer: adds the seconds `f` takes to `timing[stage]`, inside a span named `stage`. */
+type Timed = <T>(timing: Record<string, number>, stage: string, f: () => Promise<T>) => Promise<T>;
+
+function stageTimer(trace: TracePort = NO_TRACE): Timed {
+  return (timing, stage, f) => trace.span(stage, async () => {
+    const t = performance.now();
+    try {
+      return await f();
+    } finally {
+      timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
+    }
+  });
 }
 
 /**
@@ -70,6 +78,7 @@ export async function scoreRollouts(rewards: RewardClient, rows: readonly Datase
 /** Runs one step on `rows` with the current weights `version`. */
 export async function runStep(ctx: StepContext, step: number, epoch: number, rows: readonly DatasetRow[], version: string): Promise<StepOutcome> {
   const timing: Record<string, number> = {};
+  const timed = stageTimer(ctx.trace);
   const started = performance.now();
   const results = await timed(timing, 'gen', () => ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal));
   // ReMax (verl RayPPOTrainer.fit): one greedy response per prompt; its score is the baseline of that prompt's samples.
