@@ -29,7 +29,7 @@ describe('RewardStoryConfig', () => {
       [JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_WEIGHTS).map((k) => [k, 0]))), 'STORY_WEIGHTS: at least one weight'],
     ] as const) {
       const err = catchAppError(() => loadConfig(RewardStoryConfig, { STORY_WEIGHTS: value }));
-      expect(err.code).toBe('validation_failed');
+      expect(err.code).toBe('invalid_config');
       expect(err.message).toContain(where);
     }
     expect(catchAppError(() => loadConfig(RewardStoryConfig, { STORY_COPY_COSINE: '1.5' })).message).toContain('STORY_COPY_COSINE');
