@@ -44,25 +44,34 @@ type ExportRequest = {
   }>;
 };
 
-function valueOf(v: AnyValue): unknown {
+function otlpValue(v: AnyValue): unknown {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(otlpValue);
   return undefined;
 }
 
-const attrs = (kvs: KeyValue[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, valueOf(kv.value)]));
+const attrs = (kvs: KeyValue[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, otlpValue(kv.value)]));
 /** OTLP JSON ids are hex; a base64 one (protobuf-style JSON) is turned into hex. */
-const hexId = (id: string | undefined, bytes: number) => (id === undefined || id === '' ? '' : id.length === bytes * 2 ? id : Buffer.from(id, 'base64').toString('hex'));
+const hexId = (id: string | undefined, bytes: number) =>
+  id === undefined || id === '' ? '' : id.length === bytes * 2 ? id : Buffer.from(id, 'base64').toString('hex');
 
 function flatten(req: ExportRequest): SpanRecord[] {
   return (req.resourceSpans ?? []).flatMap((rs) => {
     const service = String(attrs(rs.resource?.attributes)['service.name']);
-    return (rs.scopeSpans ?? []).flatMap((ss) => (ss.spans ?? []).map((s) => ({
-      service, traceId: hexId(s.traceId, 16), spanId: hexId(s.spanId, 8), parentSpanId: hexId(s.parentSpanId, 8), name: s.name, kind: s.kind, attributes: attrs(s.attributes),
-    })));
+    return (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((s) => ({
+        service,
+        traceId: hexId(s.traceId, 16),
+        spanId: hexId(s.spanId, 8),
+        parentSpanId: hexId(s.parentSpanId, 8),
+        name: s.name,
+        kind: s.kind,
+        attributes: attrs(s.attributes),
+      })),
+    );
   });
 }
 
@@ -104,20 +113,21 @@ async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     contentTypes,
-    waitFor: (ready, timeoutMs) => new Promise<void>((res, rej) => {
-      const check = () => {
-        if (!ready(spans)) return;
-        clearTimeout(timer);
-        waiters.delete(check);
-        res();
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        rej(new Error(`the spans did not arrive within ${timeoutMs} ms; received:\n${spanTree(spans)}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    }),
+    waitFor: (ready, timeoutMs) =>
+      new Promise<void>((res, rej) => {
+        const check = () => {
+          if (!ready(spans)) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          res();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          rej(new Error(`the spans did not arrive within ${timeoutMs} ms; received:\n${spanTree(spans)}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
     close: () => new Promise<void>((res) => server.close(() => res())),
   };
 }
@@ -149,14 +159,32 @@ let services: ServiceProcess[] = [];
 let trainer: ServiceProcess;
 let work: string;
 
-const MATH = (i: number) => ({ data_source: 'openai/gsm8k', prompt: [{ role: 'user', content: `${i}+1=` }], ability: 'math', reward_model: { ground_truth: String(i + 1), style: 'rule' }, extra_info: { index: i } });
+const MATH = (i: number) => ({
+  data_source: 'openai/gsm8k',
+  prompt: [{ role: 'user', content: `${i}+1=` }],
+  ability: 'math',
+  reward_model: { ground_truth: String(i + 1), style: 'rule' },
+  extra_info: { index: i },
+});
 const CODE = (i: number) => ({
-  data_source: 'apps', prompt: [{ role: 'user', content: `echo ${i}` }], ability: 'code',
-  reward_model: { ground_truth: JSON.stringify({ inputs: [`${i}\n`], outputs: [`${i}\n`] }), style: 'rule' }, extra_info: { index: i },
+  data_source: 'apps',
+  prompt: [{ role: 'user', content: `echo ${i}` }],
+  ability: 'code',
+  reward_model: { ground_truth: JSON.stringify({ inputs: [`${i}\n`], outputs: [`${i}\n`] }), style: 'rule' },
+  extra_info: { index: i },
 });
 
 async function writeRows(path: string): Promise<void> {
-  const w = await createParquetWriter(path, fieldsOf({ data_source: scalar('string'), prompt: MESSAGE_LIST, ability: scalar('string'), reward_model: REWARD_MODEL, extra_info: structOf({ index: scalar('int64') }) }));
+  const w = await createParquetWriter(
+    path,
+    fieldsOf({
+      data_source: scalar('string'),
+      prompt: MESSAGE_LIST,
+      ability: scalar('string'),
+      reward_model: REWARD_MODEL,
+      extra_info: structOf({ index: scalar('int64') }),
+    }),
+  );
   // Unshuffled batches of 4: every step scores two math and two code prompts.
   for (let i = 0; i < 4 * STEPS; i++) await w.write(i % 2 === 0 ? MATH(i) : CODE(i));
   await w.close();
@@ -178,7 +206,11 @@ async function runJob(): Promise<Event[]> {
     reward: { routes: { apps: 'reward.rules.score' }, timeout_ms: 60_000 },
     rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
   };
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: JOB, config }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: JOB, config }),
+  });
   expect(r.status, await r.clone().text()).toBe(201);
   const res = await fetch(`${trainer.baseUrl}/v1/jobs/${JOB}/metrics?stream=true`);
   const events: Event[] = [];
@@ -238,8 +270,14 @@ function complete(spans: readonly SpanRecord[]): boolean {
   if (roots.length < STEPS) return false;
   return roots.every((root) => {
     const t = traceOf(spans, root.traceId);
-    const forwarded = t.spans.filter((s) => s.service === 'reward-sandbox' && t.ancestors(s).some((a) => a.service === 'reward-rules' && a.name === 'reward.sandbox.score'));
-    return forwarded.length > 0 && SERVICES.every((name) => t.spans.some((s) => s.service === name)) && t.spans.some((s) => s.name === 'save_checkpoint') === (root.attributes['rl.step'] === STEPS);
+    const forwarded = t.spans.filter(
+      (s) => s.service === 'reward-sandbox' && t.ancestors(s).some((a) => a.service === 'reward-rules' && a.name === 'reward.sandbox.score'),
+    );
+    return (
+      forwarded.length > 0 &&
+      SERVICES.every((name) => t.spans.some((s) => s.service === name)) &&
+      t.spans.some((s) => s.name === 'save_checkpoint') === (root.attributes['rl.step'] === STEPS)
+    );
   });
 }
 
@@ -268,7 +306,9 @@ describe('one trace per training step', () => {
 
       // The root's children are the step's stages, named as its timing_s metrics, then the checkpoint at the last step.
       const stages = t.spans.filter((s) => s.parentSpanId === root.spanId).map((s) => s.name);
-      const timed = Object.keys(stepMetrics[step - 1]!).filter((k) => k.startsWith('timing_s/') && k !== 'timing_s/step').map((k) => k.slice('timing_s/'.length));
+      const timed = Object.keys(stepMetrics[step - 1]!)
+        .filter((k) => k.startsWith('timing_s/') && k !== 'timing_s/step')
+        .map((k) => k.slice('timing_s/'.length));
       expect(stages.filter((n) => n !== 'save_checkpoint').sort()).toEqual(timed.sort());
       expect(stages).toEqual(expect.arrayContaining(['gen', 'old_log_prob', 'reward', 'adv', 'update_actor', 'publish']));
       expect(stages.includes('save_checkpoint')).toBe(step === STEPS);
@@ -283,7 +323,11 @@ describe('one trace per training step', () => {
       const rolloutCall = only('trainer', 'rollout.generate', gen);
       const rollout = only('generation', 'rollout.generate', rolloutCall);
       expect(rollout.attributes).toMatchObject({ 'rl.edge': 'nats', 'rl.items': 4, 'rl.data_sources': ['apps', 'openai/gsm8k'] });
-      expect(rolloutCall.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'rollout.generate', 'rl.data_sources': ['apps', 'openai/gsm8k'] });
+      expect(rolloutCall.attributes).toMatchObject({
+        'messaging.system': 'nats',
+        'messaging.destination.name': 'rollout.generate',
+        'rl.data_sources': ['apps', 'openai/gsm8k'],
+      });
 
       // reward -> reward.rules.score (math and code items) -> reward-rules' reward.score -> its forward of the code
       // items, reward.sandbox.score -> reward-sandbox's reward.score: the sandbox span descends from the step.
@@ -305,7 +349,11 @@ describe('one trace per training step', () => {
       for (const s of sandbox) {
         expect(s.kind).toBe(2); // SERVER
         expect(t.ancestors(s).map((a) => `${a.service}: ${a.name}`)).toEqual([
-          'reward-rules: reward.sandbox.score', 'reward-rules: reward.score', 'trainer: reward.rules.score', 'trainer: reward', 'trainer: trainer.step',
+          'reward-rules: reward.sandbox.score',
+          'reward-rules: reward.score',
+          'trainer: reward.rules.score',
+          'trainer: reward',
+          'trainer: trainer.step',
         ]);
       }
     }

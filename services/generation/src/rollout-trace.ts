@@ -8,7 +8,13 @@ import type { RolloutRequest } from './schemas/rollout.ts';
 import { ROLLOUT_SUBJECT } from './subjects.ts';
 
 /** {@link runRollouts} inside a server span named after the NATS subject (`rollout.generate`). */
-export function tracedRollouts(req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal, edge: 'nats' | 'http', traceparent: string | undefined): ReturnType<typeof runRollouts> {
+export function tracedRollouts(
+  req: RolloutRequest,
+  deps: RolloutDeps,
+  signal: AbortSignal,
+  edge: 'nats' | 'http',
+  traceparent: string | undefined,
+): ReturnType<typeof runRollouts> {
   const attributes = {
     ...dataSourceAttributes(req.samples),
     'rl.n': req.n,

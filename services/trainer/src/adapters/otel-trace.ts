@@ -6,10 +6,15 @@ import type { TracePort } from '../core/controller/ports.ts';
 /** One trace per training step: `root` starts a new trace whatever is active, `span` nests in the current one. */
 export function createOtelTrace(): TracePort {
   return {
-    root: (name, at, fn) => withSpan(name, {
-      root: true,
-      attributes: { [SpanAttr.JobId]: at.job, [SpanAttr.Step]: at.step, ...(at.epoch !== undefined && { [SpanAttr.Epoch]: at.epoch }) },
-    }, () => fn()),
+    root: (name, at, fn) =>
+      withSpan(
+        name,
+        {
+          root: true,
+          attributes: { [SpanAttr.JobId]: at.job, [SpanAttr.Step]: at.step, ...(at.epoch !== undefined && { [SpanAttr.Epoch]: at.epoch }) },
+        },
+        () => fn(),
+      ),
     span: (name, fn) => withSpan(name, {}, () => fn()),
   };
 }

@@ -6,18 +6,35 @@ import { injectTraceHeaders } from '../telemetry.ts';
 import { dataSourceAttributes, withNatsClientSpan, withServerSpan, withSpan } from './spans.ts';
 
 // The SDK with a processor that keeps every ended span (its own AsyncLocalStorage context manager and W3C propagator).
-type Ended = { name: string; kind: SpanKind; traceId: string; spanId: string; parentSpanId: string | undefined; attributes: Record<string, unknown>; status: number };
+type Ended = {
+  name: string;
+  kind: SpanKind;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  attributes: Record<string, unknown>;
+  status: number;
+};
 const ended: Ended[] = [];
 const sdk = new NodeSDK({
   serviceName: 'spans-test',
-  spanProcessors: [{
-    onStart: () => {},
-    onEnd: (s) => void ended.push({
-      name: s.name, kind: s.kind, traceId: s.spanContext().traceId, spanId: s.spanContext().spanId, parentSpanId: s.parentSpanContext?.spanId, attributes: { ...s.attributes }, status: s.status.code,
-    }),
-    forceFlush: async () => {},
-    shutdown: async () => {},
-  }],
+  spanProcessors: [
+    {
+      onStart: () => {},
+      onEnd: (s) =>
+        void ended.push({
+          name: s.name,
+          kind: s.kind,
+          traceId: s.spanContext().traceId,
+          spanId: s.spanContext().spanId,
+          parentSpanId: s.parentSpanContext?.spanId,
+          attributes: { ...s.attributes },
+          status: s.status.code,
+        }),
+      forceFlush: async () => {},
+      shutdown: async () => {},
+    },
+  ],
 });
 beforeAll(() => sdk.start());
 afterAll(() => sdk.shutdown());
@@ -53,7 +70,12 @@ describe('span helpers', () => {
     });
     const client = byName('reward.rules.score');
     expect(client.kind).toBe(SpanKind.CLIENT);
-    expect(client.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'reward.rules.score', 'rl.items': 3, 'rl.data_sources': ['a', 'b'] });
+    expect(client.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'reward.rules.score',
+      'rl.items': 3,
+      'rl.data_sources': ['a', 'b'],
+    });
     expect(sent).toBe(`00-${client.traceId}-${client.spanId}-01`);
     // The receiving side (no span active): its server span is the client span's child.
     await withServerSpan('reward.score', sent, { 'rl.edge': 'nats' }, async () => {

@@ -77,10 +77,14 @@ export function withServerSpan<T>(name: string, traceparent: string | undefined,
  * its child.
  */
 export function withNatsClientSpan<T>(subject: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  return withSpan(subject, {
-    kind: SpanKind.CLIENT,
-    attributes: { [SpanAttr.MessagingSystem]: 'nats', [SpanAttr.MessagingDestination]: subject, ...attributes },
-  }, fn);
+  return withSpan(
+    subject,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { [SpanAttr.MessagingSystem]: 'nats', [SpanAttr.MessagingDestination]: subject, ...attributes },
+    },
+    fn,
+  );
 }
 
 /** `rl.items` and `rl.data_sources` of a batch of items that have a verl `data_source`. */
