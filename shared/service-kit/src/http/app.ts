@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { swaggerUI } from '@hono/swagger-ui';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId, type RequestIdVariables } from 'hono/request-id';
@@ -8,6 +7,7 @@ import { AppError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { validationError } from '../validation.ts';
+import { DOCS_ASSETS_PREFIX, mountDocs } from './docs.ts';
 import { problemResponse } from './problem.ts';
 
 /** Result of a readiness probe: overall flag plus each named check. */
@@ -40,6 +40,10 @@ export interface AppOptions {
 export type AppEnv = { Variables: RequestIdVariables };
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
+/** Probes, metrics, the OpenAPI document and the docs page with its assets: open without a token, not access-logged. */
+function isPublicPath(path: string): boolean {
+  return PUBLIC_PATHS.has(path) || path.startsWith(DOCS_ASSETS_PREFIX);
+}
 
 /** OpenAPI title/version block used by `/openapi.json` and `make openapi`. */
 export function openApiInfo(o: Pick<AppOptions, 'service' | 'version' | 'description'>) {
@@ -67,7 +71,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     const seconds = (performance.now() - started) / 1000;
     const route = c.req.routePath === '/*' ? 'unmatched' : c.req.routePath;
     metrics.httpRequests.observe({ method: c.req.method, route, status: String(c.res.status) }, seconds);
-    if (!PUBLIC_PATHS.has(c.req.path)) {
+    if (!isPublicPath(c.req.path)) {
       logger.info({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, durationMs: seconds * 1000 }, 'http request');
     }
   });
@@ -104,14 +108,14 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     return c.body(await metrics.registry.metrics());
   });
   app.doc31('/openapi.json', openApiInfo(options));
-  app.get('/docs', swaggerUI({ url: '/openapi.json', title: `${options.service} API` }));
+  mountDocs(app, `${options.service} API`);
   return app;
 }
 
 function bearerAuth(token: string) {
   const expected = Buffer.from(`Bearer ${token}`);
   return async function requireBearer(c: { req: { path: string; header(n: string): string | undefined } }, next: () => Promise<void>) {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    if (isPublicPath(c.req.path)) return next();
     const got = Buffer.from(c.req.header('authorization') ?? '');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throw new AppError(ErrorCode.Unauthorized, 'missing or invalid bearer token');
