@@ -66,14 +66,23 @@ const VAR_SCOPE_TYPES = new Set([...FUNCTION_TYPES, 'Program', 'StaticBlock']);
 function bindingIdentifiers(pattern: Pattern | null | undefined, out: Identifier[] = []): Identifier[] {
   if (!pattern) return out;
   switch (pattern.type) {
-    case 'Identifier': out.push(pattern); break;
+    case 'Identifier':
+      out.push(pattern);
+      break;
     case 'ObjectPattern':
       for (const p of pattern.properties) bindingIdentifiers(p.type === 'RestElement' ? p.argument : p.value, out);
       break;
-    case 'ArrayPattern': for (const e of pattern.elements) bindingIdentifiers(e, out); break;
-    case 'RestElement': bindingIdentifiers(pattern.argument, out); break;
-    case 'AssignmentPattern': bindingIdentifiers(pattern.left, out); break;
-    default: break; // MemberExpression: an assignment target, declares nothing
+    case 'ArrayPattern':
+      for (const e of pattern.elements) bindingIdentifiers(e, out);
+      break;
+    case 'RestElement':
+      bindingIdentifiers(pattern.argument, out);
+      break;
+    case 'AssignmentPattern':
+      bindingIdentifiers(pattern.left, out);
+      break;
+    default:
+      break; // MemberExpression: an assignment target, declares nothing
   }
   return out;
 }
@@ -84,19 +93,28 @@ export function analyzeScopes(program: Program): ScopeInfo {
   const declaredIn = new Map<Identifier, Node>();
   const declare = (scope: Node, ids: readonly Identifier[]): void => {
     let names = declared.get(scope);
-    if (names === undefined) declared.set(scope, (names = new Set()));
+    if (names === undefined) {
+      names = new Set();
+      declared.set(scope, names);
+    }
     for (const id of ids) {
       names.add(id.name);
       declaredIn.set(id, scope);
     }
   };
   const declareFunction = (node: AnyNode & { params: Pattern[] }): void => {
-    declare(node, node.params.flatMap((p) => bindingIdentifiers(p)));
+    declare(
+      node,
+      node.params.flatMap((p) => bindingIdentifiers(p)),
+    );
   };
   ancestor(program, {
     VariableDeclaration(node, _state, ancestors) {
       const scope = innermost(ancestors, node.kind === 'var' ? VAR_SCOPE_TYPES : BLOCK_TYPES);
-      declare(scope, node.declarations.flatMap((d) => bindingIdentifiers(d.id)));
+      declare(
+        scope,
+        node.declarations.flatMap((d) => bindingIdentifiers(d.id)),
+      );
     },
     FunctionDeclaration(node, _state, ancestors) {
       if (node.id) declare(innermost(ancestors, BLOCK_TYPES), [node.id]);
@@ -106,13 +124,24 @@ export function analyzeScopes(program: Program): ScopeInfo {
       if (node.id) declare(node, [node.id]);
       declareFunction(node);
     },
-    ArrowFunctionExpression(node) { declareFunction(node); },
+    ArrowFunctionExpression(node) {
+      declareFunction(node);
+    },
     ClassDeclaration(node, _state, ancestors) {
       if (node.id) declare(innermost(ancestors, BLOCK_TYPES), [node.id]);
     },
-    ClassExpression(node) { if (node.id) declare(node, [node.id]); },
-    CatchClause(node) { declare(node, bindingIdentifiers(node.param)); },
-    ImportDeclaration(node) { declare(program, node.specifiers.map((s) => s.local)); },
+    ClassExpression(node) {
+      if (node.id) declare(node, [node.id]);
+    },
+    CatchClause(node) {
+      declare(node, bindingIdentifiers(node.param));
+    },
+    ImportDeclaration(node) {
+      declare(
+        program,
+        node.specifiers.map((s) => s.local),
+      );
+    },
   });
 
   const references: Reference[] = [];
@@ -138,8 +167,12 @@ export function analyzeScopes(program: Program): ScopeInfo {
       if (node.type !== 'ExportNamedDeclaration' || node.source) return;
       for (const s of node.specifiers) if (s.local.type === 'Identifier') resolve(s.local, [...ancestors, s], ancestors.length + 1);
     },
-    ImportExpression() { usesModuleLoader = true; },
-    MetaProperty(node: AnyNode) { if (node.type === 'MetaProperty' && node.meta.name === 'import') usesModuleLoader = true; },
+    ImportExpression() {
+      usesModuleLoader = true;
+    },
+    MetaProperty(node: AnyNode) {
+      if (node.type === 'MetaProperty' && node.meta.name === 'import') usesModuleLoader = true;
+    },
   } as AncestorVisitors<unknown>;
   ancestor(program, visitors);
   return { program, references, declaredIn, usesModuleLoader };

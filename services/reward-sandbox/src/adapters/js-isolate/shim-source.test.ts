@@ -11,7 +11,8 @@ describe('runtime assembly', () => {
   });
 
   it('strips single- and multi-line imports and export keywords only at line start', () => {
-    const text = "import { a } from './a.js';\nimport {\n  b, c,\n} from './b.js';\nexport function f() { return 'export const x'; }\nexport const y = 1, z = 2;\n";
+    const text =
+      "import { a } from './a.js';\nimport {\n  b, c,\n} from './b.js';\nexport function f() { return 'export const x'; }\nexport const y = 1, z = 2;\n";
     expect(toFragment(text)).toBe("function f() { return 'export const x'; }\nconst y = 1, z = 2;\n");
   });
 });

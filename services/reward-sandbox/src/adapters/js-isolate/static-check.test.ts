@@ -20,7 +20,8 @@ describe('canRunInIsolate', () => {
       "const EventEmitter = require('events');\nclass E extends EventEmitter {}\nnew E();",
       "const util = require('util');\nconst sleep = util.promisify(setTimeout);\nsleep(1).then(() => console.log(util.inspect({ a: 1 })));",
       '// process.binding is mentioned only in a comment\nconst s = "require(\'child_process\')"; console.log(s);',
-      "if (require.main === module) { console.log(module.exports); }",
+      'if (require.main === module) { console.log(module.exports); }',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the program under test has a template literal
       'const re = /process\\.binding/; console.log(`${1 + 1} fetch`, re.test("x"));',
       '#!/usr/bin/env node\nconsole.log(require("os").EOL.length)',
     ];
@@ -28,7 +29,8 @@ describe('canRunInIsolate', () => {
   });
 
   it('accepts TypeScript after stripping types (type names do not count as uses)', () => {
-    const code = "declare var require: any;\nconst assert = require('node:assert');\nfunction f(b: Buffer | null): number { return 1; }\nassert.equal(f(null), 1);";
+    const code =
+      "declare var require: any;\nconst assert = require('node:assert');\nfunction f(b: Buffer | null): number { return 1; }\nassert.equal(f(null), 1);";
     expect(canRunInIsolate(spec(code, { language: 'typescript' }))).toBe(true);
   });
 
@@ -43,18 +45,18 @@ describe('canRunInIsolate', () => {
       "import('fs').then(console.log)",
       "export { x } from 'fs';",
       "console.log(process.binding('fs'))",
-      "console.log(globalThis.process.memoryUsage())",
-      "const p = process; p.dlopen();",
+      'console.log(globalThis.process.memoryUsage())',
+      'const p = process; p.dlopen();',
       "const buf = Buffer.from('abc');",
       "fetch('http://example.com')",
       "new TextEncoder().encode('x')",
-      "console.log(structuredClone({}))",
+      'console.log(structuredClone({}))',
       "const fs = require('fs'); fs.readdirSync('.')",
       "const { promises } = require('fs');",
       "const fs = require('fs'); const f = fs; f.rmSync('x');",
-      "console.table([1, 2])",
+      'console.table([1, 2])',
       "eval('1 + 1')",
-      "console.log(import.meta.url)",
+      'console.log(import.meta.url)',
       "const x = require('./local.js');",
     ];
     for (const code of rejected) expect(usesOnlyIsolateApis(code), code).toBe(false);
@@ -69,10 +71,11 @@ describe('canRunInIsolate', () => {
       "\\u0042uffer.from('x')",
       "globalThis.Buffer.from('x')",
       "global['process'].binding('fs')",
-      "const { Buffer } = globalThis;",
+      'const { Buffer } = globalThis;',
       "console['table']([1])",
       "{ let Buffer = 1; } Buffer.from('a')",
       "const r = require; r('child_process')",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the program under test has a template literal
       "const s = 'a'; console.log(`${s} ${require('child_process').execSync('ls')}`)",
     ];
     for (const code of rejected) expect(usesOnlyIsolateApis(code), code).toBe(false);

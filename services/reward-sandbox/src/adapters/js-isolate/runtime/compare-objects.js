@@ -147,6 +147,7 @@ function looseAlternative(prim) {
     case 'undefined': return null;
     case 'object': return undefined;
     case 'symbol': return false;
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: as in Node's comparisons.js, a numeric string is then checked as a number
     case 'string': prim = +prim;
     case 'number': if (prim !== prim) return false;
   }

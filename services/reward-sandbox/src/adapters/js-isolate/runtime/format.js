@@ -90,6 +90,7 @@ export function formatWithOptions(inspectOptions, args) {
               const tempInteger = args[++a];
               if (typeof tempInteger === 'bigint') tempStr = formatBigInt(tempInteger);
               else if (typeof tempInteger === 'symbol') tempStr = 'NaN';
+              // biome-ignore lint/correctness/useParseIntRadix: %i parses as Node's format does (no radix: '0x10' is 16)
               else tempStr = formatNumber(Number.parseInt(tempInteger));
               break;
             }

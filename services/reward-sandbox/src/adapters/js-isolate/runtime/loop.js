@@ -36,6 +36,7 @@ let tickDrainScheduled = false;
 function realElapsed() { return Date.now() - startReal; }
 export function nowMs() {
   const real = realElapsed();
+  // biome-ignore lint/complexity/useMathMinMax: programs share this realm and may patch Math
   return real > loopNow ? real : loopNow;
 }
 /**
@@ -221,6 +222,7 @@ export function queuePoll(fn) {
 /** @param {Function} fn */
 export function queueMicrotaskImpl(fn) {
   checkCallback(fn);
+  // biome-ignore lint/nursery/noFloatingPromises: the callback catches its own errors (reported as uncaught, like Node)
   Promise.resolve().then(function () {
     try { fn(); } catch (err) { fatal(err); }
   });
@@ -241,6 +243,7 @@ export function nextTick(fn) {
   tickQueue.push({ fn: fn, args: restArgs(arguments, 1) });
   if (!tickDrainScheduled) {
     tickDrainScheduled = true;
+    // biome-ignore lint/nursery/noFloatingPromises: drainTicks reports callback errors itself
     Promise.resolve().then(function () { tickDrainScheduled = false; drainTicks(); });
   }
 }

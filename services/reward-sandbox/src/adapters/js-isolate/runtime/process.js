@@ -263,7 +263,7 @@ export function callSiteSource(fn) {
   Error.captureStackTrace(holder, fn);
   const loc = frameLocation(holder.stack);
   if (loc === null) return null;
-  let text = sourceLine(loc.line);
+  const text = sourceLine(loc.line);
   if (text === null) return null;
   let start = loc.column - 1;
   while (start > 0 && /[\w$.]/.test(/** @type {string} */ (text[start - 1]))) start--;
