@@ -13,57 +13,7 @@ export interface paths {
          * Run one program (SandboxFusion-compatible)
          * @description Request and response are exactly SandboxFusion’s RunCodeRequest / RunCodeResponse, so verl’s sandbox_fusion reward and tools work by pointing their URL here. When every slot and the queue are full the answer is HTTP 504, the one status verl’s client retries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RunCodeRequest"];
-                };
-            };
-            responses: {
-                /** @description The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunCodeResponse"];
-                    };
-                };
-                /** @description Malformed request, unsupported language or unsafe file path; the message names the field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Overloaded: retry later (Retry-After) */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["runCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -83,48 +33,7 @@ export interface paths {
          * Score model code against test cases (prime / sandbox_fusion style)
          * @description Batch contract shared by every reward service. `ground_truth` is an APPS/CodeContests test spec ({"inputs", "outputs", "fn_name"?}, object or JSON string); the last fenced code block of `solution_str` runs against every case.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ScoreRequest"];
-                };
-            };
-            responses: {
-                /** @description One result per item, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScoreResponse"];
-                    };
-                };
-                /** @description Malformed request; the message names the failing field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -139,26 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /** Languages this instance can run, and the back-end for each */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Languages */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LanguagesResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listLanguages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -175,26 +65,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness as SandboxFusion answers it: the JSON string "pong" */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Always "pong" */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": "pong";
-                    };
-                };
-            };
-        };
+        get: operations["ping"];
         put?: never;
         post?: never;
         delete?: never;
@@ -216,57 +87,7 @@ export interface paths {
          * OpenRLHF remote reward, scorer chosen by each label
          * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OpenRlhfRequest"];
-                };
-            };
-            responses: {
-                /** @description One reward per query, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpenRlhfResponse"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreOpenRlhf"];
         delete?: never;
         options?: never;
         head?: never;
@@ -286,60 +107,7 @@ export interface paths {
          * OpenRLHF remote reward, scorer chosen by the URL
          * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
-                    data_source: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OpenRlhfRequest"];
-                };
-            };
-            responses: {
-                /** @description One reward per query, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpenRlhfResponse"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreOpenRlhfForDataSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -359,60 +127,7 @@ export interface paths {
          * slime remote_rm reward, scorer chosen by the label or metadata
          * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
-                    detail?: "0" | "1" | "true" | "false";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SlimeRequest"];
-                };
-            };
-            responses: {
-                /** @description The reward: a number, or the detail object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreSlime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -432,63 +147,7 @@ export interface paths {
          * slime remote_rm reward, scorer chosen by the URL
          * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
-                    detail?: "0" | "1" | "true" | "false";
-                };
-                header?: never;
-                path: {
-                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
-                    data_source: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SlimeRequest"];
-                };
-            };
-            responses: {
-                /** @description The reward: a number, or the detail object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreSlimeForDataSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -700,4 +359,390 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    runCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCodeResponse"];
+                };
+            };
+            /** @description Malformed request, unsupported language or unsafe file path; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded: retry later (Retry-After) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScoreRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreResponse"];
+                };
+            };
+            /** @description Malformed request; the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLanguages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Languages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguagesResponse"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Always "pong" */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "pong";
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreOpenRlhf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenRlhfRequest"];
+            };
+        };
+        responses: {
+            /** @description One reward per query, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfResponse"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreOpenRlhfForDataSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                data_source: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenRlhfRequest"];
+            };
+        };
+        responses: {
+            /** @description One reward per query, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfResponse"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreSlime: {
+        parameters: {
+            query?: {
+                /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                detail?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlimeRequest"];
+            };
+        };
+        responses: {
+            /** @description The reward: a number, or the detail object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreSlimeForDataSource: {
+        parameters: {
+            query?: {
+                /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                detail?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                data_source: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlimeRequest"];
+            };
+        };
+        responses: {
+            /** @description The reward: a number, or the detail object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

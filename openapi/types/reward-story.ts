@@ -13,57 +13,7 @@ export interface paths {
          * Score story replies with embedding-based rewards
          * @description Each item is a reply (`solution_str`) with its context (`context`, or the same keys in `extra_info`) and optional per-token signals. `score` is the weighted mean of the components that apply; every component is in `extra`. Results keep request order; a bad item gets `{error: {code, message}}` in its slot.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["StoryScoreRequest"];
-                };
-            };
-            responses: {
-                /** @description One result per item, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StoryScoreResponse"];
-                    };
-                };
-                /** @description Malformed request; the message names the failing field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -83,57 +33,7 @@ export interface paths {
          * OpenRLHF remote reward, scorer chosen by each label
          * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OpenRlhfRequest"];
-                };
-            };
-            responses: {
-                /** @description One reward per query, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpenRlhfResponse"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreOpenRlhf"];
         delete?: never;
         options?: never;
         head?: never;
@@ -153,60 +53,7 @@ export interface paths {
          * OpenRLHF remote reward, scorer chosen by the URL
          * @description For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
-                    data_source: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OpenRlhfRequest"];
-                };
-            };
-            responses: {
-                /** @description One reward per query, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpenRlhfResponse"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreOpenRlhfForDataSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -226,60 +73,7 @@ export interface paths {
          * slime remote_rm reward, scorer chosen by the label or metadata
          * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
-                    detail?: "0" | "1" | "true" | "false";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SlimeRequest"];
-                };
-            };
-            responses: {
-                /** @description The reward: a number, or the detail object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreSlime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -299,63 +93,7 @@ export interface paths {
          * slime remote_rm reward, scorer chosen by the URL
          * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
-                    detail?: "0" | "1" | "true" | "false";
-                };
-                header?: never;
-                path: {
-                    /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
-                    data_source: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SlimeRequest"];
-                };
-            };
-            responses: {
-                /** @description The reward: a number, or the detail object */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": number | components["schemas"]["SlimeRewardDetail"];
-                    };
-                };
-                /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or wrong bearer token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body larger than the configured limit */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["scoreSlimeForDataSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -586,4 +324,272 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    scoreItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoryScoreRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoryScoreResponse"];
+                };
+            };
+            /** @description Malformed request; the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreOpenRlhf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenRlhfRequest"];
+            };
+        };
+        responses: {
+            /** @description One reward per query, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfResponse"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreOpenRlhfForDataSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                data_source: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenRlhfRequest"];
+            };
+        };
+        responses: {
+            /** @description One reward per query, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenRlhfResponse"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreSlime: {
+        parameters: {
+            query?: {
+                /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                detail?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlimeRequest"];
+            };
+        };
+        responses: {
+            /** @description The reward: a number, or the detail object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreSlimeForDataSource: {
+        parameters: {
+            query?: {
+                /** @description true: answer an object (use slime’s `--reward-key score`); default: a bare number */
+                detail?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description the scorer, as in `/v1/score`; may contain `/` unescaped (`/openrlhf/openai/gsm8k`) */
+                data_source: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlimeRequest"];
+            };
+        };
+        responses: {
+            /** @description The reward: a number, or the detail object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                };
+            };
+            /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than the configured limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -22,6 +22,7 @@ const sse = { 'text/event-stream': { schema: z.string().openapi({ description: '
 const completionsRoute = createRoute({
   method: 'post',
   path: '/v1/completions',
+  operationId: 'createCompletion',
   tags: ['openai'],
   summary: 'OpenAI completions for the served model (token-id prompts, log-probs, vLLM extensions; `stream` as SSE)',
   request: { body: { required: true, content: json(CompletionRequest) } },
@@ -31,6 +32,7 @@ const completionsRoute = createRoute({
 const chatRoute = createRoute({
   method: 'post',
   path: '/v1/chat/completions',
+  operationId: 'createChatCompletion',
   tags: ['openai'],
   summary: 'OpenAI chat completions for the served model (tools as Hermes tool calls; `stream` as SSE)',
   request: { body: { required: true, content: json(ChatCompletionRequest) } },
@@ -40,6 +42,7 @@ const chatRoute = createRoute({
 const modelsRoute = createRoute({
   method: 'get',
   path: '/v1/models',
+  operationId: 'listModels',
   tags: ['openai'],
   summary: 'The served model',
   responses: { 200: { description: 'One model', content: json(ModelList) } },
@@ -48,6 +51,7 @@ const modelsRoute = createRoute({
 const tokenizeRoute = createRoute({
   method: 'post',
   path: '/tokenize',
+  operationId: 'tokenize',
   tags: ['openai'],
   summary: 'vLLM-compatible tokenization of a prompt or of chat messages (with the chat template)',
   request: { body: { required: true, content: json(TokenizeRequest) } },
@@ -57,6 +61,7 @@ const tokenizeRoute = createRoute({
 const detokenizeRoute = createRoute({
   method: 'post',
   path: '/detokenize',
+  operationId: 'detokenize',
   tags: ['openai'],
   summary: 'vLLM-compatible detokenization (special tokens kept)',
   request: { body: { required: true, content: json(DetokenizeRequest) } },

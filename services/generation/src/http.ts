@@ -10,6 +10,7 @@ const problem = (description: string) => ({ description, content: { 'application
 const rolloutRoute = createRoute({
   method: 'post',
   path: '/v1/rollouts',
+  operationId: 'generateRollouts',
   tags: ['rollouts'],
   summary: 'Roll out a batch of verl samples, n trajectories each (GRPO groups)',
   description:

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type DocInfo } from '@rl/service-kit';
+import { buildOpenApiDocument, packageDefaultPort, type DocInfo } from '@rl/service-kit';
 import { routes } from './http.ts';
 import { SERVICE_NAME } from './subjects.ts';
 
@@ -6,6 +6,7 @@ import { SERVICE_NAME } from './subjects.ts';
 export const DOC_INFO: DocInfo = {
   service: SERVICE_NAME,
   version: '0.1.0',
+  defaultPort: packageDefaultPort(new URL('../package.json', import.meta.url)),
   description:
     'Rollouts for RL training: verl’s single-turn and tool agent loops (Hermes tool calls, tools, interactions) over an inference backend (the embedded policy or an OpenAI-compatible server), returning token ids, masks, log-probs and turn rewards. Same batch contract on HTTP and on NATS subject `rollout.generate`; OpenAI-compatible endpoints serve the model too.',
 };

@@ -18,6 +18,7 @@ const DataSources = z
 const dataSourcesRoute = createRoute({
   method: 'get',
   path: '/v1/data-sources',
+  operationId: 'listDataSources',
   summary: 'List the data sources this service scores and the scorer each maps to',
   responses: { 200: { description: 'Dispatch table', content: { 'application/json': { schema: DataSources } } } },
 });

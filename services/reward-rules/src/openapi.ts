@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type DocInfo } from '@rl/service-kit';
+import { buildOpenApiDocument, packageDefaultPort, type DocInfo } from '@rl/service-kit';
 import { routes } from './http.ts';
 import { SERVICE_NAME } from './subjects.ts';
 
@@ -6,6 +6,7 @@ import { SERVICE_NAME } from './subjects.ts';
 export const DOC_INFO: DocInfo = {
   service: SERVICE_NAME,
   version: '0.1.0',
+  defaultPort: packageDefaultPort(new URL('../package.json', import.meta.url)),
   description:
     'Rule rewards with verl semantics (gsm8k, MATH, DAPO/Minerva, Search-R1 QA EM/SubEM, geometry3k) and verl’s data_source dispatch. Same batch contract on HTTP and on NATS subject `reward.rules.score`.',
 };

@@ -12,6 +12,7 @@ const problem = (description: string) => ({ description, content: { 'application
 const runCodeRoute = createRoute({
   method: 'post',
   path: '/run_code',
+  operationId: 'runCode',
   summary: 'Run one program (SandboxFusion-compatible)',
   description:
     'Request and response are exactly SandboxFusion’s RunCodeRequest / RunCodeResponse, so verl’s sandbox_fusion reward and tools work by pointing their URL here. When every slot and the queue are full the answer is HTTP 504, the one status verl’s client retries.',
@@ -28,12 +29,12 @@ const v1ScoreRoute = scoreRoute({
   summary: 'Score model code against test cases (prime / sandbox_fusion style)',
   description:
     'Batch contract shared by every reward service. `ground_truth` is an APPS/CodeContests test spec ({"inputs", "outputs", "fn_name"?}, object or JSON string); the last fenced code block of `solution_str` runs against every case.',
-  documentsAuth: false,
 });
 
 const languagesRoute = createRoute({
   method: 'get',
   path: '/v1/languages',
+  operationId: 'listLanguages',
   summary: 'Languages this instance can run, and the back-end for each',
   responses: { 200: { description: 'Languages', content: { 'application/json': { schema: LanguagesResponse } } } },
 });
@@ -41,6 +42,7 @@ const languagesRoute = createRoute({
 const pingRoute = createRoute({
   method: 'get',
   path: '/v1/ping',
+  operationId: 'ping',
   summary: 'Liveness as SandboxFusion answers it: the JSON string "pong"',
   responses: { 200: { description: 'Always "pong"', content: { 'application/json': { schema: z.literal('pong') } } } },
 });

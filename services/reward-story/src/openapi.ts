@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type DocInfo } from '@rl/service-kit';
+import { buildOpenApiDocument, packageDefaultPort, type DocInfo } from '@rl/service-kit';
 import { routes } from './http.ts';
 import { SERVICE_NAME } from './subjects.ts';
 
@@ -6,6 +6,7 @@ import { SERVICE_NAME } from './subjects.ts';
 export const DOC_INFO: DocInfo = {
   service: SERVICE_NAME,
   version: '0.1.0',
+  defaultPort: packageDefaultPort(new URL('../package.json', import.meta.url)),
   description:
     'Embedding-based rewards for multi-turn story generation (relevance, coherence, non-repetition, beyond-reference, information flow, format), ONNX embeddings. Same batch contract on HTTP and on NATS subject `reward.story.score`.',
 };

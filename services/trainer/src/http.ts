@@ -11,6 +11,7 @@ const job = (description: string) => ({ description, content: { 'application/jso
 const submitRoute = createRoute({
   method: 'post',
   path: '/v1/jobs',
+  operationId: 'createJob',
   summary: 'Submit a training job',
   description: 'Validates the config (every bad key is named at once) and queues the job; jobs of one trainer run one at a time.',
   request: { body: { required: true, content: { 'application/json': { schema: SubmitJobRequest } } } },
@@ -20,6 +21,7 @@ const submitRoute = createRoute({
 const listRoute = createRoute({
   method: 'get',
   path: '/v1/jobs',
+  operationId: 'listJobs',
   summary: 'List jobs',
   responses: { 200: { description: 'Every job this instance knows', content: { 'application/json': { schema: JobViewSchema.array() } } } },
 });
@@ -27,6 +29,7 @@ const listRoute = createRoute({
 const getRoute = createRoute({
   method: 'get',
   path: '/v1/jobs/{id}',
+  operationId: 'getJob',
   summary: 'A job’s state and latest metrics',
   request: { params: JobIdParam },
   responses: { 200: job('The job'), 404: problem('No such job') },
@@ -35,6 +38,7 @@ const getRoute = createRoute({
 const metricsRoute = createRoute({
   method: 'get',
   path: '/v1/jobs/{id}/metrics',
+  operationId: 'getJobMetrics',
   summary: 'Per-step metrics, as JSON or a server-sent-event stream',
   description: 'JSON: every step so far. With `?stream=true` or `Accept: text/event-stream`: events `step`, `validation`, `checkpoint`, `state` (the same bodies as NATS `trainer.events.<job>`), past steps replayed first; the stream ends after the job’s final state.',
   request: { params: JobIdParam, query: MetricsQuery },
@@ -50,6 +54,7 @@ const metricsRoute = createRoute({
 const cancelRoute = createRoute({
   method: 'delete',
   path: '/v1/jobs/{id}',
+  operationId: 'cancelJob',
   summary: 'Cancel a job',
   description: 'A queued job is dropped; a running one stops after its current stage and keeps its checkpoints (resume by submitting the same config).',
   request: { params: JobIdParam },
@@ -59,6 +64,7 @@ const cancelRoute = createRoute({
 const plotsRoute = createRoute({
   method: 'post',
   path: '/v1/jobs/{id}/plots',
+  operationId: 'renderJobPlots',
   summary: 'Render the job’s curves now',
   request: { params: JobIdParam },
   responses: { 200: { description: 'The SVG files written', content: { 'application/json': { schema: PlotsResponse } } }, 404: problem('No such job') },

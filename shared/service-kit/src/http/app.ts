@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { validationError } from '../validation.ts';
 import { DOCS_ASSETS_PREFIX, mountDocs } from './docs.ts';
+import { finishOpenApiDocument } from './openapi-doc.ts';
 import { problemResponse } from './problem.ts';
 
 /** Result of a readiness probe: overall flag plus each named check. */
@@ -26,6 +27,8 @@ export interface AppOptions {
   service: string;
   version: string;
   description: string;
+  /** The service's default port (package.json `rl.port`), listed in `/openapi.json`'s servers. */
+  defaultPort?: number | undefined;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Largest accepted request body. */
@@ -107,7 +110,17 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     c.header('content-type', metrics.registry.contentType);
     return c.body(await metrics.registry.metrics());
   });
-  app.doc31('/openapi.json', openApiInfo(options));
+  // The same document as `make openapi` writes, but for this instance: the
+  // serving host first among the servers, and the bearer token required when set.
+  let doc: object | undefined;
+  app.get('/openapi.json', (c) => {
+    doc ??= finishOpenApiDocument(app.getOpenAPI31Document(openApiInfo(options)), {
+      defaultPort: options.defaultPort,
+      auth: authToken === undefined ? 'optional' : 'required',
+      relativeServerFirst: true,
+    });
+    return c.json(doc);
+  });
   mountDocs(app, `${options.service} API`);
   return app;
 }

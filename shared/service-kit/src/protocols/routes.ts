@@ -31,6 +31,7 @@ function openRlhfRoute(withSource: boolean) {
   return createRoute({
     method: 'post',
     path: withSource ? '/openrlhf/{data_source}' : '/openrlhf',
+    operationId: withSource ? 'scoreOpenRlhfForDataSource' : 'scoreOpenRlhf',
     summary: withSource ? 'OpenRLHF remote reward, scorer chosen by the URL' : 'OpenRLHF remote reward, scorer chosen by each label',
     description:
       'For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.',
@@ -43,6 +44,7 @@ function slimeRoute(withSource: boolean) {
   return createRoute({
     method: 'post',
     path: withSource ? '/slime/{data_source}' : '/slime',
+    operationId: withSource ? 'scoreSlimeForDataSource' : 'scoreSlime',
     summary: withSource ? 'slime remote_rm reward, scorer chosen by the URL' : 'slime remote_rm reward, scorer chosen by the label or metadata',
     description: `For \`--rm-type remote_rm --rm-url\`. Answers a bare number (an error is 0, with its code in the \`${REWARD_ERROR_HEADER}\` header); with \`?detail=true\` an object whose \`score\` slime reads with \`--reward-key score\`.`,
     request: {

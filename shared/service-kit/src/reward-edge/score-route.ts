@@ -10,24 +10,23 @@ export interface ScoreRouteDoc {
   request?: z.ZodType;
   /** Response schema. @default ScoreResponse */
   response?: z.ZodType;
-  /** Whether the document lists the bearer-auth 401 (reward-sandbox's never has). @default true */
-  documentsAuth?: boolean;
 }
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 
 /** The `POST /v1/score` route every reward service serves: the shared batch contract, documented from its zod schemas. */
-export function scoreRoute({ summary, description, request = ScoreRequest, response = ScoreResponse, documentsAuth = true }: ScoreRouteDoc) {
+export function scoreRoute({ summary, description, request = ScoreRequest, response = ScoreResponse }: ScoreRouteDoc) {
   return createRoute({
     method: 'post',
     path: '/v1/score',
+    operationId: 'scoreItems',
     summary,
     description,
     request: { body: { required: true, content: { 'application/json': { schema: request } } } },
     responses: {
       200: { description: 'One result per item, in order', content: { 'application/json': { schema: response } } },
       400: problem('Malformed request; the message names the failing field'),
-      ...(documentsAuth ? { 401: problem('Missing or wrong bearer token') } : {}),
+      401: problem('Missing or wrong bearer token'),
       413: problem('Body larger than the configured limit'),
     },
   });
