@@ -1,7 +1,8 @@
 import type { BudgetPool } from './adapters/worker-pool/budget-pool.ts';
 import { AppError, ErrorCode, type ErrorBody, type Logger, type RewardCallContext, type ScoreItem, type ServiceMetrics } from '@rl/service-kit';
 import type { listDataSources } from './core/registry.ts';
-import { toItemError, type BatchOutput, type SlotResult } from './core/score-batch.ts';
+import { toItemError } from './core/item-error.ts';
+import type { BatchOutput, SlotResult } from './core/score-batch.ts';
 
 /** The one entry point both edges (HTTP and NATS) call. */
 export interface ScoreService {

@@ -1,4 +1,5 @@
-import { AppError, ErrorCode, type ErrorBody, ScoreRequest, type ScoreItem, parseJsonText, validationError } from '@rl/service-kit';
+import { ErrorCode, type ErrorBody, ScoreRequest, type ScoreItem, parseJsonText, validationError } from '@rl/service-kit';
+import { toItemError } from './item-error.ts';
 import { resolveDataSource } from './registry.ts';
 import { scoreItem } from './score-item.ts';
 
@@ -91,13 +92,4 @@ export function closeBatch(state: BatchState): BatchOutput {
     if ('error' in r && !remote.has(i)) errorCodes[r.error.code] = (errorCodes[r.error.code] ?? 0) + 1;
   });
   return { resultsJson: JSON.stringify(state.results), remote: state.remote, errorCodes };
-}
-
-/**
- * The per-item error slot of the batch contract: exactly `{error: {code, message}}`.
- * Errors that are not {@link AppError}s are scorer failures, reported with their message.
- */
-export function toItemError(err: unknown): { error: ErrorBody } {
-  if (err instanceof AppError) return { error: { code: err.code, message: err.message } };
-  return { error: { code: ErrorCode.ScorerFailed, message: err instanceof Error ? err.message : String(err) } };
 }
