@@ -1,6 +1,18 @@
 // The two mathjs instances the sympy emulation computes with, behind a small
 // untyped facade (mathjs' overloads do not type BigNumber | Complex unions).
-import { all, create, type BigNumber, type Complex, type FactoryFunctionMap } from 'mathjs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type { BigNumber, Complex, FactoryFunctionMap, create as mathjsCreate } from 'mathjs';
+
+// Not `import { all, create } from 'mathjs'`: the package entry also builds mathjs'
+// complete default instance (every function, typed and ready) as it is imported,
+// ~35 MB of heap in every scoring worker that nothing here uses. `all` is exactly
+// the namespace of lib/esm/factoriesAny.js (see lib/esm/entry/allFactoriesAny.js)
+// and `create()` builds only the functions asked for. The package's `exports` map
+// hides both files, so they are imported by path, next to its package.json.
+const mathjsFile = (path: string) => new URL(path, pathToFileURL(createRequire(import.meta.url).resolve('mathjs/package.json'))).href;
+const { create } = (await import(mathjsFile('lib/esm/core/create.js'))) as { create: typeof mathjsCreate };
+const all = (await import(mathjsFile('lib/esm/factoriesAny.js'))) as FactoryFunctionMap;
 
 /** A mathjs number: BigNumber (exact mode), number (double), or Complex. */
 export type Num = BigNumber | Complex | number;
@@ -49,8 +61,8 @@ function ops(m: ReturnType<typeof create>): Ops {
   };
 }
 
-const bigMath = create(all as FactoryFunctionMap, { number: 'BigNumber', precision: 64 });
-const dblMath = create(all as FactoryFunctionMap);
+const bigMath = create(all, { number: 'BigNumber', precision: 64 });
+const dblMath = create(all);
 
 /** 64-digit BigNumber arithmetic (Complex values fall back to doubles inside mathjs). */
 export const BIG: Ops = ops(bigMath);
