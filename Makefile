@@ -85,10 +85,11 @@ typecheck: deps ## strict TypeScript check of every workspace
 # Configs in infra/lint: biome.json (lint rules and formatting), dependency-cruiser.cjs
 # (pure cores, no service importing another, packages by name only, no cycles),
 # knip.json (unused files, exports and dependencies).
-lint: deps ## Biome lint + format check, dependency rules, unused files/exports/dependencies
+lint: deps ## Biome lint + format check, dependency rules, unused files/exports/dependencies, OpenAPI documents (Redocly recommended)
 	npx biome ci --config-path infra/lint .
 	npx depcruise --config infra/lint/dependency-cruiser.cjs shared services test infra/scripts
 	npx knip --config infra/lint/knip.json --no-progress
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --extends=recommended $(filter-out %.asyncapi.yaml,$(wildcard openapi/*.yaml))
 
 format: deps ## apply Biome's formatting and safe lint fixes
 	npx biome check --config-path infra/lint --write .
@@ -152,6 +153,8 @@ APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell com
 # recommends, so a fresh machine pays for it once. The sandbox binds /usr only,
 # so a toolchain elsewhere (rustup's ~/.cargo) does not count.
 SANDBOX_TEST_NEEDS := $(if $(wildcard /usr/bin/javac),,openjdk-17-jdk-headless) $(if $(wildcard /usr/bin/go),,golang-go) $(if $(wildcard /usr/bin/rustc),,rustc)
+# Debian's Chromium for the docs page's offline browser test (test/docs-offline.test.ts), installed the same way.
+SANDBOX_TEST_NEEDS += $(if $(wildcard /usr/bin/chromium),,chromium)
 # Every SandboxFusion language Debian packages (make sandbox-toolchains).
 SANDBOX_TOOLCHAINS := openjdk-17-jdk-headless golang-go rustc php-cli ruby perl lua5.4 sqlite3 r-base-core python3-pytest mono-mcs mono-runtime gdc iverilog racket scala kotlin junit5
 
