@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { parsedEndpoint, type EndpointSpec } from '../nats/service.ts';
+import { dataSourceAttributes } from '../telemetry/spans.ts';
 import { continueTrace } from './continue-trace.ts';
 import type { ItemScorer, RawScorer } from './scorer.ts';
 
@@ -37,6 +38,6 @@ export function scoreEndpoint<I>(options: ItemScoreEndpoint<I> | RawScoreEndpoin
     name: 'score',
     subject,
     request,
-    handle: (req, ctx) => continueTrace(ctx, { 'rl.edge': 'nats', 'rl.items': req.items.length }, async () => ({ results: await scoreItems(req.items, ctx) })),
+    handle: (req, ctx) => continueTrace(ctx, { 'rl.edge': 'nats', ...dataSourceAttributes(req.items as ReadonlyArray<{ data_source?: unknown }>) }, async () => ({ results: await scoreItems(req.items, ctx) })),
   });
 }

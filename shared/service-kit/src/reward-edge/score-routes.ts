@@ -4,6 +4,7 @@ import { addProtocolRoutes } from '../protocols/routes.ts';
 import type { BatchScorer } from '../protocols/slot.ts';
 import type { ScoreItem } from '../schemas/score.ts';
 import { httpCallContext } from './call-context.ts';
+import { dataSourceAttributes } from '../telemetry/spans.ts';
 import { continueTrace } from './continue-trace.ts';
 import type { ScoreRoute } from './score-route.ts';
 import { rawBatchScorer, tracedBatchScorer, type ItemScorer, type RawScorer } from './scorer.ts';
@@ -38,7 +39,7 @@ export function addScoreRoute<I>(app: OpenAPIHono<AppEnv>, route: ScoreRoute, sc
     // The route's schema is the service's `{ items }` request schema; the hook has validated the body with it.
     const { items } = c.req.valid('json') as { items: I[] };
     const ctx = httpCallContext(c);
-    const results = await continueTrace(ctx, { 'rl.edge': 'http', 'rl.items': items.length }, () => scoreItems(items, ctx));
+    const results = await continueTrace(ctx, { 'rl.edge': 'http', ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () => scoreItems(items, ctx));
     return c.json({ results }, 200);
   });
 }

@@ -1,5 +1,6 @@
 import type { BatchScorer, ProtocolSlot } from '../protocols/slot.ts';
 import type { RewardCallContext } from './call-context.ts';
+import { dataSourceAttributes } from '../telemetry/spans.ts';
 import { continueTrace } from './continue-trace.ts';
 
 /** A core that scores parsed items of the service's own item schema; one slot per item, in order. */
@@ -18,5 +19,5 @@ export function rawBatchScorer(scoreRaw: RawScorer): BatchScorer {
 
 /** `score`, each call continuing the caller's trace (see {@link continueTrace}). */
 export function tracedBatchScorer(score: BatchScorer, edge: string): BatchScorer {
-  return (items, ctx) => continueTrace(ctx, { 'rl.edge': edge, 'rl.items': items.length }, () => score(items, ctx));
+  return (items, ctx) => continueTrace(ctx, { 'rl.edge': edge, ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () => score(items, ctx));
 }

@@ -88,7 +88,7 @@ export function withNatsClientSpan<T>(subject: string, attributes: Attributes, f
 }
 
 /** `rl.items` and `rl.data_sources` of a batch of items that have a verl `data_source`. */
-export function dataSourceAttributes(items: ReadonlyArray<{ data_source?: string | null | undefined }>): Attributes {
+export function dataSourceAttributes(items: ReadonlyArray<{ data_source?: unknown }>): Attributes {
   const sources = [...new Set(items.map((i) => i.data_source).filter((s): s is string => typeof s === 'string'))].sort();
   return { [SpanAttr.Items]: items.length, [SpanAttr.DataSources]: sources };
 }
