@@ -82,7 +82,7 @@ test-integration: deps nats-server ## integration tests only
 typecheck: deps ## strict TypeScript check of every workspace
 	npx tsc -p tsconfig.json --noEmit
 
-# Configs in infra/lint: biome.json (lint rules and formatting), dependency-cruiser.cjs
+# Configs in infra/lint: biome.jsonc (lint rules, each relaxation with its reason, and formatting), dependency-cruiser.cjs
 # (pure cores, no service importing another, packages by name only, no cycles),
 # knip.json (unused files, exports and dependencies).
 lint: deps ## Biome lint + format check, dependency rules, unused files/exports/dependencies, OpenAPI documents (Redocly recommended)

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AppError, requestJson } from '@rl/service-kit';
+import { requestJson, type AppError } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { connectTestClient } from './support/nats-client.ts';

@@ -56,9 +56,15 @@ function readPid(name: string): number | undefined {
 function portOpen(port: number): Promise<boolean> {
   return new Promise((res) => {
     const s = connect({ host: '127.0.0.1', port, timeout: 500 });
-    s.once('connect', () => (s.destroy(), res(true)));
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
     s.once('error', () => res(false));
-    s.once('timeout', () => (s.destroy(), res(false)));
+    s.once('timeout', () => {
+      s.destroy();
+      res(false);
+    });
   });
 }
 

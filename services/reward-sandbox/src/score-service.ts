@@ -31,7 +31,7 @@ export function createScoreService({ executor, defaults, caseConcurrency }: Scor
     let fatal: AppError | undefined;
     const execute: ExecuteFn = async (req, caseSignal) => {
       if (fatal !== undefined) throw fatal;
-      let spec;
+      let spec: ReturnType<typeof toRunSpec>;
       try {
         spec = toRunSpec(RunCodeRequest.parse(req), defaults);
       } catch (err) {

@@ -21,9 +21,9 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-let args;
-try {
-  args = parseArgs({
+function parseCommandLine() {
+  try {
+    return parseArgs({
     options: {
       'model-dir': { type: 'string', default: DEFAULT_MODEL_DIR },
       scenarios: { type: 'string', multiple: true },
@@ -34,9 +34,11 @@ try {
     },
     strict: true,
   }).values;
-} catch (err) {
-  fail(2, `${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  } catch (err) {
+    return fail(2, `${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  }
 }
+const args = parseCommandLine();
 if (args.help) fail(0, USAGE);
 const split = args.split === undefined ? undefined : ScenarioSplit.safeParse(args.split).data;
 if (args.split !== undefined && split === undefined) fail(2, `--split must be dev or test\n${USAGE}`);

@@ -81,6 +81,7 @@ describe('Python repr/str of JSON values (tool texts)', () => {
     expect(pyFloatRepr(0.0001)).toBe('0.0001');
     expect(pyFloatRepr(0.00001)).toBe('1e-05');
     expect(pyFloatRepr(1e16)).toBe('1e+16');
+    // biome-ignore lint/correctness/noPrecisionLoss: the literal is rounded to the nearest double on purpose, as Python's would be
     expect(pyFloatRepr(1234567890123456.7)).toBe('1234567890123456.8');
     expect(pyFloatRepr(Number.NaN)).toBe('nan');
   });

@@ -42,7 +42,7 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
   let ids = choice.token_ids ?? undefined;
   if (ids === undefined) {
     const parsed = choice.logprobs?.tokens?.map((t) => TOKEN_ID.exec(t)?.[1]);
-    if (parsed !== undefined && parsed.every((x) => x !== undefined)) ids = parsed.map(Number);
+    if (parsed?.every((x) => x !== undefined)) ids = parsed.map(Number);
   }
   if (ids === undefined) {
     throw new AppError(ErrorCode.UpstreamError, 'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers');

@@ -93,7 +93,7 @@ export class ZygoteRunner implements SelectiveRunner {
       const proc = await this.#zygoteFor(slot);
       const cgroup = this.#opts.cgroups?.prepare(slot.index, cgroupMemoryBytes(spec.memoryLimitMb, meta.tmp_bytes, meta.shm_bytes), this.#opts.processes + 16) ?? null;
       const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
-      let result;
+      let result: RunResult;
       try {
         result = await proc.run(encodeRun(meta, blobs), backstop, signal);
       } catch (e) {

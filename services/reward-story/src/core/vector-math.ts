@@ -20,7 +20,7 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 
 /** Clamps into [0, 1]. */
 export function clamp01(x: number): number {
-  return x <= 0 ? 0 : x >= 1 ? 1 : x;
+  return Math.min(1, Math.max(0, x));
 }
 
 /** Logistic function 1 / (1 + e^-x). */

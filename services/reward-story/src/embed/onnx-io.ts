@@ -59,7 +59,7 @@ export function describeModelIo(session: Pick<InferenceSession, 'inputMetadata' 
   const names = outputs.map((o) => o.name);
   let output = OUTPUT_PREFERENCE.find((o) => names.includes(o.name));
   const only = outputs[0];
-  if (output === undefined && outputs.length === 1 && only !== undefined && only.isTensor) {
+  if (output === undefined && outputs.length === 1 && only?.isTensor) {
     // An unnamed single output: rank 3 is per-token, rank 2 pooled.
     if (only.shape.length === 3) output = { name: only.name, kind: 'tokens' };
     if (only.shape.length === 2) output = { name: only.name, kind: 'pooled' };

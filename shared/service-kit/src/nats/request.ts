@@ -33,7 +33,7 @@ export async function requestJson<O>(nc: NatsConnection, subject: string, body: 
   const headers = correlationHeaders(opts);
   const upload = chunks.length > 1 ? serveChunks(nc, chunks, timeoutMs) : undefined;
   if (upload !== undefined) chunkHeaders(chunks.length, upload.inbox, headers);
-  let reply;
+  let reply: Awaited<ReturnType<typeof requestOnce>>;
   try {
     reply = await requestOnce(nc, subject, chunks[0]!, { timeoutMs, headers });
   } catch (err) {

@@ -122,7 +122,7 @@ function samplingOf(req: RolloutRequest, limits: AgentLimits): SamplingParams {
   return {
     temperature: s.temperature,
     topP: s.top_p,
-    topK: s.top_k < 0 ? 0 : s.top_k,
+    topK: Math.max(0, s.top_k),
     maxTokens: Math.min(s.max_tokens ?? limits.maxResponseTokens, limits.maxResponseTokens),
     ...(s.stop !== undefined ? { stop: s.stop } : {}),
   };

@@ -50,7 +50,7 @@ export function createCodeInterpreterTool(o: { schema: ToolSchema; timeoutMs: nu
         files: {},
         fetch_files: [],
       };
-      let res;
+      let res: Awaited<ReturnType<typeof o.port.runCode>>;
       try {
         res = await o.port.runCode(req, { signal: ctx.signal, timeoutMs: o.timeoutMs });
       } catch (err) {

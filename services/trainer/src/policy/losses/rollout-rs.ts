@@ -1,5 +1,5 @@
 import { np, type Tensor } from '@rl/policy';
-import { type RsBounds, type RolloutRsOption } from '../../core/algos/index.ts';
+import type { RsBounds, RolloutRsOption } from '../../core/algos/index.ts';
 import { f32, maskedMean, perToken, rowMaskedMean, rowMaskedSum } from './helpers.ts';
 import { maskedMax, maskedMin, rowSubset } from './rollout-stats.ts';
 

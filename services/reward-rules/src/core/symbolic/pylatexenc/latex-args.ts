@@ -39,7 +39,7 @@ function expression(w: Walker, pos: number, state: MathState): { node: LNode; en
 
 /** get_latex_maybe_optional_arg: a `[...]` group, or null. */
 function optional(w: Walker, pos: number, state: MathState): { node: LNode; end: number } | null {
-  let t;
+  let t: ReturnType<typeof getToken>;
   try {
     t = getToken(w.cs, pos, SQUARE, false, state);
   } catch (e) {

@@ -61,7 +61,7 @@ export class Walker {
       chars = '';
     };
     for (;;) {
-      let t;
+      let t: ReturnType<typeof getToken>;
       try {
         t = getToken(this.cs, p, extra, true, state);
       } catch (e) {

@@ -74,15 +74,22 @@ export function runOnWorker(worker: WorkerProcess, request: RunRequest, pool: Wo
 
 function settleGone(exit: WorkerExit, memoryMb: number, sink: OutputSink, elapsedS: number, resolve: (o: RunOutcome) => void, reject: (e: unknown) => void): void {
   const verdict = exitVerdict(exit);
-  if (verdict === 'time-limit') return resolve(outcome(commandResult(CommandStatus.TimeLimitExceeded, null, elapsedS, sink), sink));
+  if (verdict === 'time-limit') {
+    resolve(outcome(commandResult(CommandStatus.TimeLimitExceeded, null, elapsedS, sink), sink));
+    return;
+  }
   if (verdict === 'memory-limit') {
     // The same result as a heap-limit stop inside the worker (execution.ts #outOfMemory).
     sink.write(2, outOfMemoryNotice(memoryMb));
     const result = commandResult(CommandStatus.Finished, OOM_EXIT_CODE, elapsedS, sink);
     result.memory_limit_exceeded = true;
-    return resolve(outcome(result, sink));
+    resolve(outcome(result, sink));
+    return;
   }
-  if (verdict === 'closed') return reject(new JsWorkerError(JsWorkerErrorCode.Closed, 'the JavaScript runner was closed during the run'));
+  if (verdict === 'closed') {
+    reject(new JsWorkerError(JsWorkerErrorCode.Closed, 'the JavaScript runner was closed during the run'));
+    return;
+  }
   const code = exit.killedFor === JsWorkerErrorCode.Protocol ? JsWorkerErrorCode.Protocol : JsWorkerErrorCode.Crashed;
   const why = exit.killedFor ?? exit.signal ?? `exit code ${exit.code}`;
   reject(new JsWorkerError(code, `JavaScript worker died during the run (${why}): ${exit.stderrTail.trim().slice(-500)}`));

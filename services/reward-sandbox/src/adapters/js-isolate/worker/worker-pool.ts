@@ -101,7 +101,10 @@ export class WorkerPool {
   /** Gives back a worker whose run ended normally; it is idle again once it has recycled. */
   release(worker: WorkerProcess): void {
     if (!worker.alive) return;
-    if (this.#closed) return worker.kill('close');
+    if (this.#closed) {
+      worker.kill('close');
+      return;
+    }
     // Left referenced: a run waiting for this worker must keep the service's event loop alive.
     this.#recycling.set(worker, setTimeout(() => worker.kill('recycle-timeout'), RECYCLE_TIMEOUT_MS));
   }

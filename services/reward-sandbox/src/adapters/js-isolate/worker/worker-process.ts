@@ -126,7 +126,10 @@ export class WorkerProcess {
   begin(request: RunRequest, on: RunListener): void {
     // Killed between being taken and being given the run (shutdown): the run hears so at once.
     const exit = this.#exit;
-    if (exit !== null) return queueMicrotask(() => on.gone(exit));
+    if (exit !== null) {
+      queueMicrotask(() => on.gone(exit));
+      return;
+    }
     this.#listener = { id: request.id, on };
     this.#child.send(request, undefined, undefined, (err) => {
       // A worker that cannot take its run is of no further use; `gone` follows.
@@ -179,12 +182,24 @@ export class WorkerProcess {
   #receive(raw: unknown): void {
     if (this.#killedFor !== null) return;
     const parsed = WorkerMessage.safeParse(raw);
-    if (!parsed.success) return this.kill(JsWorkerErrorCode.Protocol);
+    if (!parsed.success) {
+      this.kill(JsWorkerErrorCode.Protocol);
+      return;
+    }
     const message = parsed.data;
-    if (message.type === 'ready') return this.#onReady();
-    if (message.type === 'idle') return this.#hooks.idle(this);
+    if (message.type === 'ready') {
+      this.#onReady();
+      return;
+    }
+    if (message.type === 'idle') {
+      this.#hooks.idle(this);
+      return;
+    }
     const run = this.#listener;
-    if (run === null || run.id !== message.id) return this.kill(JsWorkerErrorCode.Protocol);
+    if (run === null || run.id !== message.id) {
+      this.kill(JsWorkerErrorCode.Protocol);
+      return;
+    }
     if (message.type === 'output') run.on.output(message);
     else if (message.type === 'result') run.on.result(message);
     else run.on.failed(message.message);
