@@ -36,7 +36,9 @@ describe.skipIf(CHROMIUM === undefined)('/docs renders offline in headless Chrom
 
   it('loads only from the service and lists every operation with its operationId', async () => {
     const doc = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-    const expected: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, operationId: op.operationId })));
+    const expected: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ method, path, operationId: op.operationId })),
+    );
     expect(expected.length).toBeGreaterThanOrEqual(6);
 
     const { page } = browser;
@@ -65,7 +67,14 @@ describe.skipIf(CHROMIUM === undefined)('/docs renders offline in headless Chrom
     const requested = page.events.filter((e) => e.method === 'Network.requestWillBeSent').map((e) => (e.params.request as { url: string }).url);
     const origin = new URL(svc.baseUrl).origin;
     expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
-    expect(requested).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/assets/swagger-ui-bundle.js`, `${origin}/docs/assets/swagger-ui.css`, `${origin}/openapi.json`]));
+    expect(requested).toEqual(
+      expect.arrayContaining([
+        `${origin}/docs`,
+        `${origin}/docs/assets/swagger-ui-bundle.js`,
+        `${origin}/docs/assets/swagger-ui.css`,
+        `${origin}/openapi.json`,
+      ]),
+    );
     const failed = page.events.filter((e) => e.method === 'Network.loadingFailed').map((e) => e.params);
     expect(failed).toEqual([]);
   });

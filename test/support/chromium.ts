@@ -88,7 +88,13 @@ async function connect(url: string): Promise<Page & { close(): void }> {
   const pending = new Map<number, { res: (v: Record<string, unknown>) => void; rej: (e: Error) => void }>();
   const events: CdpEvent[] = [];
   ws.addEventListener('message', (e) => {
-    const msg = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string }; method?: string; params?: Record<string, unknown> };
+    const msg = JSON.parse(String(e.data)) as {
+      id?: number;
+      result?: Record<string, unknown>;
+      error?: { message: string };
+      method?: string;
+      params?: Record<string, unknown>;
+    };
     if (msg.id !== undefined) {
       const p = pending.get(msg.id);
       pending.delete(msg.id);
@@ -108,7 +114,10 @@ async function connect(url: string): Promise<Page & { close(): void }> {
     send,
     events,
     evaluate: async <T>(expression: string) => {
-      const r = (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })) as { result: { value: T }; exceptionDetails?: unknown };
+      const r = (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })) as {
+        result: { value: T };
+        exceptionDetails?: unknown;
+      };
       if (r.exceptionDetails !== undefined) throw new Error(`page threw: ${JSON.stringify(r.exceptionDetails)}`);
       return r.result.value;
     },

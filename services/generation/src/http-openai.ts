@@ -8,7 +8,17 @@ import { createChatCompletion } from './openai-compat/chat.ts';
 import { createCompletion } from './openai-compat/completions.ts';
 import { toChatMessages, toToolSchemas } from './openai-compat/convert.ts';
 import { openTokenSession, type OpenAiContext } from './openai-compat/session.ts';
-import { ChatCompletionRequest, ChatCompletionResponse, CompletionRequest, CompletionResponse, DetokenizeRequest, DetokenizeResponse, ModelList, TokenizeRequest, TokenizeResponse } from './schemas/openai.ts';
+import {
+  ChatCompletionRequest,
+  ChatCompletionResponse,
+  CompletionRequest,
+  CompletionResponse,
+  DetokenizeRequest,
+  DetokenizeResponse,
+  ModelList,
+  TokenizeRequest,
+  TokenizeResponse,
+} from './schemas/openai.ts';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
@@ -36,7 +46,10 @@ const chatRoute = createRoute({
   tags: ['openai'],
   summary: 'OpenAI chat completions for the served model (tools as Hermes tool calls; `stream` as SSE)',
   request: { body: { required: true, content: json(ChatCompletionRequest) } },
-  responses: { 200: { description: 'The chat completion, or its SSE stream when `stream` is true', content: { ...json(ChatCompletionResponse), ...sse } }, ...errors },
+  responses: {
+    200: { description: 'The chat completion, or its SSE stream when `stream` is true', content: { ...json(ChatCompletionResponse), ...sse } },
+    ...errors,
+  },
 });
 
 const modelsRoute = createRoute({
@@ -72,7 +85,11 @@ const detokenizeRoute = createRoute({
 export const openAiRoutes = [completionsRoute, chatRoute, modelsRoute, tokenizeRoute, detokenizeRoute];
 
 function contextOf(prefix: string): OpenAiContext {
-  return { id: `${prefix}-${randomUUID().replaceAll('-', '')}`, created: Math.floor(Date.now() / 1000), newCallId: () => `call_${randomUUID().replaceAll('-', '').slice(0, 24)}` };
+  return {
+    id: `${prefix}-${randomUUID().replaceAll('-', '')}`,
+    created: Math.floor(Date.now() / 1000),
+    newCallId: () => `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+  };
 }
 
 /** Sends pre-built chunks as server-sent events, ending with `data: [DONE]`. */
@@ -98,7 +115,13 @@ export function addOpenAiRoutes(app: OpenAPIHono<AppEnv>, backend: InferenceBack
     return chunks === undefined ? c.json(response, 200) : streamChunks(c, chunks);
   });
   app.openapi(modelsRoute, (c) =>
-    c.json({ object: 'list' as const, data: [{ id: backend.model, object: 'model' as const, created: startedAtS, owned_by: 'rl-generation', root: backend.currentVersion() }] }, 200),
+    c.json(
+      {
+        object: 'list' as const,
+        data: [{ id: backend.model, object: 'model' as const, created: startedAtS, owned_by: 'rl-generation', root: backend.currentVersion() }],
+      },
+      200,
+    ),
   );
   app.openapi(tokenizeRoute, async (c) => {
     const body = c.req.valid('json');
@@ -106,7 +129,10 @@ export function addOpenAiRoutes(app: OpenAPIHono<AppEnv>, backend: InferenceBack
     try {
       const tokens =
         body.messages !== undefined
-          ? await session.codec.encodeChat(toChatMessages(body.messages), { tools: toToolSchemas({ tools: body.tools }), addGenerationPrompt: body.add_generation_prompt ?? true })
+          ? await session.codec.encodeChat(toChatMessages(body.messages), {
+              tools: toToolSchemas({ tools: body.tools }),
+              addGenerationPrompt: body.add_generation_prompt ?? true,
+            })
           : await session.codec.encode(body.prompt ?? '');
       return c.json({ count: tokens.length, max_model_len: session.maxSequenceLength ?? 0, tokens }, 200);
     } finally {

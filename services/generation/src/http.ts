@@ -29,6 +29,8 @@ export const routes = [rolloutRoute, ...openAiRoutes];
 
 /** Adds the rollout route and the OpenAI-compatible routes to `app`. */
 export function addRoutes(app: OpenAPIHono<AppEnv>, deps: RolloutDeps, startedAtS: number): void {
-  app.openapi(rolloutRoute, async (c) => c.json(await tracedRollouts(c.req.valid('json'), deps, c.req.raw.signal, 'http', c.req.header(TRACEPARENT_HEADER)), 200));
+  app.openapi(rolloutRoute, async (c) =>
+    c.json(await tracedRollouts(c.req.valid('json'), deps, c.req.raw.signal, 'http', c.req.header(TRACEPARENT_HEADER)), 200),
+  );
   addOpenAiRoutes(app, deps.backend, startedAtS);
 }

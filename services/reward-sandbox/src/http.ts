@@ -1,6 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
-import { addScoreProtocolRoutes, addScoreRoute, AppError, ErrorCode, ProblemSchema, protocolRoutes, problemResponse, scoreRoute, type AppEnv, type BatchScorer, type HttpScorer } from '@rl/service-kit';
+import {
+  addScoreProtocolRoutes,
+  addScoreRoute,
+  AppError,
+  ErrorCode,
+  ProblemSchema,
+  protocolRoutes,
+  problemResponse,
+  scoreRoute,
+  type AppEnv,
+  type BatchScorer,
+  type HttpScorer,
+} from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { runCode } from './run-code.ts';
@@ -18,7 +30,10 @@ const runCodeRoute = createRoute({
     'Request and response are exactly SandboxFusion’s RunCodeRequest / RunCodeResponse, so verl’s sandbox_fusion reward and tools work by pointing their URL here. When every slot and the queue are full the answer is HTTP 504, the one status verl’s client retries.',
   request: { body: { required: true, content: { 'application/json': { schema: RunCodeRequest } } } },
   responses: {
-    200: { description: 'The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError', content: { 'application/json': { schema: RunCodeResponse } } },
+    200: {
+      description: 'The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError',
+      content: { 'application/json': { schema: RunCodeResponse } },
+    },
     400: problem('Malformed request, unsupported language or unsafe file path; the message names the field'),
     413: problem('Body larger than the configured limit'),
     504: problem('Overloaded: retry later (Retry-After)'),

@@ -40,7 +40,8 @@ const metricsRoute = createRoute({
   path: '/v1/jobs/{id}/metrics',
   operationId: 'getJobMetrics',
   summary: 'Per-step metrics, as JSON or a server-sent-event stream',
-  description: 'JSON: every step so far. With `?stream=true` or `Accept: text/event-stream`: events `step`, `validation`, `checkpoint`, `state` (the same bodies as NATS `trainer.events.<job>`), past steps replayed first; the stream ends after the job’s final state.',
+  description:
+    'JSON: every step so far. With `?stream=true` or `Accept: text/event-stream`: events `step`, `validation`, `checkpoint`, `state` (the same bodies as NATS `trainer.events.<job>`), past steps replayed first; the stream ends after the job’s final state.',
   request: { params: JobIdParam, query: MetricsQuery },
   responses: {
     200: {

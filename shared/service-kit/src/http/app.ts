@@ -93,7 +93,14 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (err instanceof HTTPException) {
       // An exception that carries its own response (e.g. a 504 with Retry-After) is sent as is.
       if (err.res !== undefined) return err.getResponse();
-      const code = err.status === 413 ? ErrorCode.PayloadTooLarge : err.status === 401 ? ErrorCode.Unauthorized : err.status === 404 ? ErrorCode.NotFound : ErrorCode.BadRequest;
+      const code =
+        err.status === 413
+          ? ErrorCode.PayloadTooLarge
+          : err.status === 401
+            ? ErrorCode.Unauthorized
+            : err.status === 404
+              ? ErrorCode.NotFound
+              : ErrorCode.BadRequest;
       return problemResponse(new AppError(code, err.message || 'bad request'));
     }
     logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');

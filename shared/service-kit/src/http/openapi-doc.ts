@@ -50,7 +50,8 @@ export function finishOpenApiDocument(doc: object, o: FinishOptions): object {
   const d = structuredClone(doc) as Json;
   const info = (d.info ?? {}) as Json;
   d.info = { ...info, license: LICENSE };
-  const local = o.defaultPort === undefined ? [] : [{ url: `http://127.0.0.1:${o.defaultPort}`, description: 'default local address (as `make up` starts it)' }];
+  const local =
+    o.defaultPort === undefined ? [] : [{ url: `http://127.0.0.1:${o.defaultPort}`, description: 'default local address (as `make up` starts it)' }];
   const relative = [{ url: '/', description: 'the host serving this document' }];
   d.servers = o.relativeServerFirst === true ? [...relative, ...local] : [...local, ...relative];
   d.security = o.auth === 'required' ? [{ [BEARER_SCHEME]: [] }] : [{}, { [BEARER_SCHEME]: [] }];

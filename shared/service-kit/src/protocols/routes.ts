@@ -35,7 +35,9 @@ function openRlhfRoute(withSource: boolean) {
     summary: withSource ? 'OpenRLHF remote reward, scorer chosen by the URL' : 'OpenRLHF remote reward, scorer chosen by each label',
     description:
       'For `--reward.remote_url` (older `--remote_rm_url`). The response is the query after its prompt, trailing special tokens removed. Every sample gets a number: an error is reward 0 with `extra_logs.reward_error` = 1 (and its reason in `errors`). A label object’s `data_source` wins over the URL’s.',
-    ...(withSource ? { request: { params: DataSourceParam, body: { required: true, content: { 'application/json': { schema: OpenRlhfRequest } } } } } : { request: { body: { required: true, content: { 'application/json': { schema: OpenRlhfRequest } } } } }),
+    ...(withSource
+      ? { request: { params: DataSourceParam, body: { required: true, content: { 'application/json': { schema: OpenRlhfRequest } } } } }
+      : { request: { body: { required: true, content: { 'application/json': { schema: OpenRlhfRequest } } } } }),
     responses: { 200: { description: 'One reward per query, in order', content: { 'application/json': { schema: OpenRlhfResponse } } }, ...errors },
   });
 }
