@@ -25,7 +25,9 @@ for (const name of readdirSync(join(ROOT, 'services'))) {
 }
 
 // The trainer's policy worker speaks NATS only: its protocol is an AsyncAPI document.
-const { policyAsyncApiDocument } = await import(pathToFileURL(join(ROOT, 'services/trainer/src/policy/asyncapi.ts')).href) as { policyAsyncApiDocument(): object };
+const { policyAsyncApiDocument } = (await import(pathToFileURL(join(ROOT, 'services/trainer/src/policy/asyncapi.ts')).href)) as {
+  policyAsyncApiDocument(): object;
+};
 const asyncapi = join(ROOT, 'openapi', 'policy-worker.asyncapi.yaml');
 writeFileSync(asyncapi, toYaml(policyAsyncApiDocument()));
 console.log(`wrote ${asyncapi}`);
