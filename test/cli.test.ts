@@ -23,10 +23,11 @@ afterAll(async () => {
 });
 
 const cli = (args: string[]) => run(process.execPath, [CLI, ...args], { timeout: 60_000 });
-const cliFails = (args: string[]) => cli(args).then(
-  () => expect.unreachable('the CLI should have failed'),
-  (e: { code: number; stderr: string }) => e,
-);
+const cliFails = (args: string[]) =>
+  cli(args).then(
+    () => expect.unreachable('the CLI should have failed'),
+    (e: { code: number; stderr: string }) => e,
+  );
 
 describe('rl-rewards CLI (real service over HTTP and NATS)', () => {
   it('scores one item from flags', async () => {
@@ -36,11 +37,18 @@ describe('rl-rewards CLI (real service over HTTP and NATS)', () => {
 
   it('scores a JSONL file in batches, in order, identically over HTTP and NATS', async () => {
     const file = join(dir, 'items.jsonl');
-    const items = Array.from({ length: 1000 }, (_, i) => ({ data_source: 'openai/gsm8k', solution_str: `#### ${i}`, ground_truth: String(i % 2 === 0 ? i : -1) }));
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      data_source: 'openai/gsm8k',
+      solution_str: `#### ${i}`,
+      ground_truth: String(i % 2 === 0 ? i : -1),
+    }));
     writeFileSync(file, `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     const http = await cli(['score', '--file', file, '--url', svc.baseUrl, '--batch-size', '128']);
     const bus = await cli(['score', '--file', file, '--nats', nats.url, '--batch-size', '300', '--concurrency', '2']);
-    const lines = http.stdout.trim().split('\n').map((l) => JSON.parse(l) as { score: number });
+    const lines = http.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { score: number });
     expect(lines.map((l) => l.score)).toEqual(items.map((_, i) => (i % 2 === 0 ? 1 : 0)));
     expect(bus.stdout).toBe(http.stdout);
   });

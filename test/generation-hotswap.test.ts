@@ -28,7 +28,12 @@ async function publish(version: string, seed: number): Promise<void> {
 const loaded = (version: string) => waitForLine(gen, new RegExp(`"version":"${version}".*"msg":"policy version loaded"`), 60_000);
 
 async function rollout(body: unknown): Promise<RolloutResponse> {
-  const res = await fetch(`${gen.baseUrl}/v1/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+  const res = await fetch(`${gen.baseUrl}/v1/rollouts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as RolloutResponse;
 }
@@ -55,7 +60,12 @@ describe('policy hot-swap from the object store', () => {
     // A long rollout holds v1 while v2 arrives.
     let settled = false;
     // Greedy decoding of this untrained v1 never emits the end-of-turn token, so every row runs to its 1000-token budget.
-    const long = rollout({ samples: [{ prompt: [{ role: 'user', content: 'tell me a long story' }] }], n: 8, sampling: { temperature: 0 }, limits: { max_response_tokens: 1000 } }).finally(() => {
+    const long = rollout({
+      samples: [{ prompt: [{ role: 'user', content: 'tell me a long story' }] }],
+      n: 8,
+      sampling: { temperature: 0 },
+      limits: { max_response_tokens: 1000 },
+    }).finally(() => {
       settled = true;
     });
     await publish('v2', 2);

@@ -120,7 +120,9 @@ describe('generation tool agent over NATS (scripted backend, real reward-rules)'
   });
 
   it('replies a 400-coded error naming the field for a bad request', async () => {
-    const err = await viaNats({ samples: [{ prompt: [{ role: 'user', content: 'x' }], interaction_kwargs: { name: 'chess' }, agent_name: 'tool_agent' }] }).catch((e: unknown) => e);
+    const err = await viaNats({
+      samples: [{ prompt: [{ role: 'user', content: 'x' }], interaction_kwargs: { name: 'chess' }, agent_name: 'tool_agent' }],
+    }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('samples[0].interaction_kwargs.name') });
   });
 });

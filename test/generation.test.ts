@@ -33,7 +33,12 @@ afterAll(async () => {
 });
 
 async function rollouts(base: string, body: unknown): Promise<RolloutResponse> {
-  const res = await fetch(`${base}/v1/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(240_000) });
+  const res = await fetch(`${base}/v1/rollouts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(240_000),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as RolloutResponse;
 }
@@ -102,7 +107,13 @@ describe('our openai backend against another running instance', () => {
   it('produces the same token-level trajectories as the embedded instance itself, tool agent included', { timeout: 120_000 }, async () => {
     const samples = [
       { prompt: [{ role: 'user', content: 'What is 2 + 3?' }] },
-      { agent_name: 'tool_agent', prompt: [{ role: 'system', content: 'Use tools.' }, { role: 'user', content: 'Compute 7 * 6.' }] },
+      {
+        agent_name: 'tool_agent',
+        prompt: [
+          { role: 'system', content: 'Use tools.' },
+          { role: 'user', content: 'Compute 7 * 6.' },
+        ],
+      },
     ];
     const body = { samples, n: 2, sampling: { seed: 99, temperature: 1 }, limits: { max_response_tokens: 24 } };
     const [direct, viaProxy] = [await rollouts(embedded.baseUrl, body), await rollouts(proxy.baseUrl, body)];

@@ -2,7 +2,19 @@
 // publishes versions, a watcher loads each into a new model, and leases taken
 // before a swap finish on the model they started with.
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ModelHandle, PolicyTrainer, arithmeticTokenizer, createRandomPolicy, fetchWeights, np, openWeightsStore, publishWeights, watchWeights, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
+import {
+  ModelHandle,
+  PolicyTrainer,
+  arithmeticTokenizer,
+  createRandomPolicy,
+  fetchWeights,
+  np,
+  openWeightsStore,
+  publishWeights,
+  watchWeights,
+  type EmbeddedPolicy,
+  type PolicyLoss,
+} from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, type NatsServer } from './support/processes.ts';

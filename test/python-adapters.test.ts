@@ -27,7 +27,9 @@ afterAll(async () => {
 describe.skipIf(!existsSync(PYTHON))('python adapters against reward-rules', () => {
   it('pass their unittest suite', async () => {
     const env = { ...process.env, RL_REWARDS_TEST_URL: rules.baseUrl, PYTHONDONTWRITEBYTECODE: '1' };
-    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: PACKAGE_DIR, env, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string; code?: number }) => err);
+    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: PACKAGE_DIR, env, timeout: 120_000 }).catch(
+      (err: { stdout?: string; stderr?: string; code?: number }) => err,
+    );
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
     expect(output, output).toMatch(/\nOK/);
     expect(output).toMatch(/Ran \d+ tests/);
@@ -38,8 +40,21 @@ describe.skipIf(!existsSync(PYTHON))('python adapters against reward-rules', () 
     try {
       // A copy, so the build leaves nothing in the tree; no index and no isolation: offline, with Debian's setuptools.
       cpSync(PACKAGE_DIR, join(work, 'src'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
-      await run(PYTHON, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', '--target', join(work, 'site'), join(work, 'src')], { timeout: 120_000 });
-      const { stdout } = await run(PYTHON, ['-I', '-c', 'import sys; sys.path.insert(0, sys.argv[1]); import rl_rewards.verl, rl_rewards.trl, rl_rewards.easyr1, rl_rewards.areal; print(rl_rewards.verl.__file__)', join(work, 'site')], { cwd: '/', timeout: 60_000 });
+      await run(
+        PYTHON,
+        ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', '--target', join(work, 'site'), join(work, 'src')],
+        { timeout: 120_000 },
+      );
+      const { stdout } = await run(
+        PYTHON,
+        [
+          '-I',
+          '-c',
+          'import sys; sys.path.insert(0, sys.argv[1]); import rl_rewards.verl, rl_rewards.trl, rl_rewards.easyr1, rl_rewards.areal; print(rl_rewards.verl.__file__)',
+          join(work, 'site'),
+        ],
+        { cwd: '/', timeout: 60_000 },
+      );
       expect(stdout.trim()).toBe(join(work, 'site/rl_rewards/verl.py'));
     } finally {
       rmSync(work, { recursive: true, force: true });

@@ -17,7 +17,12 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown) =>
-  fetch(`${rules.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  fetch(`${rules.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
 
 const CHAT = (q: string) => `<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`;
 
@@ -25,7 +30,11 @@ describe('OpenRLHF remote reward on reward-rules', () => {
   it('scores gsm8k by URL and MATH by label object, with verl’s results', async () => {
     const prompts = [CHAT('Janet pays 9 + 9?'), CHAT('Janet pays 9 + 9?'), CHAT('Half of one?')];
     const res = await post('/openrlhf/openai/gsm8k', {
-      query: [`${prompts[0]}9 + 9 = 18. #### 18<|im_end|>`, `${prompts[1]}I think 17. #### 17<|im_end|><|endoftext|>`, `${prompts[2]}It is \\boxed{\\frac{1}{2}}<|im_end|>`],
+      query: [
+        `${prompts[0]}9 + 9 = 18. #### 18<|im_end|>`,
+        `${prompts[1]}I think 17. #### 17<|im_end|><|endoftext|>`,
+        `${prompts[2]}It is \\boxed{\\frac{1}{2}}<|im_end|>`,
+      ],
       prompts,
       labels: ['18', '18', { data_source: 'lighteval/MATH', ground_truth: '\\frac12' }],
     });
@@ -60,7 +69,11 @@ describe('slime remote_rm on reward-rules', () => {
     expect(await bare.json()).toBe(1);
     const wrong = await post('/slime/openai/gsm8k', { ...sample, response: 'the answer is 18' });
     expect(await wrong.json()).toBe(0);
-    const detail = await post('/slime/openai/gsm8k?detail=true', { ...sample, response: 'the answer is 18', label: { data_source: 'openai/gsm8k', ground_truth: '18', params: { method: 'flexible' } } });
+    const detail = await post('/slime/openai/gsm8k?detail=true', {
+      ...sample,
+      response: 'the answer is 18',
+      label: { data_source: 'openai/gsm8k', ground_truth: '18', params: { method: 'flexible' } },
+    });
     expect(await detail.json()).toEqual({ score: 1, error: null, extra: { acc: true, pred: '18' } });
   });
 

@@ -20,7 +20,12 @@ describe('reward-rules graceful shutdown', () => {
           { data_source: 'openai/gsm8k', solution_str: '#### 18', ground_truth: '18' },
         ],
       };
-      const inFlight = fetch(`${svc.baseUrl}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slow), signal: AbortSignal.timeout(30_000) });
+      const inFlight = fetch(`${svc.baseUrl}/v1/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(slow),
+        signal: AbortSignal.timeout(30_000),
+      });
       await waitForLine(svc, /"msg":"batch received"/, 10_000);
       const exited = new Promise<number | null>((res) => svc.proc.once('exit', (code) => res(code)));
       svc.proc.kill('SIGTERM');

@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 const postScore = (base: string, body: unknown) =>
-  fetch(`${base}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  fetch(`${base}/v1/score`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
 const natsScore = (body: unknown, timeoutMs = 30_000) => requestJson(nc, SUBJECT, body, { timeoutMs, response: ScoreResponse });
 
 const MIXED = {
@@ -159,16 +164,22 @@ describe('reward-rules over HTTP and NATS (real nats-server, two service process
     expect(hugeString.status).toBe(400);
     expect(((await hugeString.json()) as { detail: string }).detail).toContain('items[0].solution_str');
 
-    const tenMegabytes = await postScore(a.baseUrl, { items: [{ data_source: 'openai/gsm8k', solution_str: 'x'.repeat(10 * 1024 * 1024), ground_truth: '1' }] });
+    const tenMegabytes = await postScore(a.baseUrl, {
+      items: [{ data_source: 'openai/gsm8k', solution_str: 'x'.repeat(10 * 1024 * 1024), ground_truth: '1' }],
+    });
     expect(tenMegabytes.status).toBe(400);
     expect(((await tenMegabytes.json()) as { detail: string }).detail).toContain('items[0].solution_str');
 
     const tooBig = await raw(`{"items":[{"data_source":"x","solution_str":"${'y'.repeat(17 * 1024 * 1024)}","ground_truth":"1"}]}`);
     expect(tooBig.status).toBe(413);
 
-    const badParams = await postScore(a.baseUrl, { items: [{ data_source: 'openai/gsm8k', solution_str: '#### 1', ground_truth: '1', params: { method: 'fuzzy' } }] });
+    const badParams = await postScore(a.baseUrl, {
+      items: [{ data_source: 'openai/gsm8k', solution_str: '#### 1', ground_truth: '1', params: { method: 'fuzzy' } }],
+    });
     expect(badParams.status).toBe(200);
-    expect(((await badParams.json()) as ScoreResponse).results[0]).toMatchObject({ error: { code: 'invalid_params', message: expect.stringContaining('method') } });
+    expect(((await badParams.json()) as ScoreResponse).results[0]).toMatchObject({
+      error: { code: 'invalid_params', message: expect.stringContaining('method') },
+    });
 
     const natsBad = await natsScore({ items: [{ data_source: 'openai/gsm8k' }] }).catch((e: unknown) => e);
     expect((natsBad as AppError).code).toBe('validation_failed');

@@ -23,7 +23,12 @@ afterAll(async () => {
 
 const slow = { language: 'python', code: 'import time\ntime.sleep(3)\nprint("done")' };
 const post = (path: string, body: unknown) =>
-  fetch(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  fetch(`${sandbox.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
 
 describe('reward-sandbox under overload', () => {
   it('answers 504 with Retry-After on /run_code (what verl’s client retries), busy on /v1/score and NATS, and serves again after', async () => {
@@ -37,12 +42,16 @@ describe('reward-sandbox under overload', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('busy');
 
-    const scored = (await (await post('/v1/score', { items: [{ data_source: 'apps', solution_str: '```python\nprint(1)\n```', ground_truth: { inputs: [''], outputs: ['1'] } }] })).json()) as {
+    const scored = (await (
+      await post('/v1/score', { items: [{ data_source: 'apps', solution_str: '```python\nprint(1)\n```', ground_truth: { inputs: [''], outputs: ['1'] } }] })
+    ).json()) as {
       results: Array<{ error?: { code: string } }>;
     };
     expect(scored.results[0]?.error?.code).toBe('busy');
 
-    const overNats = await requestJson(nc, 'sandbox.run_code', { language: 'python', code: 'print(1)' }, { timeoutMs: 30_000, response: z.unknown() }).catch((e: unknown) => e);
+    const overNats = await requestJson(nc, 'sandbox.run_code', { language: 'python', code: 'print(1)' }, { timeoutMs: 30_000, response: z.unknown() }).catch(
+      (e: unknown) => e,
+    );
     expect((overNats as AppError).code).toBe('busy');
 
     expect(((await (await first).json()) as { status: string }).status).toBe('Success');

@@ -34,12 +34,24 @@ afterAll(async () => {
 interface RunCodeResponse {
   status: string;
   message: string;
-  run_result: { status: string; return_code: number | null; stdout: string | null; stderr: string | null; memory_limit_exceeded?: boolean; output_truncated?: boolean } | null;
+  run_result: {
+    status: string;
+    return_code: number | null;
+    stdout: string | null;
+    stderr: string | null;
+    memory_limit_exceeded?: boolean;
+    output_truncated?: boolean;
+  } | null;
   compile_result: { status: string; return_code: number | null; stderr: string | null } | null;
   files: Record<string, string>;
 }
 const runCode = async (body: Record<string, unknown>) => {
-  const res = await fetch(`${sandbox.baseUrl}/run_code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(`${sandbox.baseUrl}/run_code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
   return { http: res.status, body: (await res.json()) as RunCodeResponse };
 };
 const py = (code: string, extra: Record<string, unknown> = {}) => runCode({ language: 'python', code, ...extra });
@@ -68,7 +80,10 @@ describe('reward-sandbox /run_code (SandboxFusion contract)', () => {
   });
 
   it('round-trips files and fetch_files', async () => {
-    const { body } = await py('open("out.txt","w").write(open("in/data.txt").read()[::-1])', { files: { 'in/data.txt': btoa('abc') }, fetch_files: ['out.txt', 'missing.txt'] });
+    const { body } = await py('open("out.txt","w").write(open("in/data.txt").read()[::-1])', {
+      files: { 'in/data.txt': btoa('abc') },
+      fetch_files: ['out.txt', 'missing.txt'],
+    });
     expect(body.status).toBe('Success');
     expect(atob(body.files['out.txt'] ?? '')).toBe('cba');
     expect(body.files['missing.txt']).toBeUndefined();
@@ -81,7 +96,11 @@ describe('reward-sandbox /run_code (SandboxFusion contract)', () => {
   });
 
   it('answers a SandboxFusion language this instance cannot run with a 400 naming it, never a 500', async () => {
-    const res = await fetch(`${sandbox.baseUrl}/run_code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x', language: 'swift' }) });
+    const res = await fetch(`${sandbox.baseUrl}/run_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'x', language: 'swift' }),
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('swift');
   });
@@ -94,7 +113,10 @@ describe('reward-sandbox /run_code (SandboxFusion contract)', () => {
   it('says in /readyz how runs are contained, beside the checks that gate readiness', async () => {
     const res = await fetch(`${sandbox.baseUrl}/readyz`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { checks: Record<string, boolean>; details: { memory_cgroups: string; uid_slots: { size: number; first_uid: number }; problems: string[] } };
+    const body = (await res.json()) as {
+      checks: Record<string, boolean>;
+      details: { memory_cgroups: string; uid_slots: { size: number; first_uid: number }; problems: string[] };
+    };
     expect(body.checks).toMatchObject({ sandbox: true, seccomp: true });
     expect(['none', 'every run', 'python zygote runs']).toContain(body.details.memory_cgroups);
     expect(body.details.uid_slots.size).toBeGreaterThan(0);
@@ -121,15 +143,19 @@ describe('reward-sandbox containment (each attack its own case)', () => {
 
   it('leaves no background child running after the response', async () => {
     const marker = 'rl-orphan-marker-91';
-    const { body } = await py(`import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "${marker}"])\nprint("spawned")`);
+    const { body } = await py(
+      `import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "${marker}"])\nprint("spawned")`,
+    );
     expect(body.run_result?.stdout).toBe('spawned\n');
-    const alive = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    });
+    const alive = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      });
     expect(alive).toEqual([]);
   });
 
@@ -148,7 +174,12 @@ describe('reward-sandbox containment (each attack its own case)', () => {
   });
 
   it('cannot read the service’s environment', async () => {
-    const code = 'import os, glob\nfound = [k for k, v in os.environ.items() if "' + SECRET + '" in v]\nfor f in glob.glob("/proc/*/environ"):\n    try:\n        found += ["proc"] if b"' + SECRET + '" in open(f, "rb").read() else []\n    except OSError:\n        pass\nprint(found)';
+    const code =
+      'import os, glob\nfound = [k for k, v in os.environ.items() if "' +
+      SECRET +
+      '" in v]\nfor f in glob.glob("/proc/*/environ"):\n    try:\n        found += ["proc"] if b"' +
+      SECRET +
+      '" in open(f, "rb").read() else []\n    except OSError:\n        pass\nprint(found)';
     const { body } = await py(code);
     expect(body.run_result?.stdout).toBe('[]\n');
   });
@@ -160,7 +191,7 @@ describe('reward-sandbox containment (each attack its own case)', () => {
     expect(body.message).toMatch(/truncated/);
   });
 
-  it('rejects file paths with .. and absolute input paths (400); absolute fetch_files read only the sandbox\'s writable areas', async () => {
+  it("rejects file paths with .. and absolute input paths (400); absolute fetch_files read only the sandbox's writable areas", async () => {
     expect((await py('print(1)', { files: { '../escape.txt': btoa('x') } })).http).toBe(400);
     expect((await py('print(1)', { files: { '/tmp/x': btoa('x') } })).http).toBe(400);
     expect((await py('print(1)', { fetch_files: ['/tmp/../etc/passwd'] })).http).toBe(400);
@@ -170,7 +201,11 @@ describe('reward-sandbox containment (each attack its own case)', () => {
   });
 
   it('rejects huge bodies (413), malformed JSON and unknown languages (400)', async () => {
-    const big = await fetch(`${sandbox.baseUrl}/run_code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"language":"python","code":"${'x'.repeat(17 * 1024 * 1024)}"}` });
+    const big = await fetch(`${sandbox.baseUrl}/run_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"language":"python","code":"${'x'.repeat(17 * 1024 * 1024)}"}`,
+    });
     expect(big.status).toBe(413);
     const malformed = await fetch(`${sandbox.baseUrl}/run_code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"language":' });
     expect(malformed.status).toBe(400);
@@ -193,17 +228,20 @@ describe('code rewards over NATS and through reward-rules', () => {
   it('scores on reward.sandbox.score and mirrors /run_code on sandbox.run_code', async () => {
     const reply = await requestJson(nc, 'reward.sandbox.score', { items: [apps] }, { timeoutMs: 60_000, response: ScoreResponse });
     expect(reply.results[0]).toMatchObject({ score: 1, extra: { passed: 2, total: 2 } });
-    const run = (await (await nc.request('sandbox.run_code', JSON.stringify({ language: 'python', code: 'print(6*7)' }), { timeout: 60_000 })).json()) as RunCodeResponse;
+    const run = (await (
+      await nc.request('sandbox.run_code', JSON.stringify({ language: 'python', code: 'print(6*7)' }), { timeout: 60_000 })
+    ).json()) as RunCodeResponse;
     expect(run).toMatchObject({ status: 'Success', run_result: { stdout: '42\n' } });
   });
 
   it('is what reward-rules forwards verl’s code data sources to', async () => {
-    const res = await fetch(`${rules.baseUrl}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [apps, { ...apps, solution_str: '```python\nprint(0)\n```' }] }) });
+    const res = await fetch(`${rules.baseUrl}/v1/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [apps, { ...apps, solution_str: '```python\nprint(0)\n```' }] }),
+    });
     const body = (await res.json()) as ScoreResponse;
-    expect(body.results).toEqual([
-      expect.objectContaining({ score: 1 }),
-      expect.objectContaining({ score: 0 }),
-    ]);
+    expect(body.results).toEqual([expect.objectContaining({ score: 1 }), expect.objectContaining({ score: 0 })]);
   });
 });
 

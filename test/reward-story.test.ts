@@ -43,7 +43,12 @@ const BATCH = {
 };
 
 const postScore = (body: unknown) =>
-  fetch(`${story.baseUrl}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  fetch(`${story.baseUrl}/v1/score`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
 const natsScore = (body: unknown) => requestJson(nc, SUBJECT, body, { timeoutMs: 30_000, response: ScoreResponse });
 const extraOf = (r: ScoreResponse['results'][number] | undefined): Extra => {
   if (r === undefined || !('score' in r)) throw new Error(`expected a score, got ${JSON.stringify(r)}`);

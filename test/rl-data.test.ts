@@ -27,7 +27,11 @@ const at = (name: string) => join(dir, name);
 const turn = (from: string, value: string) => ({ from, value });
 
 const STORIES = [
-  { id: 's1', system: '雪の村 ❄️', conversations: [turn('human', 'Hello'), turn('gpt', 'こんにちは'), turn('human', 'More?'), turn('gpt', 'Of course 🙂'), turn('human', 'bye')] },
+  {
+    id: 's1',
+    system: '雪の村 ❄️',
+    conversations: [turn('human', 'Hello'), turn('gpt', 'こんにちは'), turn('human', 'More?'), turn('gpt', 'Of course 🙂'), turn('human', 'bye')],
+  },
   { system: 'Bad', conversations: [turn('user', 'x'), turn('bot', 'y')] },
   { system: 'One', conversations: [turn('user', 'go'), turn('assistant', 'went')] },
 ];
@@ -35,7 +39,15 @@ const STORIES = [
 describe('rl-data CLI (real process)', () => {
   it('convert-story writes verl samples, reports skipped records by line and field, and inspect shows them', async () => {
     writeFileSync(at('stories.jsonl'), `${STORIES.map((s) => JSON.stringify(s)).join('\n')}\n`);
-    const { stdout, stderr } = await cli(['convert-story', at('stories.jsonl'), at('stories.parquet'), '--data-source', 'my_story', '--instruction', 'Tell it.']);
+    const { stdout, stderr } = await cli([
+      'convert-story',
+      at('stories.jsonl'),
+      at('stories.parquet'),
+      '--data-source',
+      'my_story',
+      '--instruction',
+      'Tell it.',
+    ]);
     expect(stdout).toContain('records: 3 (2 converted, 1 skipped)');
     expect(stdout).toContain('samples: 3 written to');
     expect(stdout).toContain('line 2: conversations[1].from: expected "user" or "assistant" (or "human"/"gpt"), got "bot"');
@@ -53,7 +65,11 @@ describe('rl-data CLI (real process)', () => {
     const history = (await readParquetRows(at('history.parquet'))).rows;
     expect((history[1]!.prompt_without_context as unknown[]).length).toBe(2); // system prompt and the user turn, no earlier turns
 
-    const inspected = JSON.parse((await cli(['inspect', at('stories.parquet'), '--rows', '1', '--json'])).stdout) as { numRows: number; columns: Array<{ name: string; type: string }>; rows: unknown[] };
+    const inspected = JSON.parse((await cli(['inspect', at('stories.parquet'), '--rows', '1', '--json'])).stdout) as {
+      numRows: number;
+      columns: Array<{ name: string; type: string }>;
+      rows: unknown[];
+    };
     expect(inspected.numRows).toBe(3);
     expect(inspected.columns.find((c) => c.name === 'prompt')?.type).toBe('list<element: struct<content: string, role: string>>');
     expect(inspected.rows).toEqual([rows[0]]);
@@ -102,7 +118,13 @@ describe('rl-data CLI (real process)', () => {
   });
 
   it('exits 2 on usage errors and 1 when the work fails', async () => {
-    for (const args of [['convert-gsm8k', 'a.jsonl', 'b.parquet', '--format', 'fancy'], ['inspect', 'x.parquet', '--rows', '-1'], ['convert-story', 'only-one-arg'], ['nonsense'], []]) {
+    for (const args of [
+      ['convert-gsm8k', 'a.jsonl', 'b.parquet', '--format', 'fancy'],
+      ['inspect', 'x.parquet', '--rows', '-1'],
+      ['convert-story', 'only-one-arg'],
+      ['nonsense'],
+      [],
+    ]) {
       expect((await cliFails(args)).code, args.join(' ')).toBe(2);
     }
     const missing = await cliFails(['inspect', at('missing.parquet')]);

@@ -53,7 +53,11 @@ function jobConfig(dir: string, steps: number, rolloutTimeoutMs: number) {
 type Event = { type: string; state?: string; error?: string; step?: number; message?: string; metrics?: Record<string, number> };
 
 async function submit(id: string, config: unknown): Promise<void> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, config }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, config }),
+  });
   expect(r.status, await r.clone().text()).toBe(201);
 }
 
@@ -86,7 +90,10 @@ function expectEveryStepOnce(events: Event[], dir: string, steps: number): void 
     expect(m['reward/error_count'], `step ${m.step}`).toBe(0);
     expect(m['rollout/failed'], `step ${m.step}`).toBe(0);
   }
-  const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number });
+  const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { step: number });
   expect(lines.map((l) => l.step)).toEqual(all);
   expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.step)).toEqual(all);
 }

@@ -33,7 +33,11 @@ async function writeSplit(path: string, count: number, seed: number, hashRatio: 
 type Event = { type: string; state?: string; error?: string; step?: number; metrics?: Record<string, number>; message?: string };
 
 async function run(id: string, config: unknown): Promise<Event[]> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, config }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, config }),
+  });
   expect(r.status, await r.clone().text()).toBe(201);
   const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
   const events: Event[] = [];
@@ -69,7 +73,17 @@ describe('SFT warm start, then RL from its checkpoint', () => {
   it('SFT trains and checkpoints; GRPO loads that checkpoint (its reference policy) and is rewarded remotely; both write metrics and plots', async () => {
     const sft = await run('sft', {
       kind: 'sft',
-      data: { train_files: 'sft.parquet', val_files: 'test.parquet', prompt_key: 'prompt', response_key: 'extra_info', response_dict_keys: ['answer'], train_batch_size: 8, micro_batch_size_per_gpu: 4, max_length: 160, truncation: 'right' },
+      data: {
+        train_files: 'sft.parquet',
+        val_files: 'test.parquet',
+        prompt_key: 'prompt',
+        response_key: 'extra_info',
+        response_dict_keys: ['answer'],
+        train_batch_size: 8,
+        micro_batch_size_per_gpu: 4,
+        max_length: 160,
+        truncation: 'right',
+      },
       model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 },
       optim: { lr: 3e-3, lr_warmup_steps_ratio: 0.2 },
       trainer: { total_training_steps: 4, test_freq: 2, default_local_dir: 'sft', resume_mode: 'disable' },

@@ -17,14 +17,26 @@ import { startNatsServer, startService, type NatsServer, type ServiceProcess } f
 const BUCKET = `rl-story-${process.pid}`;
 const MAX_RESPONSE = 12;
 const CONVERSATIONS = [
-  { id: 'inn', system: 'An inn at the edge of a snowy pass.', conversations: [
-    { from: 'human', value: 'I knock.' }, { from: 'gpt', value: 'The innkeeper opens.' },
-    { from: 'human', value: 'I ask for soup.' }, { from: 'gpt', value: 'She brings hot soup.' },
-  ] },
-  { id: 'tea', system: '江南小镇的茶馆。', conversations: [
-    { from: 'human', value: '我坐下。' }, { from: 'gpt', value: '店家端来热茶。' },
-    { from: 'human', value: '我问路。' }, { from: 'gpt', value: '他指向石桥。' },
-  ] },
+  {
+    id: 'inn',
+    system: 'An inn at the edge of a snowy pass.',
+    conversations: [
+      { from: 'human', value: 'I knock.' },
+      { from: 'gpt', value: 'The innkeeper opens.' },
+      { from: 'human', value: 'I ask for soup.' },
+      { from: 'gpt', value: 'She brings hot soup.' },
+    ],
+  },
+  {
+    id: 'tea',
+    system: '江南小镇的茶馆。',
+    conversations: [
+      { from: 'human', value: '我坐下。' },
+      { from: 'gpt', value: '店家端来热茶。' },
+      { from: 'human', value: '我问路。' },
+      { from: 'gpt', value: '他指向石桥。' },
+    ],
+  },
 ];
 
 let nats: NatsServer;
@@ -40,7 +52,12 @@ async function writeStory(path: string, dropWithout: boolean): Promise<void> {
   const w = await createParquetWriter(path, fields);
   let index = 0;
   for (const c of CONVERSATIONS) {
-    for (const s of storySamples(parseStoryRecord(c, c.id), c.id, index, { dataSource: 'story', instruction: '', outputFormat: '', context: StoryContextPart.Story })) {
+    for (const s of storySamples(parseStoryRecord(c, c.id), c.id, index, {
+      dataSource: 'story',
+      instruction: '',
+      outputFormat: '',
+      context: StoryContextPart.Story,
+    })) {
       const { prompt_without_context: _, ...rest } = s;
       await w.write(dropWithout ? rest : s);
       index++;
@@ -52,7 +69,11 @@ async function writeStory(path: string, dropWithout: boolean): Promise<void> {
 type Event = { type: string; state?: string; error?: string; metrics?: Record<string, number> };
 
 async function run(id: string, config: unknown): Promise<Event[]> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, config }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, config }),
+  });
   expect(r.status, await r.clone().text()).toBe(201);
   const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
   const events: Event[] = [];

@@ -28,8 +28,15 @@ const startTrainer = () => startService('trainer', { NATS_URL: nats.url, TRAINER
 function jobConfig(dir: string, steps: number) {
   return {
     data: {
-      train_files: TRAIN, val_files: VAL, default_data_source: 'arithmetic_sequence', train_batch_size: 4, val_batch_size: 8, val_max_samples: 8,
-      max_prompt_length: 16, max_response_length: 8, seed: 3,
+      train_files: TRAIN,
+      val_files: VAL,
+      default_data_source: 'arithmetic_sequence',
+      train_batch_size: 4,
+      val_batch_size: 8,
+      val_max_samples: 8,
+      max_prompt_length: 16,
+      max_response_length: 8,
+      seed: 3,
     },
     actor_rollout_ref: {
       model: { tokenizer: 'char', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, seed: 1 },
@@ -44,7 +51,11 @@ function jobConfig(dir: string, steps: number) {
 }
 
 async function submit(id: string, config: unknown): Promise<void> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, config }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, config }),
+  });
   expect(r.status, await r.clone().text()).toBe(201);
 }
 

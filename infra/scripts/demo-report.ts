@@ -22,7 +22,9 @@ const flag = (name: string) => {
 function records(dir: string): Rec[] {
   const path = join(dir, 'metrics.jsonl');
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const byStep = new Map<number, Rec>();
   for (const line of lines) {
     try {
@@ -37,12 +39,18 @@ function records(dir: string): Rec[] {
 
 // Answer format and correctness in any format, from one validation dump.
 function dumpStats(file: string): { hash: number; anyCorrect: number; n: number } {
-  const rows = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { output: string; gts: string });
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { output: string; gts: string });
   let hash = 0;
   let anyCorrect = 0;
   for (const r of rows) {
     if (/#### -?[0-9.,]+/.test(r.output)) hash++;
-    const last = r.output.match(/-?\d[\d,]*(\.\d+)?/g)?.at(-1)?.replaceAll(',', '');
+    const last = r.output
+      .match(/-?\d[\d,]*(\.\d+)?/g)
+      ?.at(-1)
+      ?.replaceAll(',', '');
     if (last !== undefined && Number(last) === Number(r.gts)) anyCorrect++;
   }
   return { hash: hash / Math.max(1, rows.length), anyCorrect: anyCorrect / Math.max(1, rows.length), n: rows.length };
@@ -50,7 +58,8 @@ function dumpStats(file: string): { hash: number; anyCorrect: number; n: number 
 
 const sft = records(sftDir);
 const rl = records(rlDir);
-const accKey = Object.keys(rl.find((r) => Object.keys(r).some((k) => k.startsWith('val-core/'))) ?? {}).find((k) => /^val-core\/.+\/acc\/mean@/.test(k)) ??
+const accKey =
+  Object.keys(rl.find((r) => Object.keys(r).some((k) => k.startsWith('val-core/'))) ?? {}).find((k) => /^val-core\/.+\/acc\/mean@/.test(k)) ??
   Object.keys(rl[0] ?? {}).find((k) => k.startsWith('val-core/'));
 const vals = rl.filter((r) => accKey !== undefined && typeof r[accKey] === 'number').map((r) => ({ step: r.step, acc: r[accKey!] as number }));
 const dumps = join(rlDir, 'val_generations');
@@ -85,10 +94,19 @@ if (jobs.length > 0) {
     if (job?.started_at && job.finished_at) {
       const s = (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000;
       total += s;
-      console.log(`${id}: ${job.state} in ${Math.floor(s / 60)}m${Math.round(s % 60).toString().padStart(2, '0')}s`);
+      console.log(
+        `${id}: ${job.state} in ${Math.floor(s / 60)}m${Math.round(s % 60)
+          .toString()
+          .padStart(2, '0')}s`,
+      );
     }
   }
-  if (total > 0) console.log(`training (SFT + GRPO + validations): ${Math.floor(total / 60)}m${Math.round(total % 60).toString().padStart(2, '0')}s`);
+  if (total > 0)
+    console.log(
+      `training (SFT + GRPO + validations): ${Math.floor(total / 60)}m${Math.round(total % 60)
+        .toString()
+        .padStart(2, '0')}s`,
+    );
 }
 
 // One page for both stages: each job's rendered SVGs, in stage order.
@@ -98,18 +116,28 @@ const section = (title: string, dir: string) => {
   // The headline charts first (accuracy, reward, loss), then the rest as rendered.
   const order = ['val-accuracy', 'reward', 'sft-loss', 'lr', 'response-length', 'entropy', 'kl', 'pg-loss', 'grad-norm', 'timing'];
   const rank = (f: string) => (order.indexOf(f.replace(/\.svg$/, '')) + order.length + 1) % (order.length + 1);
-  const svgs = existsSync(plots) ? readdirSync(plots).filter((f) => f.endsWith('.svg')).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)) : [];
+  const svgs = existsSync(plots)
+    ? readdirSync(plots)
+        .filter((f) => f.endsWith('.svg'))
+        .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    : [];
   const imgs = svgs.map((f) => `<figure><img src="${relative(out, join(plots, f))}" alt="${f}"><figcaption>${f}</figcaption></figure>`).join('');
   return `<h2>${title}</h2><main>${imgs || '<p>no plots</p>'}</main>`;
 };
 const { mkdirSync } = await import('node:fs');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'index.html'), [
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>make run: SFT then GRPO</title>',
-  '<style>body{font-family:sans-serif;margin:1.5em}main{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}</style></head><body>',
-  '<h1>SFT warm start, then GRPO against the remote rewards</h1>',
-  section('Stage 1: SFT (train/loss, val/loss, lr)', sftDir),
-  section('Stage 2: GRPO (held-out strict accuracy, reward, KL, entropy, timing)', rlDir),
-  '</body></html>', '',
-].join('\n'));
-console.log(`plots: ${relative(process.cwd(), join(out, 'index.html'))} (SFT: ${relative(process.cwd(), join(sftDir, 'plots'))}, GRPO: ${relative(process.cwd(), join(rlDir, 'plots'))})`);
+writeFileSync(
+  join(out, 'index.html'),
+  [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>make run: SFT then GRPO</title>',
+    '<style>body{font-family:sans-serif;margin:1.5em}main{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}</style></head><body>',
+    '<h1>SFT warm start, then GRPO against the remote rewards</h1>',
+    section('Stage 1: SFT (train/loss, val/loss, lr)', sftDir),
+    section('Stage 2: GRPO (held-out strict accuracy, reward, KL, entropy, timing)', rlDir),
+    '</body></html>',
+    '',
+  ].join('\n'),
+);
+console.log(
+  `plots: ${relative(process.cwd(), join(out, 'index.html'))} (SFT: ${relative(process.cwd(), join(sftDir, 'plots'))}, GRPO: ${relative(process.cwd(), join(rlDir, 'plots'))})`,
+);

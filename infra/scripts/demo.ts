@@ -9,16 +9,27 @@ const items = join(ROOT, 'infra/demo/sample-items.jsonl');
 const cli = join(ROOT, 'shared/client/bin/rl-rewards.ts');
 
 function score(args: string[]): Array<Record<string, unknown>> {
-  const out = execFileSync(process.execPath, [cli, 'score', '--file', items, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
-  return out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const out = execFileSync(process.execPath, [cli, 'score', '--file', items, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 120_000,
+  });
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 // Code rewards carry per-case timings in `extra`, which differ run to run: compare the verdicts.
-const verdict = (r: Record<string, unknown> | undefined) => JSON.stringify(r === undefined ? null : 'error' in r ? (r.error as { code: string }).code : r.score);
+const verdict = (r: Record<string, unknown> | undefined) =>
+  JSON.stringify(r === undefined ? null : 'error' in r ? (r.error as { code: string }).code : r.score);
 
 const http = score(['--url', process.env.RL_REWARDS_URL ?? 'http://127.0.0.1:8101']);
 const nats = score(['--nats', process.env.NATS_URL ?? 'nats://127.0.0.1:4222']);
-const inputs = readFileSync(items, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { data_source: string; solution_str: string });
+const inputs = readFileSync(items, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { data_source: string; solution_str: string });
 
 console.log('\nRewards scored by reward-rules over HTTP and over NATS (code data sources forwarded to reward-sandbox):\n');
 console.log(`${'data_source'.padEnd(20)} ${'solution (start)'.padEnd(42)} ${'HTTP'.padEnd(28)} NATS agrees`);

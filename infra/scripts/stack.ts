@@ -104,7 +104,13 @@ async function up(): Promise<void> {
   if (await portOpen(NATS_PORT)) {
     console.log(`nats-server      already listening on :${NATS_PORT} (left alone)`);
   } else {
-    const pid = startDetached('nats', 'nats-server', ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')], ROOT, process.env);
+    const pid = startDetached(
+      'nats',
+      'nats-server',
+      ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')],
+      ROOT,
+      process.env,
+    );
     await waitFor('nats-server', () => httpOk(`http://127.0.0.1:${NATS_MONITOR_PORT}/healthz`), join(LOGS, 'nats.log'), pid);
     console.log(`nats-server      nats://127.0.0.1:${NATS_PORT}  monitor http://127.0.0.1:${NATS_MONITOR_PORT}`);
   }
@@ -113,7 +119,13 @@ async function up(): Promise<void> {
     services().map(async (s) => {
       let pid = readPid(s.name);
       if (pid === undefined || !alive(pid, 'src/main.ts')) {
-        pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, { ...process.env, ...SERVICE_ENV[s.name], PORT: String(s.port), NATS_URL: natsUrl, TRAINER_BASE_DIR: ROOT });
+        pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, {
+          ...process.env,
+          ...SERVICE_ENV[s.name],
+          PORT: String(s.port),
+          NATS_URL: natsUrl,
+          TRAINER_BASE_DIR: ROOT,
+        });
       }
       await waitFor(s.name, () => httpOk(`http://127.0.0.1:${s.port}/readyz`), join(LOGS, `${s.name}.log`), pid);
     }),

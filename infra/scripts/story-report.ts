@@ -45,7 +45,9 @@ const lines: string[] = [];
 
 const losses = sft.filter((r) => num(r, 'train/loss') !== undefined);
 const vals = sft.filter((r) => num(r, 'val/loss') !== undefined);
-lines.push(`SFT: ${losses.length} steps, train/loss ${fmt(num(losses[0], 'train/loss'))} -> ${fmt(num(losses.at(-1), 'train/loss'))}, val/loss ${fmt(num(vals[0], 'val/loss'))} -> ${fmt(num(vals.at(-1), 'val/loss'))} (nats/token)`);
+lines.push(
+  `SFT: ${losses.length} steps, train/loss ${fmt(num(losses[0], 'train/loss'))} -> ${fmt(num(losses.at(-1), 'train/loss'))}, val/loss ${fmt(num(vals[0], 'val/loss'))} -> ${fmt(num(vals.at(-1), 'val/loss'))} (nats/token)`,
+);
 
 const train = rl.filter((r) => num(r, 'critic/score/mean') !== undefined);
 const k = Math.max(1, Math.min(3, Math.floor(train.length / 2)));
@@ -54,13 +56,17 @@ const last = train.slice(-k);
 const validations = rl.filter((r) => num(r, 'val-core/story/reward/mean@1') !== undefined);
 const v0 = validations[0];
 const vN = validations.at(-1);
-lines.push(`GRPO: ${train.length} steps against reward-story; training replies (mean of the first and last ${k} steps) and held-out turns (greedy, step ${v0?.step ?? '-'} and ${vN?.step ?? '-'})`);
+lines.push(
+  `GRPO: ${train.length} steps against reward-story; training replies (mean of the first and last ${k} steps) and held-out turns (greedy, step ${v0?.step ?? '-'} and ${vN?.step ?? '-'})`,
+);
 lines.push('component           train first  train last   change   |  val first  val last');
 const row = (name: string, trainKey: string, valKey: string) => {
   const a = meanOf(first, trainKey);
   const b = meanOf(last, trainKey);
   const change = a === undefined || b === undefined ? undefined : b - a;
-  lines.push(`${name.padEnd(18)}  ${fmt(a).padStart(11)}  ${fmt(b).padStart(10)}  ${(change === undefined ? '-' : `${change >= 0 ? '+' : ''}${change.toFixed(3)}`).padStart(7)}   |  ${fmt(num(v0, valKey)).padStart(9)}  ${fmt(num(vN, valKey)).padStart(8)}`);
+  lines.push(
+    `${name.padEnd(18)}  ${fmt(a).padStart(11)}  ${fmt(b).padStart(10)}  ${(change === undefined ? '-' : `${change >= 0 ? '+' : ''}${change.toFixed(3)}`).padStart(7)}   |  ${fmt(num(v0, valKey)).padStart(9)}  ${fmt(num(vN, valKey)).padStart(8)}`,
+  );
 };
 row('score (total)', 'critic/score/mean', 'val-core/story/reward/mean@1');
 for (const c of COMPONENTS) row(c, `reward/story/${c}/mean`, `val-aux/story/${c}/mean@1`);

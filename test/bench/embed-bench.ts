@@ -29,7 +29,6 @@ function makeTexts(n: number, seed: number): string[] {
   });
 }
 
-
 async function throughput(embedder: OnnxEmbedder, batch: number): Promise<number> {
   let seed = batch * 1000;
   for (let i = 0; i < 3; i++) await embedder.embed(makeTexts(batch, seed++)); // warm-up

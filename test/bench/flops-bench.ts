@@ -71,7 +71,13 @@ async function matmulGflops([m, k, n]: Shape, seconds: number): Promise<number> 
 async function matmulPeak(): Promise<{ gflops: number; shape: Shape; rows: string[] }> {
   const d = CONFIG.dModel;
   const tokens = Math.min(MAX_BATCH, 64) * 64;
-  const shapes: Shape[] = [[1024, 1024, 1024], [tokens, d, 2 * CONFIG.dFF], [tokens, CONFIG.dFF, d], [tokens, d, 3 * d], [tokens, d, CONFIG.vocabSize]];
+  const shapes: Shape[] = [
+    [1024, 1024, 1024],
+    [tokens, d, 2 * CONFIG.dFF],
+    [tokens, CONFIG.dFF, d],
+    [tokens, d, 3 * d],
+    [tokens, d, CONFIG.vocabSize],
+  ];
   let best: { gflops: number; shape: Shape } = { gflops: 0, shape: shapes[0]! };
   const rows: string[] = [];
   for (const shape of shapes) {
@@ -122,7 +128,16 @@ async function row(workload: string, batch: number, tokens: number, flops: numbe
   try {
     const r = await measure(run);
     const gflops = flops / r.ms / 1e6;
-    table.push([workload, String(batch), String(tokens), r.ms.toFixed(1), r.medianMs.toFixed(1), gflops.toFixed(2), `${((100 * gflops) / peak.gflops).toFixed(1)}%`, r.firstMs.toFixed(0)]);
+    table.push([
+      workload,
+      String(batch),
+      String(tokens),
+      r.ms.toFixed(1),
+      r.medianMs.toFixed(1),
+      gflops.toFixed(2),
+      `${((100 * gflops) / peak.gflops).toFixed(1)}%`,
+      r.firstMs.toFixed(0),
+    ]);
   } catch (err) {
     table.push([workload, String(batch), String(tokens), 'failed', '', '', '', '']);
     failures.push(`${workload}, batch ${batch}: ${err instanceof Error ? err.message : String(err)}`);
@@ -133,7 +148,9 @@ async function row(workload: string, batch: number, tokens: number, flops: numbe
 for (const batch of WORKLOADS.has('generate') ? BATCHES : []) {
   const ps = prompts.slice(0, batch);
   const flops = chunked(batch, (r) => generateFlops(shape, r, promptWidth, capacity, RESPONSE));
-  await row('generate (KV cache)', batch, batch * RESPONSE, flops, () => policy.generate(ps, { temperature: 1, maxTokens: RESPONSE, stopTokenIds: [], seed: 1 }));
+  await row('generate (KV cache)', batch, batch * RESPONSE, flops, () =>
+    policy.generate(ps, { temperature: 1, maxTokens: RESPONSE, stopTokenIds: [], seed: 1 }),
+  );
 }
 for (const batch of WORKLOADS.has('score') ? BATCHES : []) {
   const flops = chunked(batch, (r) => scoreFlops(shape, r, promptWidth, responseWidth));
@@ -143,21 +160,30 @@ for (const batch of WORKLOADS.has('score') ? BATCHES : []) {
 const oldLogprobs = WORKLOADS.has('update') ? await policy.logprobs(pairs) : [];
 for (const batch of WORKLOADS.has('update') ? BATCHES : []) {
   const micro = { pairs: pairs.slice(0, batch), inputs: { advantages: advantages.slice(0, batch), old_logprobs: oldLogprobs.slice(0, batch) } };
-  await row('update (accumulate + AdamW)', batch, batch * (promptWidth + responseWidth), trainFlops(shape, batchBucket(batch), promptWidth, responseWidth), async () => {
-    await trainer.accumulate(micro, ppo);
-    await trainer.applyGradients();
-  });
+  await row(
+    'update (accumulate + AdamW)',
+    batch,
+    batch * (promptWidth + responseWidth),
+    trainFlops(shape, batchBucket(batch), promptWidth, responseWidth),
+    async () => {
+      await trainer.accumulate(micro, ppo);
+      await trainer.applyGradients();
+    },
+  );
 }
 
 const header = ['workload', 'batch', 'tokens', 'ms (best)', 'ms (median)', 'GFLOP/s', '% of peak', 'first call ms'];
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
-const threads = THREADS > 0 ? `worker pool of ${THREADS} threads (main + ${THREADS - 1}), chunks >= ${MIN_THREAD_ELEMENTS ?? 32768} outputs on threads` : '1 thread';
+const threads =
+  THREADS > 0 ? `worker pool of ${THREADS} threads (main + ${THREADS - 1}), chunks >= ${MIN_THREAD_ELEMENTS ?? 32768} outputs on threads` : '1 thread';
 process.stdout.write(
   `model: ${CONFIG.nLayers} layers, d=${CONFIG.dModel}, ${CONFIG.nHeads} heads, dFF=${CONFIG.dFF}, vocab ${CONFIG.vocabSize}; prompts ${PROMPT - 7}-${PROMPT} tokens (padded ${promptWidth}), responses ${RESPONSE} (padded ${responseWidth}), cache ${capacity}; chunks of ${MAX_BATCH} rows for generate/score\n` +
     `peak: ${peak.gflops.toFixed(1)} GFLOP/s fp32 (${peak.shape.join('x')} matmul, jax-js wasm jit, ${threads}); ${peak.rows.join(', ')}\n` +
     `FLOPs: matmuls only (projections, QK^T and AV over padded lengths, output head); update = forward + 2x backward\n`,
 );
-process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${table.map(line).join('\n')}\n${failures.map((f) => `failed: ${f}\n`).join('')}`);
+process.stdout.write(
+  `${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${table.map(line).join('\n')}\n${failures.map((f) => `failed: ${f}\n`).join('')}`,
+);
 trainer.dispose();
 policy.dispose();

@@ -17,7 +17,10 @@ const RUNS = Number(process.env.BENCH_LANGUAGE_RUNS ?? 10);
 // BENCH_LANGUAGES=csharp,scala: only those (default: every language this host runs).
 const ONLY = process.env.BENCH_LANGUAGES?.split(',').filter((l) => l !== '');
 const HELLO: Record<string, string> = {
-  python: 'print("hello")', bash: 'echo hello', cpp: '#include <cstdio>\nint main() { puts("hello"); }', nodejs: 'console.log("hello")',
+  python: 'print("hello")',
+  bash: 'echo hello',
+  cpp: '#include <cstdio>\nint main() { puts("hello"); }',
+  nodejs: 'console.log("hello")',
   ...Object.fromEntries(Object.entries(PROGRAMS).map(([l, p]) => [l, p.hello])),
 };
 
@@ -39,9 +42,15 @@ function bare(language: string, code: string): number {
       if (step === undefined) continue;
       // The sandbox's node path is a bind of this process's binary, its npm packages (jest) of the host's package dir.
       const cmd = step.argv[0] === SANDBOX_NODE ? process.execPath : step.argv[0]!;
-      const args = step.argv.slice(1).map((a) => (packages !== undefined && a.startsWith(SANDBOX_NODE_PACKAGES) ? packages + a.slice(SANDBOX_NODE_PACKAGES.length) : a));
+      const args = step.argv
+        .slice(1)
+        .map((a) => (packages !== undefined && a.startsWith(SANDBOX_NODE_PACKAGES) ? packages + a.slice(SANDBOX_NODE_PACKAGES.length) : a));
       const nodePath = packages === undefined ? {} : { NODE_PATH: join(packages, 'node_modules') };
-      const r = spawnSync(cmd, args, { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, ...nodePath, ...step.env, GOCACHE: join(dir, '.cache') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const r = spawnSync(cmd, args, {
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin', HOME: dir, ...nodePath, ...step.env, GOCACHE: join(dir, '.cache') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       if (r.status !== 0) throw new Error(`${language}: bare ${step.argv[0]} failed: ${r.stderr}`);
     }
     return performance.now() - t;

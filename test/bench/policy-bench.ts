@@ -49,18 +49,33 @@ const policy = await createRandomPolicy({ config: CONFIG, tokenizer: tok.config,
 for (const kvCache of [true, false]) {
   for (const batch of [1, 64]) {
     const r = await generation(policy, batch, kvCache);
-    rows.push([`generate, batch ${batch}, ${kvCache ? 'KV cache' : 'no cache'}`, `${r.perSecond.toFixed(0)} tokens/s`, `${r.msPerCall.toFixed(1)} ms/call`, `${r.firstMs.toFixed(0)} ms`]);
+    rows.push([
+      `generate, batch ${batch}, ${kvCache ? 'KV cache' : 'no cache'}`,
+      `${r.perSecond.toFixed(0)} tokens/s`,
+      `${r.msPerCall.toFixed(1)} ms/call`,
+      `${r.firstMs.toFixed(0)} ms`,
+    ]);
   }
 }
 const pairs = prompts.map((prompt) => ({ prompt, response: tok.encode('1,2,3,4,5,6,7,8,9,0,1') }));
 const scoring = await timed(async () => (await policy.score(pairs)).reduce((n, s) => n + s.logprobs.length, 0));
-rows.push(['log-probs + entropy, batch 64 (teacher forcing)', `${scoring.perSecond.toFixed(0)} tokens/s`, `${scoring.msPerCall.toFixed(1)} ms/call`, `${scoring.firstMs.toFixed(0)} ms`]);
+rows.push([
+  'log-probs + entropy, batch 64 (teacher forcing)',
+  `${scoring.perSecond.toFixed(0)} tokens/s`,
+  `${scoring.msPerCall.toFixed(1)} ms/call`,
+  `${scoring.firstMs.toFixed(0)} ms`,
+]);
 const trainer = await PolicyTrainer.create(await policy.exportWeights(), { lr: 1e-3 });
 const training = await timed(async () => {
   await trainer.step({ pairs }, nll);
   return 1;
 });
-rows.push(['train step (fwd + bwd + AdamW), batch 64', `${training.perSecond.toFixed(2)} steps/s`, `${training.msPerCall.toFixed(1)} ms/step`, `${training.firstMs.toFixed(0)} ms`]);
+rows.push([
+  'train step (fwd + bwd + AdamW), batch 64',
+  `${training.perSecond.toFixed(2)} steps/s`,
+  `${training.msPerCall.toFixed(1)} ms/step`,
+  `${training.firstMs.toFixed(0)} ms`,
+]);
 
 const header = ['workload', 'throughput', 'time', 'first call (compile)'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -52,7 +52,8 @@ async function toolAgentRate(): Promise<number> {
   const req = RolloutRequest.parse({ samples: Array.from({ length: BATCH }, () => sample) });
   const signal = new AbortController().signal;
   const check = (await runRollouts(req, deps, signal)).results[0];
-  if (check === undefined || 'error' in check || check.num_tool_calls !== 2) throw new Error(`bench rollout is not what it should be: ${JSON.stringify(check)}`);
+  if (check === undefined || 'error' in check || check.num_tool_calls !== 2)
+    throw new Error(`bench rollout is not what it should be: ${JSON.stringify(check)}`);
   let n = 0;
   const started = performance.now();
   while (performance.now() - started < SECONDS * 1000) n += (await runRollouts(req, deps, signal)).results.length;
@@ -62,7 +63,11 @@ async function toolAgentRate(): Promise<number> {
 async function completionsRate(base: string, batch: number, maxTokens: number): Promise<number> {
   const prompt = Array.from({ length: batch }, (_, i) => Array.from({ length: 16 }, (_, k) => 65 + ((i + k) % 26)));
   const once = async () => {
-    const res = await fetch(`${base}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, max_tokens: maxTokens, temperature: 1, stop_token_ids: [] }) });
+    const res = await fetch(`${base}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt, max_tokens: maxTokens, temperature: 1, stop_token_ids: [] }),
+    });
     return ((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens;
   };
   await once(); // warm-up: kernel compilation for this shape
@@ -80,7 +85,8 @@ async function kvRate(batch: number, kvCache: boolean, maxTokens: number): Promi
     await policy.generateWith(prompts, params, { kvCache });
     let tokens = 0;
     const started = performance.now();
-    while (performance.now() - started < SECONDS * 1000) tokens += (await policy.generateWith(prompts, params, { kvCache })).reduce((s, g) => s + g.tokenIds.length, 0);
+    while (performance.now() - started < SECONDS * 1000)
+      tokens += (await policy.generateWith(prompts, params, { kvCache })).reduce((s, g) => s + g.tokenIds.length, 0);
     return tokens / ((performance.now() - started) / 1000);
   } finally {
     policy.dispose();
@@ -92,11 +98,17 @@ console.log(`tool agent, scripted backend (3 turns, 2 tool calls, batches of ${B
 const nats = await startNatsServer();
 const svc = await startService('generation', { NATS_URL: nats.url });
 try {
-  for (const batch of [1, 64]) console.log(`embedded /v1/completions, batch ${String(batch).padStart(2)}, 64 new tokens: ${fmt(await completionsRate(svc.baseUrl, batch, 64), 'tokens/s')}`);
+  for (const batch of [1, 64])
+    console.log(
+      `embedded /v1/completions, batch ${String(batch).padStart(2)}, 64 new tokens: ${fmt(await completionsRate(svc.baseUrl, batch, 64), 'tokens/s')}`,
+    );
 } finally {
   await svc.stop();
   await nats.stop();
 }
 for (const batch of [1, 64]) {
-  for (const kv of [true, false]) console.log(`embedded in-process, batch ${String(batch).padStart(2)}, KV cache ${kv ? 'on ' : 'off'}, 64 new tokens: ${fmt(await kvRate(batch, kv, 64), 'tokens/s')}`);
+  for (const kv of [true, false])
+    console.log(
+      `embedded in-process, batch ${String(batch).padStart(2)}, KV cache ${kv ? 'on ' : 'off'}, 64 new tokens: ${fmt(await kvRate(batch, kv, 64), 'tokens/s')}`,
+    );
 }

@@ -59,15 +59,24 @@ const svc = await startService('reward-rules', { NATS_URL: nats.url, LOG_LEVEL: 
 const nc: NatsConnection = await connectTestClient(nats.url);
 try {
   console.log(`rule-reward throughput, batches of ${BATCH}, ${IN_FLIGHT} requests in flight, ${SECONDS}s per cell, ${ITEMS} distinct items\n`);
-  console.log(`${'workload'.padEnd(20)} ${'verl (py, 1 core)'.padStart(18)} ${'ours in-process'.padStart(16)} ${'HTTP'.padStart(12)} ${'NATS'.padStart(12)} ${'NATS / verl'.padStart(12)}`);
+  console.log(
+    `${'workload'.padEnd(20)} ${'verl (py, 1 core)'.padStart(18)} ${'ours in-process'.padStart(16)} ${'HTTP'.padStart(12)} ${'NATS'.padStart(12)} ${'NATS / verl'.padStart(12)}`,
+  );
   for (const w of workloads(ITEMS)) {
     const local = inProcess(w.items);
     const http = await saturate(async (body) => {
-      const res = await fetch(`${svc.baseUrl}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${svc.baseUrl}/v1/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(30_000),
+      });
       return countResults(new Uint8Array(await res.arrayBuffer()));
     }, w.items);
     const bus = await saturate(async (body) => countResults((await nc.request('reward.rules.score', body, { timeout: 30_000 })).data), w.items);
-    console.log(`${w.name.padEnd(20)} ${fmt(w.verlItemsPerSec).padStart(18)} ${fmt(local).padStart(16)} ${fmt(http)} ${fmt(bus)} ${`${(bus / w.verlItemsPerSec).toFixed(2)}x`.padStart(12)}`);
+    console.log(
+      `${w.name.padEnd(20)} ${fmt(w.verlItemsPerSec).padStart(18)} ${fmt(local).padStart(16)} ${fmt(http)} ${fmt(bus)} ${`${(bus / w.verlItemsPerSec).toFixed(2)}x`.padStart(12)}`,
+    );
   }
   console.log('\nTarget (issue #2): NATS at batch 512 >= 2x verl in-process. "ours in-process" is one thread; the service uses SCORE_WORKERS threads.');
 } finally {

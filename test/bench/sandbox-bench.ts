@@ -11,7 +11,6 @@ const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 
 const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(10);
 
-
 function spawnOnce(cmd: string, args: string[]): Promise<void> {
   return new Promise((res, rej) => {
     const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -26,7 +25,7 @@ const hello = { language: 'python', code: 'print("hello")' };
 const apps = {
   data_source: 'apps',
   solution_str: '```python\nimport sys\nn = int(sys.stdin.readline())\nprint(sum(range(n + 1)))\n```',
-  ground_truth: { inputs: Array.from({ length: 10 }, (_, i) => `${i * 7}\n`), outputs: Array.from({ length: 10 }, (_, i) => `${((i * 7) * (i * 7 + 1)) / 2}\n`) },
+  ground_truth: { inputs: Array.from({ length: 10 }, (_, i) => `${i * 7}\n`), outputs: Array.from({ length: 10 }, (_, i) => `${(i * 7 * (i * 7 + 1)) / 2}\n`) },
 };
 
 interface ModeResult {
@@ -88,7 +87,10 @@ try {
   let js: number[] = [];
   let jsNative: number[] = [];
   let http: number[] = [];
-  for (const [mode, zygote] of [['bubblewrap per run', 'false'], ['zygote (fork into fresh namespaces)', 'true']] as const) {
+  for (const [mode, zygote] of [
+    ['bubblewrap per run', 'false'],
+    ['zygote (fork into fresh namespaces)', 'true'],
+  ] as const) {
     const svc = await startService('reward-sandbox', { NATS_URL: nats.url, LOG_LEVEL: 'info', SANDBOX_PYTHON_ZYGOTE: zygote });
     try {
       const post = poster(svc.baseUrl);
@@ -97,7 +99,9 @@ try {
         // The HTTP round trip alone (the same client and server, no execution), to read the rows below against.
         http = await timeIt(HELLO_RUNS, async () => (await fetch(`${svc.baseUrl}/healthz`)).arrayBuffer());
         js = await timeIt(HELLO_RUNS, () => post('/run_code', { language: 'nodejs', code: 'console.log("hello")' }));
-        jsNative = await timeIt(Math.min(HELLO_RUNS, 50), () => post('/run_code', { language: 'nodejs', code: 'require("child_process"); console.log("hello")' }));
+        jsNative = await timeIt(Math.min(HELLO_RUNS, 50), () =>
+          post('/run_code', { language: 'nodejs', code: 'require("child_process"); console.log("hello")' }),
+        );
       }
     } finally {
       await svc.stop();
@@ -119,7 +123,9 @@ try {
   for (const [mode, r] of modes) {
     const p50 = percentile(r.hello, 50);
     const cpu = r.cpuMsPerRun === null ? 'CPU per run n/a (no cgroup-v1 cpuacct)' : `${r.cpuMsPerRun.toFixed(1)} ms CPU per run`;
-    console.log(`${mode}: ${Math.round(r.rate)} python runs/s at saturation (16 in flight), ${cpu}; p50 = ${(p50 / percentile(floor, 50)).toFixed(2)}x bare -I -S spawn, ${(p50 / percentile(floorSite, 50)).toFixed(2)}x bare spawn with site (target <= 1.1x)`);
+    console.log(
+      `${mode}: ${Math.round(r.rate)} python runs/s at saturation (16 in flight), ${cpu}; p50 = ${(p50 / percentile(floor, 50)).toFixed(2)}x bare -I -S spawn, ${(p50 / percentile(floorSite, 50)).toFixed(2)}x bare spawn with site (target <= 1.1x)`,
+    );
   }
 } finally {
   await nats.stop();

@@ -28,24 +28,51 @@ const RESPONSE = env('BENCH_RESPONSE', 64);
 const ROUNDS = env('BENCH_ROUNDS', 10);
 const DATA = join(import.meta.dirname, '../../infra/demo/story/conversations.jsonl');
 
-const records = readFileSync(DATA, 'utf8').trim().split('\n').map((line, i) => parseStoryRecord(JSON.parse(line), `line ${i + 1}`));
+const records = readFileSync(DATA, 'utf8')
+  .trim()
+  .split('\n')
+  .map((line, i) => parseStoryRecord(JSON.parse(line), `line ${i + 1}`));
 const samplesFor = (context: StoryContextPart): StorySample[] =>
   records.flatMap((r, i) => storySamples(r, r.id ?? String(i), 0, { ...DEFAULT_STORY_OPTIONS, instruction: '', outputFormat: '', context }));
 const texts = samplesFor(StoryContextPart.Story).flatMap((s) => [...s.prompt.map((m) => m.content), s.target_response]);
 const tokenizerJson = trainBpe(texts, { vocabSize: env('BENCH_VOCAB', 4096), specials: BYTE_SPECIALS, pretokenizer: 'qwen2' });
 const tokenizer = createTokenizer({ kind: 'hf', tokenizer: tokenizerJson });
-const encode = (messages: ReadonlyArray<{ role: string; content: string }>) => tokenizer.applyChatTemplate(messages as ChatMessage[], { addGenerationPrompt: true });
+const encode = (messages: ReadonlyArray<{ role: string; content: string }>) =>
+  tokenizer.applyChatTemplate(messages as ChatMessage[], { addGenerationPrompt: true });
 
 const longest = Math.max(...samplesFor(StoryContextPart.Story).map((s) => encode(s.prompt).length));
-const core = await PolicyWorkerCore.create(WorkerSpec.parse({
-  job: 'bench',
-  model: { tokenizer: tokenizer.config, d_model: env('BENCH_D_MODEL', 96), n_layers: env('BENCH_LAYERS', 2), n_heads: env('BENCH_HEADS', 4), d_ff: env('BENCH_D_FF', 384), max_seq_len: longest + RESPONSE, seed: 1, path: null },
-  optim: { lr: 1e-3, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
-  loss: { clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean', entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', loss_scale_factor: RESPONSE },
-  weights: { bucket: 'b', name: 'actor' },
-}));
+const core = await PolicyWorkerCore.create(
+  WorkerSpec.parse({
+    job: 'bench',
+    model: {
+      tokenizer: tokenizer.config,
+      d_model: env('BENCH_D_MODEL', 96),
+      n_layers: env('BENCH_LAYERS', 2),
+      n_heads: env('BENCH_HEADS', 4),
+      d_ff: env('BENCH_D_FF', 384),
+      max_seq_len: longest + RESPONSE,
+      seed: 1,
+      path: null,
+    },
+    optim: { lr: 1e-3, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
+    loss: {
+      clip_ratio_low: 0.2,
+      clip_ratio_high: 0.28,
+      clip_ratio_c: 3,
+      loss_agg_mode: 'token-mean',
+      entropy_coeff: 0,
+      use_kl_loss: false,
+      kl_loss_coef: 0.001,
+      kl_loss_type: 'low_var_kl',
+      loss_scale_factor: RESPONSE,
+    },
+    weights: { bucket: 'b', name: 'actor' },
+  }),
+);
 
-process.stdout.write(`story signals: ${records.length} conversations, ${PROMPTS} prompts x n=${N} replies of 1-${RESPONSE} tokens per step, ${core.spec.model.n_layers} layers d${core.spec.model.d_model}\n`);
+process.stdout.write(
+  `story signals: ${records.length} conversations, ${PROMPTS} prompts x n=${N} replies of 1-${RESPONSE} tokens per step, ${core.spec.model.n_layers} layers d${core.spec.model.d_model}\n`,
+);
 process.stdout.write('context r   longest prompt with / without r (tokens)   old log-prob pass (ms)   extra pass without r (ms)   extra / old\n');
 for (const context of Object.values(StoryContextPart)) {
   const samples = samplesFor(context);
@@ -80,6 +107,8 @@ for (const context of Object.values(StoryContextPart)) {
   }
   const old = percentile(olds, 50);
   const extra = percentile(extras, 50);
-  process.stdout.write(`${context.padEnd(10)}  ${`${Math.max(...withIds.map((p) => p.length))} / ${longestWithout}`.padEnd(44)}  ${old.toFixed(0).padStart(22)}   ${extra.toFixed(0).padStart(25)}   ${(extra / old).toFixed(2).padStart(11)}\n`);
+  process.stdout.write(
+    `${context.padEnd(10)}  ${`${Math.max(...withIds.map((p) => p.length))} / ${longestWithout}`.padEnd(44)}  ${old.toFixed(0).padStart(22)}   ${extra.toFixed(0).padStart(25)}   ${(extra / old).toFixed(2).padStart(11)}\n`,
+  );
 }
 core.dispose();

@@ -20,10 +20,18 @@ const trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE
 try {
   const config = parseYaml(await readFile(join(ROOT, 'infra/demo/arithmetic-grpo.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
   const overrides = [
-    `trainer.total_training_steps=${STEPS}`, 'trainer.val_before_train=false', 'trainer.test_freq=-1', 'trainer.save_freq=-1',
-    `trainer.default_local_dir=${join(work, 'run')}`, 'rollout.weights_bucket=bench',
+    `trainer.total_training_steps=${STEPS}`,
+    'trainer.val_before_train=false',
+    'trainer.test_freq=-1',
+    'trainer.save_freq=-1',
+    `trainer.default_local_dir=${join(work, 'run')}`,
+    'rollout.weights_bucket=bench',
   ];
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ config, overrides, id: 'bench' }) });
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ config, overrides, id: 'bench' }),
+  });
   if (r.status !== 201) throw new Error(`submit failed: ${await r.text()}`);
   const steps: Array<Record<string, number>> = [];
   const res = await fetch(`${trainer.baseUrl}/v1/jobs/bench/metrics?stream=true`);
@@ -43,8 +51,12 @@ try {
     const v = mean(`timing_s/${stage}`);
     if (v > 0) console.log(`${`timing_s/${stage}`.padEnd(24)} ${v.toFixed(3).padStart(8)} s`);
   }
-  console.log(`${'model compute'.padEnd(24)} ${mean('perf/model_compute_s').toFixed(3).padStart(8)} s  (generation service + policy worker, as they measure it)`);
-  console.log(`${'controller + bus'.padEnd(24)} ${mean('perf/overhead_s').toFixed(3).padStart(8)} s  = ${(100 * mean('perf/overhead_share')).toFixed(1)}% of the step`);
+  console.log(
+    `${'model compute'.padEnd(24)} ${mean('perf/model_compute_s').toFixed(3).padStart(8)} s  (generation service + policy worker, as they measure it)`,
+  );
+  console.log(
+    `${'controller + bus'.padEnd(24)} ${mean('perf/overhead_s').toFixed(3).padStart(8)} s  = ${(100 * mean('perf/overhead_share')).toFixed(1)}% of the step`,
+  );
 } finally {
   await Promise.all([trainer.stop(), generation.stop(), rules.stop()]);
   await nats.stop();

@@ -44,7 +44,11 @@ export const GenerationConfig = BaseConfig.extend({
    * (prompt + new tokens)^2: attention memory grows with rows x length^2, so a
    * 2000-token prompt runs alone while 64 short ones share a batch. @default 4194304 (one 2048-token row)
    */
-  EMBEDDED_MAX_BATCH_ATTENTION: z.coerce.number().int().min(1).default(2048 * 2048),
+  EMBEDDED_MAX_BATCH_ATTENTION: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2048 * 2048),
 
   /** OpenAI backend: base URL including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
   OPENAI_BASE_URL: z.url().optional(),
@@ -84,8 +88,17 @@ export const GenerationConfig = BaseConfig.extend({
   /** Default of `limits.max_response_tokens` (verl's `response_length`). @default 1024 */
   ROLLOUT_MAX_RESPONSE_TOKENS: z.coerce.number().int().min(1).default(1024),
 })
-  .refine((c) => c.GENERATION_BACKEND !== 'openai' || c.OPENAI_BASE_URL !== undefined, { message: 'required when GENERATION_BACKEND=openai', path: ['OPENAI_BASE_URL'] })
-  .refine((c) => c.GENERATION_BACKEND !== 'scripted' || c.GENERATION_SCRIPT !== undefined, { message: 'required when GENERATION_BACKEND=scripted', path: ['GENERATION_SCRIPT'] })
-  .refine((c) => c.POLICY_PATH === undefined || c.POLICY_OBJECT_STORE === undefined, { message: 'set POLICY_PATH or POLICY_OBJECT_STORE, not both', path: ['POLICY_OBJECT_STORE'] });
+  .refine((c) => c.GENERATION_BACKEND !== 'openai' || c.OPENAI_BASE_URL !== undefined, {
+    message: 'required when GENERATION_BACKEND=openai',
+    path: ['OPENAI_BASE_URL'],
+  })
+  .refine((c) => c.GENERATION_BACKEND !== 'scripted' || c.GENERATION_SCRIPT !== undefined, {
+    message: 'required when GENERATION_BACKEND=scripted',
+    path: ['GENERATION_SCRIPT'],
+  })
+  .refine((c) => c.POLICY_PATH === undefined || c.POLICY_OBJECT_STORE === undefined, {
+    message: 'set POLICY_PATH or POLICY_OBJECT_STORE, not both',
+    path: ['POLICY_OBJECT_STORE'],
+  });
 /** Parsed configuration of the generation service. */
 export type GenerationConfig = z.infer<typeof GenerationConfig>;

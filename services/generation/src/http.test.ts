@@ -52,7 +52,10 @@ describe('POST /v1/rollouts', () => {
     [{ samples: [{ prompt: [{ role: 'user', content: 'x' }] }], n: 0 }, 'n'],
     [{ samples: [{ prompt: [{ role: 'user', content: 'x' }] }], sampling: { top_p: 2 } }, 'sampling.top_p'],
     [{ samples: [{ prompt: [{ role: 'user', content: 'x' }] }], limits: { tool_response_truncate_side: 'up' } }, 'limits.tool_response_truncate_side'],
-    [{ samples: [{ prompt: [{ role: 'user', content: 'x' }], agent_name: 'tool_agent', interaction_kwargs: { name: 'nope' } }] }, 'samples[0].interaction_kwargs.name'],
+    [
+      { samples: [{ prompt: [{ role: 'user', content: 'x' }], agent_name: 'tool_agent', interaction_kwargs: { name: 'nope' } }] },
+      'samples[0].interaction_kwargs.name',
+    ],
   ])('refuses %j with a 400 naming %s', async (body, field) => {
     const res = await app().request('/v1/rollouts', post(body));
     expect(res.status).toBe(400);
@@ -63,11 +66,17 @@ describe('POST /v1/rollouts', () => {
 
 describe('OpenAI-compatible routes', () => {
   it('lists the served model', async () => {
-    expect(await json(await app().request('/v1/models'))).toEqual({ object: 'list', data: [{ id: 'scripted', object: 'model', created: 1_700_000_000, owned_by: 'rl-generation', root: 'scripted' }] });
+    expect(await json(await app().request('/v1/models'))).toEqual({
+      object: 'list',
+      data: [{ id: 'scripted', object: 'model', created: 1_700_000_000, owned_by: 'rl-generation', root: 'scripted' }],
+    });
   });
 
   it('completes token-id prompts with log-probs, token ids as `token_id:N`, n choices per prompt', async () => {
-    const res = await app().request('/v1/completions', post({ model: 'scripted', prompt: [[1, 2], [3]], max_tokens: 3, n: 2, logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true }));
+    const res = await app().request(
+      '/v1/completions',
+      post({ model: 'scripted', prompt: [[1, 2], [3]], max_tokens: 3, n: 2, logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true }),
+    );
     const body = await json<CompletionResponse>(res);
     expect(body.choices).toHaveLength(4);
     expect(body.choices[1]).toMatchObject({ index: 1, text: 'Hel', finish_reason: 'length', token_ids: [72, 101, 108], prompt_token_ids: [1, 2] });
@@ -80,9 +89,15 @@ describe('OpenAI-compatible routes', () => {
   });
 
   it('streams a chat completion as SSE ending in [DONE]', async () => {
-    const res = await app(() => 'héllo').request('/v1/chat/completions', post({ messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }));
+    const res = await app(() => 'héllo').request(
+      '/v1/chat/completions',
+      post({ messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }),
+    );
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+    const events = (await res.text())
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => e.slice(6));
     expect(events.at(-1)).toBe('[DONE]');
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as ChatChunk);
     const text = chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? '')).join('');
@@ -94,11 +109,15 @@ describe('OpenAI-compatible routes', () => {
   it('parses Hermes tool calls into tool_calls when tools are offered', async () => {
     const a = app(() => 'Sure. <tool_call>{"name": "calculator", "arguments": {"expression": "2+2"}}</tool_call>');
     const tools = [{ type: 'function', function: { name: 'calculator', parameters: { type: 'object', properties: {} } } }];
-    const body = await json<ChatCompletionResponse>(await a.request('/v1/chat/completions', post({ messages: [{ role: 'user', content: '2+2?' }], tools, logprobs: true, top_logprobs: 1 })));
+    const body = await json<ChatCompletionResponse>(
+      await a.request('/v1/chat/completions', post({ messages: [{ role: 'user', content: '2+2?' }], tools, logprobs: true, top_logprobs: 1 })),
+    );
     const choice = body.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
     expect(choice?.message.content).toBe('Sure.');
-    expect(choice?.message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }]);
+    expect(choice?.message.tool_calls).toEqual([
+      { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } },
+    ]);
     expect(choice?.logprobs?.content[0]).toMatchObject({ token: 'S', bytes: [83], top_logprobs: [{ token: 'S' }] });
   });
 
@@ -107,7 +126,9 @@ describe('OpenAI-compatible routes', () => {
     expect(await json(await a.request('/tokenize', post({ prompt: 'hi' })))).toMatchObject({ count: 2, tokens: [104, 105] });
     const chat = await json<{ tokens: number[] }>(await a.request('/tokenize', post({ messages: [{ role: 'user', content: 'hi' }] })));
     expect(chat.tokens).toEqual(tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true }));
-    expect(await json(await a.request('/detokenize', post({ tokens: chat.tokens })))).toEqual({ prompt: '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n' });
+    expect(await json(await a.request('/detokenize', post({ tokens: chat.tokens })))).toEqual({
+      prompt: '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n',
+    });
     expect((await a.request('/tokenize', post({}))).status).toBe(400);
   });
 });

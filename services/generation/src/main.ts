@@ -18,7 +18,10 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
 const { tools, interactions } = await loadEnvironment(config, createNatsEnvPort(nats?.nc));
 const built = await buildBackend(config, nats?.nc, logger);
-logger.info({ backend: built.backend.kind, model: built.backend.model, source: built.describe, tools: [...tools.keys()], interactions: [...interactions.keys()] }, 'backend ready');
+logger.info(
+  { backend: built.backend.kind, model: built.backend.model, source: built.describe, tools: [...tools.keys()], interactions: [...interactions.keys()] },
+  'backend ready',
+);
 
 const deps: RolloutDeps = {
   backend: built.backend,

@@ -13,7 +13,10 @@ function service(output: BatchOutput, runRemote: RunRemote) {
 
 describe('ScoreService', () => {
   it('splices the workers’ JSON into the response when nothing is forwarded', async () => {
-    const { svc, metrics } = service({ resultsJson: '[{"score":1,"extra":{}},{"error":{"code":"timeout","message":"m"}}]', remote: [], errorCodes: { timeout: 1 } }, async () => []);
+    const { svc, metrics } = service(
+      { resultsJson: '[{"score":1,"extra":{}},{"error":{"code":"timeout","message":"m"}}]', remote: [], errorCodes: { timeout: 1 } },
+      async () => [],
+    );
     expect(JSON.parse(await svc.score('{}'))).toEqual({ results: [{ score: 1, extra: {} }, { error: { code: 'timeout', message: 'm' } }] });
     expect(await metrics.registry.getSingleMetricAsString('item_errors_total')).toContain('item_errors_total{code="timeout",service="test"} 1');
   });
@@ -21,7 +24,11 @@ describe('ScoreService', () => {
   it('forwards code items to their subject and merges the answers in place', async () => {
     const calls: unknown[] = [];
     const { svc } = service(
-      { resultsJson: '[{"score":1,"extra":{}},{"error":{"code":"sandbox_unavailable","message":"x"}}]', remote: [{ index: 1, subject: 'reward.sandbox.score', item: codeItem }], errorCodes: {} },
+      {
+        resultsJson: '[{"score":1,"extra":{}},{"error":{"code":"sandbox_unavailable","message":"x"}}]',
+        remote: [{ index: 1, subject: 'reward.sandbox.score', item: codeItem }],
+        errorCodes: {},
+      },
       async (subject, items): Promise<SlotResult[]> => {
         calls.push({ subject, items });
         return [{ score: 0.5, extra: { pass_rate: 0.5 } }];

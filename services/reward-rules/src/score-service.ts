@@ -44,13 +44,23 @@ export function createScoreService({ pool, runRemote, metrics, logger }: ScoreSe
   };
 }
 
-async function mergeRemote(results: SlotResult[], remote: BatchOutput['remote'], runRemote: RunRemote, ctx: RewardCallContext, metrics: ServiceMetrics): Promise<void> {
+async function mergeRemote(
+  results: SlotResult[],
+  remote: BatchOutput['remote'],
+  runRemote: RunRemote,
+  ctx: RewardCallContext,
+  metrics: ServiceMetrics,
+): Promise<void> {
   const bySubject = Map.groupBy(remote, (r) => r.subject);
   await Promise.all(
     [...bySubject].map(async ([subject, group]) => {
       let slots: SlotResult[];
       try {
-        slots = await runRemote(subject, group.map((g) => g.item), ctx);
+        slots = await runRemote(
+          subject,
+          group.map((g) => g.item),
+          ctx,
+        );
       } catch (err) {
         const error = remoteFailure(err, subject);
         slots = group.map(() => ({ error }));

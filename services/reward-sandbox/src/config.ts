@@ -18,11 +18,18 @@ export const RewardSandboxConfig = BaseConfig.extend({
   /** What `memory_limit_MB: -1` means. @default 1024 */
   DEFAULT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).default(1024),
   /** Cap on each of stdout and stderr per run. @default 8 MiB */
-  MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  MAX_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   /** Node.js binary for `nodejs`/`typescript` programs that need the real runtime. @default this process's node */
   SANDBOX_NODE_BIN: z.string().min(1).default(process.execPath),
   /** Use isolated-vm for JavaScript that needs no Node built-ins. @default true */
-  SANDBOX_JS_ISOLATE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  SANDBOX_JS_ISOLATE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /**
    * Cap each run's memory as a whole (anonymous memory of all its processes,
    * tmpfs, memfd, SysV segments, kernel memory) with its slot's memory/pids
@@ -36,7 +43,10 @@ export const RewardSandboxConfig = BaseConfig.extend({
    * v1, delegation on v2); otherwise the service logs it and runs without.
    * @default all
    */
-  SANDBOX_CGROUPS: z.enum(['all', 'true', 'zygote', 'false']).default('all').transform((v) => (v === 'true' ? 'all' : v)),
+  SANDBOX_CGROUPS: z
+    .enum(['all', 'true', 'zygote', 'false'])
+    .default('all')
+    .transform((v) => (v === 'true' ? 'all' : v)),
   /**
    * Host uid (and gid) of the first execution slot; slot i runs its sandboxes as
    * SANDBOX_UID_BASE + i, so concurrent runs never share per-user kernel budgets
@@ -44,13 +54,21 @@ export const RewardSandboxConfig = BaseConfig.extend({
    * account, group or /etc/subuid or /etc/subgid range (checked at start-up);
    * give each service instance on a host its own range. @default 2000000000
    */
-  SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_967_294 - 256).default(DEFAULT_UID_BASE),
+  SANDBOX_UID_BASE: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(4_294_967_294 - 256)
+    .default(DEFAULT_UID_BASE),
   /**
    * Run python through pre-started interpreters that fork a fresh set of
    * namespaces per run (the zygote; see adapters/zygote/zygote.py) instead of a
    * new bubblewrap sandbox per run. @default true
    */
-  SANDBOX_PYTHON_ZYGOTE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  SANDBOX_PYTHON_ZYGOTE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** Test cases of one item run at once. @default 4 */
   CASE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });

@@ -23,12 +23,25 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 // One host uid and one memory/pids cgroup per run that may execute at once, shared by both native back-ends.
 const slots = new SlotPool({ size: config.SANDBOX_CONCURRENCY, uidBase: config.SANDBOX_UID_BASE });
 const native = new BwrapRunner({
-  nodePath: config.SANDBOX_NODE_BIN, slots, ...cgroupRunnerOptions(config.SANDBOX_CGROUPS),
+  nodePath: config.SANDBOX_NODE_BIN,
+  slots,
+  ...cgroupRunnerOptions(config.SANDBOX_CGROUPS),
 });
 logger.info({ host: native.host, languages: native.languages() }, 'native sandbox ready');
-logger.info({ slots: slots.size, uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`, memoryCgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS, privateMounts: native.host.privateMounts }, 'execution slots');
+logger.info(
+  {
+    slots: slots.size,
+    uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`,
+    memoryCgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS,
+    privateMounts: native.host.privateMounts,
+  },
+  'execution slots',
+);
 if (native.cgroups === null) {
-  logger.warn({ problems: native.host.problems }, 'no memory cgroup per slot: memfd, forked processes and kernel memory are not capped per run (fallback: RLIMIT_AS, tmpfs size and inode caps, SysV limits)');
+  logger.warn(
+    { problems: native.host.problems },
+    'no memory cgroup per slot: memfd, forked processes and kernel memory are not capped per run (fallback: RLIMIT_AS, tmpfs size and inode caps, SysV limits)',
+  );
 }
 if (native.seccomp === null) {
   logger.error({ problems: native.host.problems }, 'no seccomp filter: native sandboxes and python are off');
@@ -41,7 +54,14 @@ for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
   ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],
 ] as const) {
-  new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
+  new Gauge({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      this.set(read());
+    },
+  });
 }
 let fast: FastRunner | undefined;
 if (config.SANDBOX_JS_ISOLATE) {
@@ -56,17 +76,25 @@ if (config.SANDBOX_JS_ISOLATE) {
     logger.error({ err }, 'isolated-vm fast path unavailable; JavaScript runs in bubblewrap');
   }
 }
-const zygote = config.SANDBOX_PYTHON_ZYGOTE && native.seccomp !== null && native.languages().includes('python')
-  ? new ZygoteRunner({
-    slots, cgroups: native.cgroups, host: native.host, seccomp: native.seccomp,
-    onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced'),
-  })
-  : undefined;
+const zygote =
+  config.SANDBOX_PYTHON_ZYGOTE && native.seccomp !== null && native.languages().includes('python')
+    ? new ZygoteRunner({
+        slots,
+        cgroups: native.cgroups,
+        host: native.host,
+        seccomp: native.seccomp,
+        onFailure: (message) => logger.warn({ message }, 'python zygote lost; replaced'),
+      })
+    : undefined;
 if (zygote !== undefined) {
   await zygote.warm();
   logger.info({ zygotes: config.SANDBOX_CONCURRENCY }, 'python zygotes ready');
 }
-const executor = createExecutor(native, queue, [fast, zygote].filter((r) => r !== undefined));
+const executor = createExecutor(
+  native,
+  queue,
+  [fast, zygote].filter((r) => r !== undefined),
+);
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });
 
@@ -88,6 +116,12 @@ await hostService({
   endpoints: natsEndpoints(executor, defaults, scorer),
   stopSteps: [
     // Kills the zygotes and the JavaScript worker processes, then removes the slots' cgroups.
-    { name: 'sandbox', run: async () => { await Promise.all([zygote?.close(), fast?.close()]); native.close(); } },
+    {
+      name: 'sandbox',
+      run: async () => {
+        await Promise.all([zygote?.close(), fast?.close()]);
+        native.close();
+      },
+    },
   ],
 });

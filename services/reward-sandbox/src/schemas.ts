@@ -15,7 +15,13 @@ export const RunCodeRequest = z
   .object({
     compile_timeout: z.number().gt(0).max(MAX_TIMEOUT_S).default(10).openapi({ description: 'compile timeout for compiled languages, seconds' }),
     run_timeout: z.number().gt(0).max(MAX_TIMEOUT_S).default(10).openapi({ description: 'code run timeout, seconds' }),
-    memory_limit_MB: z.number().int().min(-1).max(65_536).default(-1).openapi({ description: 'maximum memory allowed in megabytes; -1 means the service default' }),
+    memory_limit_MB: z
+      .number()
+      .int()
+      .min(-1)
+      .max(65_536)
+      .default(-1)
+      .openapi({ description: 'maximum memory allowed in megabytes; -1 means the service default' }),
     code: z.string().max(MAX_CODE_CHARS).openapi({ example: 'print("hello")' }),
     stdin: z.string().max(MAX_STDIN_CHARS).nullable().default(null),
     language: z.enum(FUSION_LANGUAGES).openapi({ example: 'python' }),

@@ -15,7 +15,12 @@ function fakeExecutor(behaviour: (spec: RunSpec) => RunOutcome | AppError | Erro
     languages: () => [{ language: 'python', runner: 'fake' }],
   };
 }
-const ran = (stdout: string): RunOutcome => ({ compile_result: null, run_result: { status: 'Finished', execution_time: 0.01, return_code: 0, stdout, stderr: '' }, files: {}, notes: [] });
+const ran = (stdout: string): RunOutcome => ({
+  compile_result: null,
+  run_result: { status: 'Finished', execution_time: 0.01, return_code: 0, stdout, stderr: '' },
+  files: {},
+  notes: [],
+});
 const item = (params?: Record<string, unknown>) => ({
   data_source: 'apps',
   solution_str: '```python\nprint(int(input()) * 2)\n```',

@@ -24,16 +24,16 @@ function fail(code: number, message: string): never {
 function parseCommandLine() {
   try {
     return parseArgs({
-    options: {
-      'model-dir': { type: 'string', default: DEFAULT_MODEL_DIR },
-      scenarios: { type: 'string', multiple: true },
-      split: { type: 'string' },
-      failures: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  }).values;
+      options: {
+        'model-dir': { type: 'string', default: DEFAULT_MODEL_DIR },
+        scenarios: { type: 'string', multiple: true },
+        split: { type: 'string' },
+        failures: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
   } catch (err) {
     return fail(2, `${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
   }
@@ -67,15 +67,30 @@ await service.stop();
 const reports = [
   { title: 'all scenarios', report: computeReport(checks, scores) },
   ...(split === undefined
-    ? (['dev', 'test'] as const).map((s) => ({ title: `${s} split`, report: computeReport(checks.filter((c) => c.split === s), scores) }))
+    ? (['dev', 'test'] as const).map((s) => ({
+        title: `${s} split`,
+        report: computeReport(
+          checks.filter((c) => c.split === s),
+          scores,
+        ),
+      }))
     : []),
 ];
 const contextDiscrimination = computeDiscrimination(discrimination.rows, discriminationScores);
 if (args.json) {
-  const out = { model: service.modelId, modelDir: resolve(args['model-dir']), scenarios: scenarios.length, checks: checks.length, reports, contextDiscrimination };
+  const out = {
+    model: service.modelId,
+    modelDir: resolve(args['model-dir']),
+    scenarios: scenarios.length,
+    checks: checks.length,
+    reports,
+    contextDiscrimination,
+  };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } else {
-  process.stdout.write(`model ${service.modelId} (${resolve(args['model-dir'])}): ${scenarios.length} scenarios, ${checks.length} checks; a check passes when the good reply scores strictly higher\n\n`);
+  process.stdout.write(
+    `model ${service.modelId} (${resolve(args['model-dir'])}): ${scenarios.length} scenarios, ${checks.length} checks; a check passes when the good reply scores strictly higher\n\n`,
+  );
   for (const { title, report } of reports) process.stdout.write(`${formatReport(title, report)}\n\n`);
   process.stdout.write(`${formatDiscrimination(contextDiscrimination)}\n\n`);
   if (args.failures) {

@@ -11,7 +11,13 @@ function app() {
   const logger = createLogger({ service: 't', level: 'silent' });
   const metrics = createMetrics('t');
   const a = createApp({ service: 'reward-story', version: 't', description: 't', logger, metrics, maxBodyBytes: 1024 * 1024 });
-  const svc = createScoreService({ embedder: Promise.resolve(bowEmbedder(STORY_VOCABULARY)), formats: createFormatChecker(), settings: SETTINGS, metrics, logger });
+  const svc = createScoreService({
+    embedder: Promise.resolve(bowEmbedder(STORY_VOCABULARY)),
+    formats: createFormatChecker(),
+    settings: SETTINGS,
+    metrics,
+    logger,
+  });
   addRoutes(a, svc);
   return { a, metrics };
 }
@@ -21,7 +27,10 @@ const post = (body: unknown) => ({ method: 'POST', body: JSON.stringify(body), h
 describe('POST /v1/score', () => {
   it('scores in order with per-item errors, in the documented response shape, and counts the errors', async () => {
     const { a, metrics } = app();
-    const res = await a.request('/v1/score', post({ items: [storyItem(REPLIES.good), storyItem(REPLIES.good, { params: { colour: 'red' } }), storyItem(REPLIES.offTopic)] }));
+    const res = await a.request(
+      '/v1/score',
+      post({ items: [storyItem(REPLIES.good), storyItem(REPLIES.good, { params: { colour: 'red' } }), storyItem(REPLIES.offTopic)] }),
+    );
     expect(res.status).toBe(200);
     const body = StoryScoreResponse.parse(await res.json());
     expect(body.results.map((r) => ('error' in r ? r.error.code : 'score'))).toEqual(['score', 'invalid_params', 'score']);

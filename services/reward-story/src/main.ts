@@ -28,7 +28,10 @@ const embedder = loadOnnxEmbedder({
 void embedder.then(
   (e) => {
     modelLoaded = true;
-    logger.info({ model: e.modelId, dim: e.dim, maxSeqLength: e.maxSeqLength, output: e.outputKind, loadMs: Math.round(performance.now() - startedMs) }, 'model loaded');
+    logger.info(
+      { model: e.modelId, dim: e.dim, maxSeqLength: e.maxSeqLength, output: e.outputKind, loadMs: Math.round(performance.now() - startedMs) },
+      'model loaded',
+    );
   },
   (err: unknown) => {
     logger.fatal({ err, modelDir: config.STORY_MODEL_DIR }, 'embedding model failed to load');

@@ -10,7 +10,10 @@ function app() {
   const logger = createLogger({ service: 't', level: 'silent' });
   const metrics = createMetrics('t');
   const a = createApp({ service: 'reward-story', version: 't', description: 't', logger, metrics, maxBodyBytes: 1024 * 1024 });
-  addRoutes(a, createScoreService({ embedder: Promise.resolve(bowEmbedder(STORY_VOCABULARY)), formats: createFormatChecker(), settings: SETTINGS, metrics, logger }));
+  addRoutes(
+    a,
+    createScoreService({ embedder: Promise.resolve(bowEmbedder(STORY_VOCABULARY)), formats: createFormatChecker(), settings: SETTINGS, metrics, logger }),
+  );
   return a;
 }
 
@@ -22,7 +25,10 @@ describe('story rewards through the OpenRLHF edge', () => {
       body: JSON.stringify({
         query: [`P ${REPLIES.good}`, `P ${REPLIES.good}`],
         prompts: ['P ', 'P '],
-        labels: [{ data_source: 'story', ground_truth: null, extra_info: STORY }, { data_source: 'story', ground_truth: ['not', 'a', 'string'] }],
+        labels: [
+          { data_source: 'story', ground_truth: null, extra_info: STORY },
+          { data_source: 'story', ground_truth: ['not', 'a', 'string'] },
+        ],
       }),
     });
     const body = (await res.json()) as { rewards: number[]; extra_logs: { reward_error: number[] }; errors: Array<{ code: string; message: string } | null> };

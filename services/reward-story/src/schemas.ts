@@ -9,7 +9,10 @@ export { MAX_HISTORY_TURNS, MAX_PATTERN_CHARS, MAX_SIGNAL_TOKENS, MAX_TEXT_CHARS
 
 /** One earlier turn of the conversation. */
 export const StoryTurn = core.StoryTurn.extend({
-  role: core.StoryTurn.shape.role.openapi({ description: '`user`, `assistant` (or `system`); only `assistant` turns count as earlier replies', example: 'assistant' }),
+  role: core.StoryTurn.shape.role.openapi({
+    description: '`user`, `assistant` (or `system`); only `assistant` turns count as earlier replies',
+    example: 'assistant',
+  }),
 }).openapi('StoryTurn');
 export type StoryTurn = z.infer<typeof StoryTurn>;
 
@@ -55,7 +58,9 @@ const signals = core.StorySignals.shape;
 export const StorySignals = core.StorySignals.extend({
   logprobs_with_context: signals.logprobs_with_context.openapi({ description: 'log p(token | prompt with the context r), natural log, one per reply token' }),
   logprobs_without_context: signals.logprobs_without_context.openapi({ description: 'log p(token | prompt without r), same tokens' }),
-  entropies: signals.entropies.openapi({ description: 'entropy in nats of the policy’s next-token distribution at each reply token (values down to -0.001 are rounding and count as 0)' }),
+  entropies: signals.entropies.openapi({
+    description: 'entropy in nats of the policy’s next-token distribution at each reply token (values down to -0.001 are rounding and count as 0)',
+  }),
 }).openapi('StorySignals');
 export type StorySignals = z.infer<typeof StorySignals>;
 
@@ -69,8 +74,17 @@ export const StoryParamsDoc = z
     weights: z
       .record(z.string(), z.unknown())
       .optional()
-      .openapi({ description: `Weight overrides for this item, partial: any of ${COMPONENTS.join(', ')}, each a number from 0 to 1000 (only ratios matter)`, example: { format: 0.3 } }),
-    timeout_ms: z.number().int().min(1).max(MAX_ITEM_TIMEOUT_MS).optional().openapi({ description: 'Accepted as in every reward service; not enforced here (one embedding call per batch, linear-time checks)' }),
+      .openapi({
+        description: `Weight overrides for this item, partial: any of ${COMPONENTS.join(', ')}, each a number from 0 to 1000 (only ratios matter)`,
+        example: { format: 0.3 },
+      }),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_ITEM_TIMEOUT_MS)
+      .optional()
+      .openapi({ description: 'Accepted as in every reward service; not enforced here (one embedding call per batch, linear-time checks)' }),
   })
   .openapi('StoryParams', { description: 'Story reward options; any other key is the item’s invalid_params error' });
 
@@ -80,7 +94,9 @@ export const StoryScoreItem = z
     ...ScoreItem.shape,
     data_source: ScoreItem.shape.data_source.openapi({ example: 'story' }),
     solution_str: ScoreItem.shape.solution_str.openapi({ description: 'The reply to score', example: 'I draw my sword and step between you and the wolf.' }),
-    ground_truth: core.StoryItemFields.shape.ground_truth.openapi({ description: 'verl reward_model.ground_truth: the reference reply, used when the context has no target_response' }),
+    ground_truth: core.StoryItemFields.shape.ground_truth.openapi({
+      description: 'verl reward_model.ground_truth: the reference reply, used when the context has no target_response',
+    }),
     params: StoryParamsDoc.optional(),
     context: StoryContext.optional(),
     signals: StorySignals.optional(),

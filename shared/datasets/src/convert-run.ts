@@ -43,7 +43,11 @@ export interface ConversionOptions<Row> {
  * a `validation_failed` from the converter) are skipped and reported, or fatal
  * with `strict`; any other error (I/O, a bug) stops the run.
  */
-export async function runConversion<Row>(records: AsyncIterable<RawRecord>, converter: RecordConverter<Row>, options: ConversionOptions<Row> = {}): Promise<ConversionReport> {
+export async function runConversion<Row>(
+  records: AsyncIterable<RawRecord>,
+  converter: RecordConverter<Row>,
+  options: ConversionOptions<Row> = {},
+): Promise<ConversionReport> {
   const report: ConversionReport = { records: 0, rows: 0, skipped: 0, skippedList: [] };
   const skip = (label: string, message: string) => {
     // Converter messages start with the label already; keep the reason alone.

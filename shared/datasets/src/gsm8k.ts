@@ -76,7 +76,13 @@ export function parseGsm8kRecord(raw: unknown, label: string): Gsm8kRaw & { solu
  * The verl row for one record; `index` is its position in the raw split, as verl's `with_indices`.
  * `instruction` replaces verl's instruction_following sentence ('' leaves the question alone).
  */
-export function gsm8kRow(raw: Gsm8kRaw & { solution: string }, index: number, split: string, format: Gsm8kFormat, instruction: string = INSTRUCTION[format]): Gsm8kRow {
+export function gsm8kRow(
+  raw: Gsm8kRaw & { solution: string },
+  index: number,
+  split: string,
+  format: Gsm8kFormat,
+  instruction: string = INSTRUCTION[format],
+): Gsm8kRow {
   const query = instruction === '' ? raw.question : `${raw.question} ${instruction}`;
   const base = { answer: raw.answer, index, question: raw.question, split };
   const reward_model = { ground_truth: raw.solution, style: 'rule' } as const;

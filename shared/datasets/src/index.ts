@@ -20,4 +20,13 @@ export {
   type Gsm8kRaw,
   type Gsm8kRow,
 } from './gsm8k.ts';
-export { AnswerStyle, DEFAULT_PROBLEM_OPTIONS, formatSolution, generateProblem, synthGsm8kRows, type ProblemOptions, type SynthOptions, type WordProblem } from './word-problems/index.ts';
+export {
+  AnswerStyle,
+  DEFAULT_PROBLEM_OPTIONS,
+  formatSolution,
+  generateProblem,
+  synthGsm8kRows,
+  type ProblemOptions,
+  type SynthOptions,
+  type WordProblem,
+} from './word-problems/index.ts';

@@ -62,7 +62,10 @@ describe('readParquetRows on verl fixtures', () => {
 
   it('iterates row groups in order, covering every row once', async () => {
     const file = await openParquetFile(GSM8K);
-    expect(file.rowGroups).toEqual([{ rowStart: 0, rowEnd: 1000 }, { rowStart: 1000, rowEnd: 1319 }]);
+    expect(file.rowGroups).toEqual([
+      { rowStart: 0, rowEnd: 1000 },
+      { rowStart: 1000, rowEnd: 1319 },
+    ]);
     const starts: number[] = [];
     let total = 0;
     for await (const batch of file.batches({ columns: ['data_source'] })) {

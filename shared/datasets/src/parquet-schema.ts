@@ -37,8 +37,7 @@ function describeAnnotated(el: SchemaElement): string {
 }
 
 const isListGroup = (el: SchemaElement) => el.converted_type === 'LIST' || el.logical_type?.type === 'LIST';
-const isMapGroup = (el: SchemaElement) =>
-  el.converted_type === 'MAP' || el.converted_type === 'MAP_KEY_VALUE' || el.logical_type?.type === 'MAP';
+const isMapGroup = (el: SchemaElement) => el.converted_type === 'MAP' || el.converted_type === 'MAP_KEY_VALUE' || el.logical_type?.type === 'MAP';
 
 // The type of a node ignoring its own repetition.
 function nodeType(node: SchemaTree): DataType {

@@ -15,7 +15,13 @@ const FIELDS: Field[] = fieldsOf({
   data_source: scalar('string'),
   prompt: MESSAGE_LIST,
   tags: listOf(scalar('string')),
-  extra_info: structOf({ index: scalar('int64'), big: scalar('int64'), ratio: scalar('double'), ok: scalar('bool'), deep: structOf({ inner: structOf({ text: scalar('string') }) }) }),
+  extra_info: structOf({
+    index: scalar('int64'),
+    big: scalar('int64'),
+    ratio: scalar('double'),
+    ok: scalar('bool'),
+    deep: structOf({ inner: structOf({ text: scalar('string') }) }),
+  }),
   score: scalar('float'),
   blob: scalar('binary'),
 });
@@ -35,7 +41,13 @@ describe('createParquetWriter', () => {
   it('round-trips nested lists and structs, unicode, nulls and int64 exactly', async () => {
     const rows = UNICODE.map((text, i) => ({
       data_source: i === 3 ? null : `src-${text}`,
-      prompt: i === 4 ? [] : [{ role: 'system', content: text }, { role: 'user', content: `${text}?` }],
+      prompt:
+        i === 4
+          ? []
+          : [
+              { role: 'system', content: text },
+              { role: 'user', content: `${text}?` },
+            ],
       tags: i === 5 ? null : [text, null, 'x'],
       extra_info: { index: i, big: i === 0 ? 2n ** 62n : -i, ratio: i / 3, ok: i % 2 === 0, deep: { inner: { text } } },
       score: i === 6 ? null : 0.5,
@@ -112,6 +124,9 @@ describe('createParquetWriter', () => {
     const dup = fieldsOf({ a: scalar('string') });
     await expect(createParquetWriter(at('x3.parquet'), [...dup, ...dup])).rejects.toMatchObject({ code: 'bad_request' });
     await expect(createParquetWriter(at('x4.parquet'), dup, { rowGroupRows: 0 })).rejects.toMatchObject({ code: 'bad_request' });
-    await expect(createParquetWriter(join(tmp.dir, 'no-such-dir', 'x5.parquet'), dup)).rejects.toMatchObject({ code: 'bad_request', message: expect.stringContaining('cannot create') });
+    await expect(createParquetWriter(join(tmp.dir, 'no-such-dir', 'x5.parquet'), dup)).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringContaining('cannot create'),
+    });
   });
 });

@@ -46,7 +46,13 @@ export async function createParquetWriter(path: string, fields: readonly Field[]
     throw new AppError(ErrorCode.BadRequest, `${path}: cannot create the file (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   });
   const sink = new FileSink(handle);
-  const writer = new ParquetWriter({ writer: sink, schema, codec: 'SNAPPY', createdBy: 'rl-data (hyparquet-writer)', ...(options.kvMetadata ? { kvMetadata: options.kvMetadata } : {}) });
+  const writer = new ParquetWriter({
+    writer: sink,
+    schema,
+    codec: 'SNAPPY',
+    createdBy: 'rl-data (hyparquet-writer)',
+    ...(options.kvMetadata ? { kvMetadata: options.kvMetadata } : {}),
+  });
   // Column-major buffers: each row's values go straight into its columns, so a row is held once.
   let columns: unknown[][] = fields.map(() => []);
   let buffered = 0;

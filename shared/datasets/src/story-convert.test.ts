@@ -19,10 +19,19 @@ const RECORDS = [
   {
     id: 'tokyo',
     system: '東京の夜。A rainy night in Tokyo 🌧️; Zoë\u0301 waits.',
-    conversations: [turn('human', 'こんにちは 👋'), turn('gpt', 'The neon flickers — 雨が降る。'), turn('human', ''), turn('gpt', 'Silence… 🤫'), turn('human', 'e\u0301\u0301?')],
+    conversations: [
+      turn('human', 'こんにちは 👋'),
+      turn('gpt', 'The neon flickers — 雨が降る。'),
+      turn('human', ''),
+      turn('gpt', 'Silence… 🤫'),
+      turn('human', 'e\u0301\u0301?'),
+    ],
   },
   { system: 'Broken', conversations: [turn('user', 'x'), turn('narrator', 'y')] },
-  { system: 'Desert.', conversations: [turn('assistant', 'Sand everywhere.'), turn('user', 'I walk.'), turn('user', 'North.'), turn('assistant', 'A well appears.')] },
+  {
+    system: 'Desert.',
+    conversations: [turn('assistant', 'Sand everywhere.'), turn('user', 'I walk.'), turn('user', 'North.'), turn('assistant', 'A well appears.')],
+  },
   { system: 'Missing conversations' },
   { system: 'Only a user.', conversations: [turn('user', 'hello?')] },
 ];
@@ -52,7 +61,14 @@ describe('story conversion JSONL -> parquet -> rows', () => {
     expect(report.skippedList[0]!.reason).toBe('conversations[1].from: expected "user" or "assistant" (or "human"/"gpt"), got "narrator"');
     expect(report.skippedList[1]!.reason).toContain('conversations: expected an array');
     expect(report.skippedList[2]!.reason).toContain('not valid JSON');
-    expect(stats).toMatchObject({ conversations: 3, conversationsWithoutSamples: 1, emptyTurns: 1, mergedTurns: 1, leadingAssistantTurns: 1, trailingUserTurns: 2 });
+    expect(stats).toMatchObject({
+      conversations: 3,
+      conversationsWithoutSamples: 1,
+      emptyTurns: 1,
+      mergedTurns: 1,
+      leadingAssistantTurns: 1,
+      trailingUserTurns: 2,
+    });
     expect([...stats.samplesPerConversation.entries()].sort()).toEqual([
       [0, 1],
       [1, 1],
@@ -90,7 +106,11 @@ describe('story conversion JSONL -> parquet -> rows', () => {
       target_response: 'Silence… 🤫',
     });
     // The third record has no id: its 0-based input position (2) names it, whatever was skipped before it.
-    expect(rows[2]).toMatchObject({ extra_info: { conversation_id: '2', index: 2, turn: 1 }, user_input: 'I walk.\nNorth.', target_response: 'A well appears.' });
+    expect(rows[2]).toMatchObject({
+      extra_info: { conversation_id: '2', index: 2, turn: 1 },
+      user_input: 'I walk.\nNorth.',
+      target_response: 'A well appears.',
+    });
     expect((rows[2]!.conversation_history as unknown[]).length).toBe(1);
   });
 

@@ -5,7 +5,10 @@ const turn = (from: unknown, value: unknown) => ({ from, value });
 
 describe('parseStoryRecord', () => {
   it('accepts user/assistant and ShareGPT human/gpt, keeping the text as is', () => {
-    const r = parseStoryRecord({ system: 'A castle.', id: 7, conversations: [turn('human', ' hi '), turn('gpt', 'hello'), turn('user', 'x'), turn('assistant', 'y')] }, 'line 1');
+    const r = parseStoryRecord(
+      { system: 'A castle.', id: 7, conversations: [turn('human', ' hi '), turn('gpt', 'hello'), turn('user', 'x'), turn('assistant', 'y')] },
+      'line 1',
+    );
     expect(r).toEqual({
       storyContent: 'A castle.',
       id: '7',
@@ -21,7 +24,18 @@ describe('parseStoryRecord', () => {
 
   it('merges consecutive turns of one role with "\\n", leaving empty parts out, and counts what it saw', () => {
     const r = parseStoryRecord(
-      { system: '', conversations: [turn('gpt', 'Welcome.'), turn('user', 'a'), turn('user', ''), turn('human', 'b'), turn('gpt', ''), turn('gpt', 'c'), turn('user', 'tail')] },
+      {
+        system: '',
+        conversations: [
+          turn('gpt', 'Welcome.'),
+          turn('user', 'a'),
+          turn('user', ''),
+          turn('human', 'b'),
+          turn('gpt', ''),
+          turn('gpt', 'c'),
+          turn('user', 'tail'),
+        ],
+      },
       'record 0',
     );
     expect(r.turns).toEqual([
@@ -50,10 +64,18 @@ describe('parseStoryRecord', () => {
     ['missing conversations', { system: 's' }, 'record 3: conversations: expected an array, got nothing'],
     ['conversations not a list', { system: 's', conversations: { from: 'user' } }, 'record 3: conversations: expected an array, got an object'],
     ['turn not an object', { system: 's', conversations: ['hi'] }, 'record 3: conversations[0]: expected an object'],
-    ['unknown from', { system: 's', conversations: [turn('user', 'a'), turn('gpt', 'b'), turn('bot', 'c')] }, 'record 3: conversations[2].from: expected "user" or "assistant" (or "human"/"gpt"), got "bot"'],
+    [
+      'unknown from',
+      { system: 's', conversations: [turn('user', 'a'), turn('gpt', 'b'), turn('bot', 'c')] },
+      'record 3: conversations[2].from: expected "user" or "assistant" (or "human"/"gpt"), got "bot"',
+    ],
     ['system inside conversations', { system: 's', conversations: [turn('system', 'a')] }, 'record 3: conversations[0].from: expected "user" or "assistant"'],
     ['missing from', { system: 's', conversations: [{ value: 'a' }] }, 'record 3: conversations[0].from: expected "user" or "assistant", got nothing'],
-    ['non-string value', { system: 's', conversations: [turn('user', 'a'), turn('gpt', ['b'])] }, 'record 3: conversations[1].value: expected a string, got an array'],
+    [
+      'non-string value',
+      { system: 's', conversations: [turn('user', 'a'), turn('gpt', ['b'])] },
+      'record 3: conversations[1].value: expected a string, got an array',
+    ],
     ['null value', { system: 's', conversations: [turn('user', null)] }, 'record 3: conversations[0].value: expected a string, got null'],
     ['odd id', { system: 's', conversations: [], id: { a: 1 } }, 'record 3: id: expected a string or number'],
   ];

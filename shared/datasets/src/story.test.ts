@@ -17,7 +17,10 @@ describe('buildSystemPrompt', () => {
 describe('storySamples', () => {
   it('makes sample k from the system prompt, the first k user turns and the k-1 replies between them', () => {
     const record = parseStoryRecord(
-      { system: 'A ship at sea.', conversations: [turn('user', 'u1'), turn('assistant', 'a1'), turn('user', 'u2'), turn('assistant', 'a2'), turn('user', 'u3'), turn('assistant', 'a3')] },
+      {
+        system: 'A ship at sea.',
+        conversations: [turn('user', 'u1'), turn('assistant', 'a1'), turn('user', 'u2'), turn('assistant', 'a2'), turn('user', 'u3'), turn('assistant', 'a3')],
+      },
       'line 1',
     );
     const samples = storySamples(record, 'conv-1', 10, OPTIONS);
@@ -58,10 +61,16 @@ describe('storySamples', () => {
   });
 
   it('leaves out of prompt_without_context the story setting, the earlier turns, or both (--context)', () => {
-    const record = parseStoryRecord({ system: 'A ship at sea.', conversations: [turn('user', 'u1'), turn('assistant', 'a1'), turn('user', 'u2'), turn('assistant', 'a2')] }, 'line 1');
+    const record = parseStoryRecord(
+      { system: 'A ship at sea.', conversations: [turn('user', 'u1'), turn('assistant', 'a1'), turn('user', 'u2'), turn('assistant', 'a2')] },
+      'line 1',
+    );
     const without = (context: StoryContextPart) => storySamples(record, 'c', 0, { ...OPTIONS, context })[1]!.prompt_without_context;
     const u2 = { role: 'user', content: 'u2' };
-    const history = [{ role: 'user', content: 'u1' }, { role: 'assistant', content: 'a1' }];
+    const history = [
+      { role: 'user', content: 'u1' },
+      { role: 'assistant', content: 'a1' },
+    ];
     expect(without(StoryContextPart.Story)).toEqual([{ role: 'system', content: 'Narrate.\n\nProse only.' }, ...history, u2]);
     expect(without(StoryContextPart.History)).toEqual([{ role: 'system', content: SYSTEM }, u2]);
     expect(without(StoryContextPart.Both)).toEqual([{ role: 'system', content: 'Narrate.\n\nProse only.' }, u2]);
@@ -72,7 +81,10 @@ describe('storySamples', () => {
   });
 
   it('keeps an opening assistant turn as context and makes no sample for a trailing user turn', () => {
-    const record = parseStoryRecord({ system: 's', conversations: [turn('gpt', 'Welcome.'), turn('human', 'u1'), turn('gpt', 'a1'), turn('human', 'tail')] }, 'line 1');
+    const record = parseStoryRecord(
+      { system: 's', conversations: [turn('gpt', 'Welcome.'), turn('human', 'u1'), turn('gpt', 'a1'), turn('human', 'tail')] },
+      'line 1',
+    );
     const samples = storySamples(record, 'c', 0, OPTIONS);
     expect(samples).toHaveLength(1);
     expect(samples[0]!.prompt.map((m) => m.role)).toEqual(['system', 'assistant', 'user']);

@@ -27,7 +27,7 @@ export interface StoryOptions {
 export const DEFAULT_STORY_OPTIONS: Readonly<StoryOptions> = {
   dataSource: 'story',
   instruction:
-    'You are the narrator of an interactive story. Continue the story from the user\'s latest message, staying consistent with the setting below and with everything that has happened so far.',
+    "You are the narrator of an interactive story. Continue the story from the user's latest message, staying consistent with the setting below and with everything that has happened so far.",
   outputFormat: 'Reply with the next part of the story only, as plain prose: no headings, lists or notes about what you are doing.',
   context: StoryContextPart.Story,
 };
@@ -92,7 +92,11 @@ export function storySamples(record: StoryRecord, conversationId: string, firstI
     samples.push({
       data_source: options.dataSource,
       prompt: [{ role: 'system', content: systemPrompt }, ...history, message(userTurn)],
-      prompt_without_context: [...(systemWithout === '' ? [] : [{ role: 'system', content: systemWithout }]), ...(dropHistory ? [] : history), message(userTurn)],
+      prompt_without_context: [
+        ...(systemWithout === '' ? [] : [{ role: 'system', content: systemWithout }]),
+        ...(dropHistory ? [] : history),
+        message(userTurn),
+      ],
       ability: 'story',
       reward_model: { ground_truth: reply.content, style: 'model' },
       extra_info: { conversation_id: conversationId, index: firstIndex + samples.length, turn: samples.length + 1 },

@@ -117,12 +117,15 @@ export async function policyFromWeights(weights: PolicyWeights, options: Embedde
 }
 
 /** A randomly initialised policy (deterministic in `seed`); `config.vocabSize` defaults to the tokenizer's. */
-export async function createRandomPolicy(args: {
-  config: Omit<ModelConfigInput, 'vocabSize'> & { vocabSize?: number };
-  tokenizer: TokenizerConfig;
-  seed: number;
-  version?: string;
-}, options: EmbeddedPolicyOptions = {}): Promise<EmbeddedPolicy> {
+export async function createRandomPolicy(
+  args: {
+    config: Omit<ModelConfigInput, 'vocabSize'> & { vocabSize?: number };
+    tokenizer: TokenizerConfig;
+    seed: number;
+    version?: string;
+  },
+  options: EmbeddedPolicyOptions = {},
+): Promise<EmbeddedPolicy> {
   const tokenizer = createTokenizer(args.tokenizer);
   const config = parseModelConfig({ ...args.config, vocabSize: args.config.vocabSize ?? tokenizer.vocabSize });
   return policyFromWeights({ version: args.version ?? 'init', config, tokenizer: tokenizer.config, params: initHostParams(config, args.seed) }, options);

@@ -20,6 +20,14 @@ export type { LossInputs, PolicyLoss } from './training/loss-inputs.ts';
 export { OptimizerConfig, parseOptimizerConfig, type OptimizerConfigInput } from './training/optimizer.ts';
 export { decodeSafetensors, encodeSafetensors, type Safetensors } from './weights/safetensors.ts';
 export { WEIGHTS_FORMAT, WEIGHTS_FORMAT_VERSION, decodeWeights, encodeWeights, loadPolicy, loadWeights, saveWeights } from './weights/weights.ts';
-export { fetchWeights, openWeightsStore, publishWeights, watchWeights, type WatchWeightsOptions, type WeightsSource, type WeightsWatcher } from './weights/weights-store.ts';
+export {
+  fetchWeights,
+  openWeightsStore,
+  publishWeights,
+  watchWeights,
+  type WatchWeightsOptions,
+  type WeightsSource,
+  type WeightsWatcher,
+} from './weights/weights-store.ts';
 export { ModelHandle, type Lease } from './weights/model-handle.ts';
 export type { HostParams, HostTensor } from './model/params.ts';

@@ -12,13 +12,20 @@ export const BaseConfig = z.object({
   NATS_PASS: z.string().optional(),
   NATS_TOKEN: z.string().optional(),
   /** Connect without NATS (HTTP only) when 'false'. @default true */
-  NATS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  NATS_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** Optional bearer token required on every HTTP route except health probes. */
   AUTH_TOKEN: z.string().min(1).optional(),
   /** pino level. @default 'info' */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted HTTP body and reassembled NATS payload, in bytes. @default 16 MiB */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
   /** How long graceful shutdown waits for in-flight work. @default 10000 */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** Timeout of each NATS chunk pull and outbound request. @default 30000 */

@@ -91,7 +91,10 @@ type Constructors = { readonly [K in keyof typeof ErrorCode as Uncapitalize<K>]:
  * `new AppError(ErrorCode.NotFound, 'job x')`.
  */
 export const appError: Constructors = Object.fromEntries(
-  Object.entries(ErrorCode).map(([name, code]) => [name[0]!.toLowerCase() + name.slice(1), (message: string, options?: AppErrorOptions) => new AppError(code, message, options)]),
+  Object.entries(ErrorCode).map(([name, code]) => [
+    name[0]!.toLowerCase() + name.slice(1),
+    (message: string, options?: AppErrorOptions) => new AppError(code, message, options),
+  ]),
 ) as unknown as Constructors;
 
 /**
@@ -126,9 +129,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** Converts any thrown value into the wire body; unknown errors become `internal`. */
 export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof AppError) {
-    return err.details === undefined
-      ? { code: err.code, message: err.message }
-      : { code: err.code, message: err.message, details: err.details };
+    return err.details === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, details: err.details };
   }
   return { code: ErrorCode.Internal, message: 'internal error' };
 }

@@ -29,7 +29,11 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
       apiKey: config.OPENAI_API_KEY,
     });
     const model = config.OPENAI_MODEL ?? config.MODEL_NAME ?? 'default';
-    return { backend: createOpenAiBackend({ baseUrl, model, mode: config.OPENAI_MODE, post }), describe: `${config.OPENAI_MODE} via ${baseUrl}`, stop: async () => {} };
+    return {
+      backend: createOpenAiBackend({ baseUrl, model, mode: config.OPENAI_MODE, post }),
+      describe: `${config.OPENAI_MODE} via ${baseUrl}`,
+      stop: async () => {},
+    };
   }
   if (config.GENERATION_BACKEND === 'scripted') {
     const path = config.GENERATION_SCRIPT ?? '';
@@ -39,7 +43,12 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
     const parsed = ScriptFile.safeParse(parseJsonText(text, path));
     if (!parsed.success) throw validationError(parsed.error, path);
     const policy = createScriptedPolicy({ script: scriptFromRules(parsed.data) });
-    const backend = createEmbeddedBackend({ provider: fixedPolicyProvider(policy), model: config.MODEL_NAME ?? 'scripted', kind: 'scripted', maxBatch: config.EMBEDDED_MAX_BATCH });
+    const backend = createEmbeddedBackend({
+      provider: fixedPolicyProvider(policy),
+      model: config.MODEL_NAME ?? 'scripted',
+      kind: 'scripted',
+      maxBatch: config.EMBEDDED_MAX_BATCH,
+    });
     return { backend, describe: `script ${path}`, stop: async () => {} };
   }
   // Loaded on demand: the tensor library is only needed by the embedded backend.

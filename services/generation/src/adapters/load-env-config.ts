@@ -21,6 +21,10 @@ export async function loadEnvironment(config: GenerationConfig, port: EnvPort): 
   const toolPath = config.TOOL_CONFIG_PATH;
   const interactionPath = config.INTERACTION_CONFIG_PATH;
   const tools = buildTools(parseToolConfig(await readConfigFile(toolPath, 'TOOL_CONFIG_PATH'), toolPath), deps, toolPath);
-  const interactions = buildInteractions(parseInteractionConfig(await readConfigFile(interactionPath, 'INTERACTION_CONFIG_PATH'), interactionPath), deps, interactionPath);
+  const interactions = buildInteractions(
+    parseInteractionConfig(await readConfigFile(interactionPath, 'INTERACTION_CONFIG_PATH'), interactionPath),
+    deps,
+    interactionPath,
+  );
   return { tools, interactions };
 }

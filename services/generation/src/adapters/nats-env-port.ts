@@ -22,7 +22,10 @@ export function createNatsEnvPort(nc: NatsConnection | undefined): EnvPort {
     },
     async runCode(req, call) {
       call.signal.throwIfAborted();
-      return (await requestJson(conn(SANDBOX_RUN_CODE_SUBJECT), SANDBOX_RUN_CODE_SUBJECT, req, { timeoutMs: call.timeoutMs, response: RunCodeReply })) as RunCodeResponse;
+      return (await requestJson(conn(SANDBOX_RUN_CODE_SUBJECT), SANDBOX_RUN_CODE_SUBJECT, req, {
+        timeoutMs: call.timeoutMs,
+        response: RunCodeReply,
+      })) as RunCodeResponse;
     },
   };
 }

@@ -23,7 +23,9 @@ describe('openai backend, tokens mode (vLLM)', () => {
   it('templates with /tokenize, sends token-id prompts with log-probs, reads token_id:N tokens', async () => {
     const { post, calls } = fakeServer({
       '/tokenize': () => ({ tokens: [1, 2, 3], count: 3, max_model_len: 100 }),
-      '/v1/completions': () => ({ choices: [{ text: 'hi', finish_reason: 'stop', logprobs: { tokens: ['token_id:7', 'token_id:8'], token_logprobs: [-0.5, -0.25] } }] }),
+      '/v1/completions': () => ({
+        choices: [{ text: 'hi', finish_reason: 'stop', logprobs: { tokens: ['token_id:7', 'token_id:8'], token_logprobs: [-0.5, -0.25] } }],
+      }),
     });
     const session = await createOpenAiBackend({ baseUrl: 'http://vllm:8000/v1', model: 'qwen', mode: 'tokens', post }).open();
     if (session.mode !== 'tokens') throw new Error('token session expected');
@@ -32,13 +34,26 @@ describe('openai backend, tokens mode (vLLM)', () => {
     const gen = await session.generate({ promptIds: [1, 2, 3], params: { maxTokens: 5, temperature: 0.7, topK: 20, seed: 4 } });
     expect(gen).toEqual({ tokenIds: [7, 8], logprobs: [-0.5, -0.25], finishReason: 'stop', text: 'hi' });
     expect(calls.map((c) => c.url)).toEqual(['http://vllm:8000/tokenize', 'http://vllm:8000/v1/completions']);
-    expect(calls[1]?.body).toEqual({ model: 'qwen', prompt: [1, 2, 3], max_tokens: 5, temperature: 0.7, top_p: 1, top_k: 20, seed: 4, logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true });
+    expect(calls[1]?.body).toEqual({
+      model: 'qwen',
+      prompt: [1, 2, 3],
+      max_tokens: 5,
+      temperature: 0.7,
+      top_p: 1,
+      top_k: 20,
+      seed: 4,
+      logprobs: 1,
+      return_tokens_as_token_ids: true,
+      return_token_ids: true,
+    });
   });
 
   it('prefers vLLM’s token_ids and refuses a server that returns no ids', () => {
     expect(completionTokens({ text: '', finish_reason: 'length', token_ids: [5], logprobs: { token_logprobs: [-1] } })).toEqual({ ids: [5], logprobs: [-1] });
     expect(() => completionTokens({ text: 'a', finish_reason: 'stop', logprobs: { tokens: ['a'], token_logprobs: [-1] } })).toThrow(/OPENAI_MODE=chat/);
-    expect(() => completionTokens({ text: 'a', finish_reason: 'stop', token_ids: [1, 2], logprobs: { token_logprobs: [-1] } })).toThrow(/1 log-probs for 2 tokens/);
+    expect(() => completionTokens({ text: 'a', finish_reason: 'stop', token_ids: [1, 2], logprobs: { token_logprobs: [-1] } })).toThrow(
+      /1 log-probs for 2 tokens/,
+    );
   });
 });
 
@@ -47,7 +62,12 @@ describe('openai backend, chat mode', () => {
     let turn = 0;
     const { post, calls } = fakeServer({
       '/v1/chat/completions': () => ({
-        choices: [{ message: { content: turn++ === 0 ? '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>' : '42' }, finish_reason: 'stop' }],
+        choices: [
+          {
+            message: { content: turn++ === 0 ? '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>' : '42' },
+            finish_reason: 'stop',
+          },
+        ],
         usage: { completion_tokens: 9 },
       }),
     });
@@ -67,7 +87,12 @@ describe('openai backend, chat mode', () => {
       { tools, deadline: manualDeadlines().deadline },
     );
     expect(out).toMatchObject({ token_level: false, response_ids: [], num_turns: 4, stop_reason: 'stop' });
-    expect(out.messages.map((m) => m.content)).toEqual(['6*7?', '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>', '42', '42']);
+    expect(out.messages.map((m) => m.content)).toEqual([
+      '6*7?',
+      '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>',
+      '42',
+      '42',
+    ]);
     const second = calls[1]?.body.messages as Array<{ role: string; content: string }>;
     expect(second[0]?.role).toBe('system');
     expect(second[0]?.content).toContain('"name":"calculator"');

@@ -45,7 +45,10 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
     if (parsed?.every((x) => x !== undefined)) ids = parsed.map(Number);
   }
   if (ids === undefined) {
-    throw new AppError(ErrorCode.UpstreamError, 'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers');
+    throw new AppError(
+      ErrorCode.UpstreamError,
+      'the server returned no token ids (needs vLLM’s return_tokens_as_token_ids or token_ids); use OPENAI_MODE=chat for text-only servers',
+    );
   }
   if (lp === undefined || lp === null || lp.length !== ids.length) {
     throw new AppError(ErrorCode.UpstreamError, `the server returned ${lp?.length ?? 0} log-probs for ${ids.length} tokens`);
@@ -55,7 +58,9 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
 
 /** Chat-mode messages: tool answers go as user turns in `<tool_response>` (what Hermes templates render), so no server needs tool-call ids. */
 function toChatMessages(messages: readonly ChatMessage[]): Array<{ role: string; content: string }> {
-  return messages.map((m) => (m.role === 'tool' ? { role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` } : { role: m.role, content: m.content }));
+  return messages.map((m) =>
+    m.role === 'tool' ? { role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` } : { role: m.role, content: m.content },
+  );
 }
 
 /**
@@ -98,7 +103,11 @@ export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
     const reply = await o.post(`${base}/chat/completions`, body, ChatReply, signal);
     const choice = reply.choices[0] as (typeof reply.choices)[number];
     const text = choice.message.content ?? '';
-    return { text, finishReason: choice.finish_reason === 'length' ? ('length' as const) : ('stop' as const), completionTokens: reply.usage?.completion_tokens ?? 0 };
+    return {
+      text,
+      finishReason: choice.finish_reason === 'length' ? ('length' as const) : ('stop' as const),
+      completionTokens: reply.usage?.completion_tokens ?? 0,
+    };
   }
 
   return {

@@ -44,7 +44,8 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
     return {
       provider: {
         acquire: async () => {
-          if (handle === undefined) throw new AppError(ErrorCode.Unavailable, `no policy version has been published to ${bucket}/${name} yet`, { retryable: true });
+          if (handle === undefined)
+            throw new AppError(ErrorCode.Unavailable, `no policy version has been published to ${bucket}/${name} yet`, { retryable: true });
           return handle.acquire();
         },
         current: () => handle?.current,
@@ -81,7 +82,10 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
   const model =
     config.POLICY_PATH !== undefined
       ? await loadPolicy(config.POLICY_PATH, options)
-      : await createRandomPolicy({ config: config.POLICY_INIT, tokenizer: { kind: 'byte' }, seed: config.POLICY_SEED, version: `untrained-seed${config.POLICY_SEED}` }, options);
+      : await createRandomPolicy(
+          { config: config.POLICY_INIT, tokenizer: { kind: 'byte' }, seed: config.POLICY_SEED, version: `untrained-seed${config.POLICY_SEED}` },
+          options,
+        );
   const handle = new ModelHandle<EmbeddedPolicy>(model);
   return {
     provider: { acquire: async () => handle.acquire(), current: () => handle.current },

@@ -87,7 +87,8 @@ export async function createChatCompletion(backend: InferenceBackend, req: ChatC
       chunks.push({ ...chunkBase, choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
       if (message.tool_calls !== undefined) {
         // Tool calls arrive whole: the content around them, then the calls.
-        if (message.content !== null) chunks.push({ ...chunkBase, choices: [{ index, delta: { content: message.content }, logprobs: null, finish_reason: null }] });
+        if (message.content !== null)
+          chunks.push({ ...chunkBase, choices: [{ index, delta: { content: message.content }, logprobs: null, finish_reason: null }] });
         const calls = message.tool_calls.map((c, k) => ({ index: k, ...c }));
         chunks.push({ ...chunkBase, choices: [{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }] });
       } else {

@@ -43,7 +43,9 @@ async function generateChoices(session: TokenSession, req: CompletionRequest): P
   prompts.forEach((p, i) => checkPromptRoom(session, p.length, prompts.length === 1 ? 'prompt' : `prompt[${i}]`));
   const n = req.n ?? 1;
   const jobs = prompts.flatMap((promptIds, p) => Array.from({ length: n }, (_, j) => ({ index: p * n + j, promptIds })));
-  const gens = await Promise.all(jobs.map((job) => session.generate({ promptIds: job.promptIds, params: samplingOf(req, req.max_tokens ?? DEFAULT_MAX_TOKENS, job.index, jobs.length) })));
+  const gens = await Promise.all(
+    jobs.map((job) => session.generate({ promptIds: job.promptIds, params: samplingOf(req, req.max_tokens ?? DEFAULT_MAX_TOKENS, job.index, jobs.length) })),
+  );
   const stop = samplingOf(req, 1, 0, 1).stop;
   return Promise.all(
     jobs.map(async (job, i) => {
@@ -100,7 +102,15 @@ export async function createCompletion(backend: InferenceBackend, req: Completio
       const lp = logprobsOf(c, req.logprobs);
       const pieces = await tokenPieces(session.codec, c.gen.tokenIds, c.text);
       pieces.forEach((text, i) => {
-        const logprobs = lp === null ? null : { tokens: [lp.tokens[i]], token_logprobs: [lp.token_logprobs[i]], top_logprobs: lp.top_logprobs === null ? null : [lp.top_logprobs[i]], text_offset: [lp.text_offset[i]] };
+        const logprobs =
+          lp === null
+            ? null
+            : {
+                tokens: [lp.tokens[i]],
+                token_logprobs: [lp.token_logprobs[i]],
+                top_logprobs: lp.top_logprobs === null ? null : [lp.top_logprobs[i]],
+                text_offset: [lp.text_offset[i]],
+              };
         chunks.push({ ...base, choices: [{ index: c.index, text, logprobs, finish_reason: null }] });
       });
       chunks.push({ ...base, choices: [{ index: c.index, text: '', logprobs: null, finish_reason: c.gen.finishReason }] });

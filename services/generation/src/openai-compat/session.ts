@@ -32,6 +32,9 @@ export async function openTokenSession(backend: InferenceBackend): Promise<Token
 export function checkPromptRoom(session: TokenSession, promptLength: number, field: string): void {
   const max = session.maxSequenceLength;
   if (max !== undefined && promptLength >= max) {
-    throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: ${promptLength} tokens leave no room under the model's maximum sequence length ${max}`);
+    throw new AppError(
+      ErrorCode.ValidationFailed,
+      `invalid body: ${field}: ${promptLength} tokens leave no room under the model's maximum sequence length ${max}`,
+    );
   }
 }

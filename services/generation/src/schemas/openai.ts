@@ -36,7 +36,11 @@ export const CompletionRequest = z
 export type CompletionRequest = z.infer<typeof CompletionRequest>;
 
 const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
-const ToolCall = z.looseObject({ id: z.string().optional(), type: z.string().optional(), function: z.looseObject({ name: z.string(), arguments: z.string() }) });
+const ToolCall = z.looseObject({
+  id: z.string().optional(),
+  type: z.string().optional(),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
 
 /** A chat message as OpenAI clients send it. */
 export const OpenAiMessage = z.looseObject({
@@ -83,7 +87,12 @@ export const CompletionResponse = z
         index: z.number().int(),
         text: z.string(),
         logprobs: z
-          .object({ tokens: z.array(z.string()), token_logprobs: z.array(z.number()), top_logprobs: z.array(z.record(z.string(), z.number())).nullable(), text_offset: z.array(z.number().int()) })
+          .object({
+            tokens: z.array(z.string()),
+            token_logprobs: z.array(z.number()),
+            top_logprobs: z.array(z.record(z.string(), z.number())).nullable(),
+            text_offset: z.array(z.number().int()),
+          })
           .nullable(),
         finish_reason: z.enum(['stop', 'length']),
         token_ids: z.array(z.number().int()).optional(),
@@ -95,7 +104,12 @@ export const CompletionResponse = z
   .openapi('CompletionResponse');
 export type CompletionResponse = z.infer<typeof CompletionResponse>;
 
-const TokenLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()), top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()) })) });
+const TokenLogprob = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  bytes: z.array(z.number().int()),
+  top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()) })),
+});
 
 /** `POST /v1/chat/completions` reply (non-streaming). */
 export const ChatCompletionResponse = z
@@ -111,7 +125,9 @@ export const ChatCompletionResponse = z
         message: z.object({
           role: z.literal('assistant'),
           content: z.string().nullable(),
-          tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+          tool_calls: z
+            .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+            .optional(),
         }),
         logprobs: z.object({ content: z.array(TokenLogprob) }).nullable(),
         finish_reason: z.enum(['stop', 'length', 'tool_calls']),
@@ -126,7 +142,16 @@ export type ChatCompletionResponse = z.infer<typeof ChatCompletionResponse>;
 export const ModelList = z
   .object({
     object: z.literal('list'),
-    data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string(), max_model_len: z.number().int().optional(), root: z.string().optional() })),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        object: z.literal('model'),
+        created: z.number().int(),
+        owned_by: z.string(),
+        max_model_len: z.number().int().optional(),
+        root: z.string().optional(),
+      }),
+    ),
   })
   .openapi('ModelList');
 export type ModelList = z.infer<typeof ModelList>;
@@ -146,9 +171,13 @@ export const TokenizeRequest = z
 export type TokenizeRequest = z.infer<typeof TokenizeRequest>;
 
 /** vLLM `POST /tokenize` reply. */
-export const TokenizeResponse = z.object({ count: z.number().int(), max_model_len: z.number().int(), tokens: z.array(z.number().int()) }).openapi('TokenizeResponse');
+export const TokenizeResponse = z
+  .object({ count: z.number().int(), max_model_len: z.number().int(), tokens: z.array(z.number().int()) })
+  .openapi('TokenizeResponse');
 
 /** vLLM `POST /detokenize`. */
-export const DetokenizeRequest = z.looseObject({ model: z.string().optional(), tokens: z.array(z.number().int().min(0)).max(1_000_000) }).openapi('DetokenizeRequest');
+export const DetokenizeRequest = z
+  .looseObject({ model: z.string().optional(), tokens: z.array(z.number().int().min(0)).max(1_000_000) })
+  .openapi('DetokenizeRequest');
 /** vLLM `POST /detokenize` reply. */
 export const DetokenizeResponse = z.object({ prompt: z.string() }).openapi('DetokenizeResponse');

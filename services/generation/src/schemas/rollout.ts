@@ -24,8 +24,12 @@ export const VerlSample = z
     prompt: z.array(ChatMessage).min(1).max(512),
     data_source: z.string().max(256).nullish(),
     agent_name: z.enum(['single_turn_agent', 'tool_agent']).nullish().openapi({ description: 'verl agent loop; absent or null means `single_turn_agent`' }),
-    tools_kwargs: KwargsRecord.nullish().openapi({ description: '`{<tool>: {create_kwargs: {...}}}`; falls back to `extra_info.tools_kwargs` as verl reads it' }),
-    interaction_kwargs: KwargsRecord.nullish().openapi({ description: '`{name, ...}`: the interaction by `name`; falls back to `extra_info.interaction_kwargs`' }),
+    tools_kwargs: KwargsRecord.nullish().openapi({
+      description: '`{<tool>: {create_kwargs: {...}}}`; falls back to `extra_info.tools_kwargs` as verl reads it',
+    }),
+    interaction_kwargs: KwargsRecord.nullish().openapi({
+      description: '`{name, ...}`: the interaction by `name`; falls back to `extra_info.interaction_kwargs`',
+    }),
     extra_info: KwargsRecord.nullish(),
     reward_model: z.unknown().optional(),
     index: z.union([z.number(), z.string()]).nullish(),
@@ -50,8 +54,20 @@ export type RolloutSampling = z.infer<typeof RolloutSampling>;
 /** Limits of each trajectory (verl's `prompt_length`, `response_length` and `multi_turn.*`). */
 export const RolloutLimits = z
   .object({
-    max_prompt_tokens: z.number().int().min(1).max(10_000_000).optional().openapi({ description: 'Longer prompts fail in their slot; default the service’s ROLLOUT_MAX_PROMPT_TOKENS' }),
-    max_response_tokens: z.number().int().min(1).max(10_000_000).optional().openapi({ description: 'Budget of model + tool/interaction tokens; default ROLLOUT_MAX_RESPONSE_TOKENS' }),
+    max_prompt_tokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000_000)
+      .optional()
+      .openapi({ description: 'Longer prompts fail in their slot; default the service’s ROLLOUT_MAX_PROMPT_TOKENS' }),
+    max_response_tokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000_000)
+      .optional()
+      .openapi({ description: 'Budget of model + tool/interaction tokens; default ROLLOUT_MAX_RESPONSE_TOKENS' }),
     max_assistant_turns: z.number().int().min(1).max(10_000).nullish(),
     max_user_turns: z.number().int().min(1).max(10_000).nullish(),
     max_parallel_calls: z.number().int().min(1).max(64).default(1),
@@ -69,7 +85,15 @@ export const RolloutRequest = z
     sampling: RolloutSampling.default({ temperature: 1, top_p: 1, top_k: -1 }),
     limits: RolloutLimits.default({ max_parallel_calls: 1, max_tool_response_length: 256, tool_response_truncate_side: 'middle' }),
     include_messages: z.boolean().default(true).openapi({ description: 'Return each trajectory’s message list' }),
-    model_version: z.string().min(1).max(256).optional().openapi({ description: 'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive' }),
+    model_version: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({
+        description:
+          'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive',
+      }),
     model_version_timeout_ms: z.number().int().min(0).max(600_000).default(30_000),
   })
   .openapi('RolloutRequest');

@@ -13,7 +13,8 @@ export function createRemoteScorer(nc: NatsConnection | undefined, timeoutMs: nu
     // The caller's request id and trace context travel on to the next service, under a client
     // span (named after the subject, with the forwarded items' data sources) of this call's span.
     const reply = await withNatsClientSpan(subject, dataSourceAttributes(items), () =>
-      requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse, requestId: ctx.requestId, traceparent: ctx.traceparent }));
+      requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse, requestId: ctx.requestId, traceparent: ctx.traceparent }),
+    );
     return reply.results as SlotResult[];
   };
 }

@@ -14,18 +14,14 @@ import { qaSubemScorer } from './scorers/qa-subem.ts';
 
 /** Every local scorer by its stable name. */
 export const SCORERS: Readonly<Record<string, Scorer>> = Object.freeze(
-  Object.fromEntries(
-    [gsm8kScorer, mathRewardScorer, mathDapoScorer, qaEmScorer, qaSubemScorer, geo3kScorer, arithmeticSequenceScorer].map((s) => [s.name, s]),
-  ),
+  Object.fromEntries([gsm8kScorer, mathRewardScorer, mathDapoScorer, qaEmScorer, qaSubemScorer, geo3kScorer, arithmeticSequenceScorer].map((s) => [s.name, s])),
 );
 
 /** NATS subject that scores verl's code data sources (sandbox_fusion / prime_code). */
 export const SANDBOX_SCORE_SUBJECT = 'reward.sandbox.score';
 
 /** Where a data_source is scored: a local scorer, or another service's subject. */
-export type Route =
-  | { readonly kind: 'local'; readonly scorer: Scorer }
-  | { readonly kind: 'remote'; readonly subject: string };
+export type Route = { readonly kind: 'local'; readonly scorer: Scorer } | { readonly kind: 'remote'; readonly subject: string };
 
 const REMOTE_SANDBOX: Route = { kind: 'remote', subject: SANDBOX_SCORE_SUBJECT };
 
@@ -66,11 +62,9 @@ export function resolveDataSource(dataSource: string): Route {
   const exact = EXACT.get(dataSource);
   if (exact !== undefined) return exact;
   for (const [prefix, route] of PREFIXES) if (dataSource.startsWith(prefix)) return route;
-  throw new AppError(
-    ErrorCode.UnknownDataSource,
-    `reward function is not implemented for data_source "${dataSource}"`,
-    { details: { data_source: dataSource } },
-  );
+  throw new AppError(ErrorCode.UnknownDataSource, `reward function is not implemented for data_source "${dataSource}"`, {
+    details: { data_source: dataSource },
+  });
 }
 
 function routeName(route: Route): string {

@@ -2,7 +2,12 @@ import { AppError } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { closeBatch, itemBudgetMs, openBatch, scoreBatchItem, skipBatchItem, type BatchState } from './score-batch.ts';
 
-const gsm8k = (solution: string, params?: Record<string, unknown>) => ({ data_source: 'openai/gsm8k', solution_str: solution, ground_truth: '18', ...(params ? { params } : {}) });
+const gsm8k = (solution: string, params?: Record<string, unknown>) => ({
+  data_source: 'openai/gsm8k',
+  solution_str: solution,
+  ground_truth: '18',
+  ...(params ? { params } : {}),
+});
 
 function scoreAll(items: unknown[], defaultTimeoutMs = 5000): BatchState {
   const state = openBatch(JSON.stringify({ items }), defaultTimeoutMs);

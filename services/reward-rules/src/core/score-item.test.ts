@@ -32,9 +32,7 @@ describe('scoreItem', () => {
   });
 
   it('scores Search-R1 sources with EM', () => {
-    const out = scoreItem(
-      item({ data_source: 'searchR1_nq', solution_str: '<answer>the Paris</answer>', ground_truth: { target: ['Paris'] } }),
-    );
+    const out = scoreItem(item({ data_source: 'searchR1_nq', solution_str: '<answer>the Paris</answer>', ground_truth: { target: ['Paris'] } }));
     expect(out).toEqual({ score: 1, extra: { acc: true, pred: 'the Paris' } });
   });
 

@@ -34,11 +34,9 @@ export function scoreItem(item: ScoreItem): ScoreOutcome {
   const route = resolveDataSource(item.data_source);
   if (route.kind === 'remote') {
     // Isolated on purpose: the service shell will route these to the sandbox service.
-    throw new AppError(
-      ErrorCode.SandboxUnavailable,
-      `data_source "${item.data_source}" is scored by ${route.subject}, which is not reachable from here`,
-      { retryable: true },
-    );
+    throw new AppError(ErrorCode.SandboxUnavailable, `data_source "${item.data_source}" is scored by ${route.subject}, which is not reachable from here`, {
+      retryable: true,
+    });
   }
   const { scorer } = route;
   const params = parseParams(scorer, item.params);

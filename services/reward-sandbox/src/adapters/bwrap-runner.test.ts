@@ -37,13 +37,17 @@ describe.skipIf(runner.languages().length === 0)('BwrapRunner', () => {
     expect(runner.languages()).toEqual(expect.arrayContaining(['python', 'bash', 'cpp', 'nodejs', 'typescript']));
   });
 
-  it.each(runner.languages().map((l) => [l]))('runs hello world in %s', async (language) => {
-    const out = await runner.run(spec(language, HELLO[language] ?? ''), never);
-    expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
-    if (!REPORTS.includes(language)) expect(out.run_result?.stdout).toBe('hello\n');
-    expect(out.compile_result === null).toBe(LANGUAGES[language]?.compile === undefined);
-    expect(out.run_result?.execution_time).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(runner.languages().map((l) => [l]))(
+    'runs hello world in %s',
+    async (language) => {
+      const out = await runner.run(spec(language, HELLO[language] ?? ''), never);
+      expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
+      if (!REPORTS.includes(language)) expect(out.run_result?.stdout).toBe('hello\n');
+      expect(out.compile_result === null).toBe(LANGUAGES[language]?.compile === undefined);
+      expect(out.run_result?.execution_time).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 
   it('passes stdin through (a regular file, so /dev/stdin works too)', async () => {
     const py = await runner.run(spec('python', 'print(int(input()) * 2)', { stdin: '21\n' }), never);
@@ -58,8 +62,12 @@ describe.skipIf(runner.languages().length === 0)('BwrapRunner', () => {
   });
 
   it('round-trips files and fetch_files (missing files are simply absent)', async () => {
-    const code = 'import os\nos.makedirs("out", exist_ok=True)\nopen("out/r.txt", "w").write(open("data/in.txt").read().upper())\nopen("empty", "a").write("x")';
-    const out = await runner.run(spec('python', code, { files: { 'data/in.txt': Buffer.from('hello'), empty: null }, fetchFiles: ['out/r.txt', 'missing.txt', 'data/in.txt', 'empty'] }), never);
+    const code =
+      'import os\nos.makedirs("out", exist_ok=True)\nopen("out/r.txt", "w").write(open("data/in.txt").read().upper())\nopen("empty", "a").write("x")';
+    const out = await runner.run(
+      spec('python', code, { files: { 'data/in.txt': Buffer.from('hello'), empty: null }, fetchFiles: ['out/r.txt', 'missing.txt', 'data/in.txt', 'empty'] }),
+      never,
+    );
     expect(out.run_result?.return_code).toBe(0);
     expect(out.files).toEqual({ 'out/r.txt': b64('HELLO'), 'data/in.txt': b64('hello'), empty: b64('x') });
   });
@@ -106,7 +114,9 @@ describe.skipIf(runner.languages().length === 0)('BwrapRunner', () => {
   });
 
   it('runs concurrently without sharing state', async () => {
-    const outs = await Promise.all([1, 2, 3, 4].map((i) => runner.run(spec('python', `open("f", "w").write("${i}"); import time; time.sleep(0.1); print(open("f").read())`), never)));
+    const outs = await Promise.all(
+      [1, 2, 3, 4].map((i) => runner.run(spec('python', `open("f", "w").write("${i}"); import time; time.sleep(0.1); print(open("f").read())`), never)),
+    );
     expect(outs.map((o) => o.run_result?.stdout)).toEqual(['1\n', '2\n', '3\n', '4\n']);
   });
 

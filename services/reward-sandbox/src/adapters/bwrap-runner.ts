@@ -116,22 +116,36 @@ export class BwrapRunner implements Runner {
     const uids = checkUids(this.slots);
     const nodePackagesPath = options.nodePackagesPath === undefined ? DEFAULT_NODE_PACKAGES : (options.nodePackagesPath ?? undefined);
     const probe = probeHost({
-      ...options, nodePackagesPath, pythonPath: this.#opts.pythonPath, probeUid: this.slots.uidBase, sandboxUid: this.#opts.sandboxUid,
+      ...options,
+      nodePackagesPath,
+      pythonPath: this.#opts.pythonPath,
+      probeUid: this.slots.uidBase,
+      sandboxUid: this.#opts.sandboxUid,
       ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
     this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.size) : null;
     const l = probe.launcher;
     const privateMounts = l !== null && l.unshare !== '' && l.mount !== '' && prepareMountPoints();
-    const cgroupProblem = this.cgroups === null
-      ? [`no memory cgroup${this.#opts.cgroups ? ' (this host gives none)' : ' (SANDBOX_CGROUPS=false)'}: memfd, forked processes and kernel memory of a run are not capped as a whole`]
-      : [];
+    const cgroupProblem =
+      this.cgroups === null
+        ? [
+            `no memory cgroup${this.#opts.cgroups ? ' (this host gives none)' : ' (SANDBOX_CGROUPS=false)'}: memfd, forked processes and kernel memory of a run are not capped as a whole`,
+          ]
+        : [];
     this.host = {
-      ...probe, problems: [...probe.problems, ...problem, ...shell.problem, ...uids, ...cgroupProblem], cgroups: this.cgroups !== null, privateMounts,
+      ...probe,
+      problems: [...probe.problems, ...problem, ...shell.problem, ...uids, ...cgroupProblem],
+      cgroups: this.cgroups !== null,
+      privateMounts,
     };
     // Without the execute-only shell the program could rewrite its supervisor's report; without a
     // free uid range it could share one with an account: fail closed.
     const usable = seccomp !== null && shell.shell !== null && uids.length === 0;
-    this.#languages = usable ? Object.entries(LANGUAGES).filter(([, l]) => l.available(probe.tools)).map(([n]) => n) : [];
+    this.#languages = usable
+      ? Object.entries(LANGUAGES)
+          .filter(([, l]) => l.available(probe.tools))
+          .map(([n]) => n)
+      : [];
     const cgroups = this.#joinCgroups ? this.cgroups : null;
     this.#launchers = new LauncherPool((slot) => cgroups?.procs(slot) ?? []);
     if (this.#languages.length > 0) for (const s of this.slots.all()) this.#launchers.refill(s.index);
@@ -205,7 +219,11 @@ export class BwrapRunner implements Runner {
       ...(compile && {
         compile: {
           ...compile,
-          limits: ulimitScript({ ...base, addressSpaceMb: Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), cpuSeconds: cpuSecondsFor(spec.compileTimeoutMs) }),
+          limits: ulimitScript({
+            ...base,
+            addressSpaceMb: Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb),
+            cpuSeconds: cpuSecondsFor(spec.compileTimeoutMs),
+          }),
         },
       }),
       run: { ...run, limits: ulimitScript({ ...base, addressSpaceMb: lang.addressSpaceMb(spec.memoryLimitMb), cpuSeconds: runCpuSeconds }) },
@@ -216,8 +234,14 @@ export class BwrapRunner implements Runner {
     const shmBytes = this.#opts.shmMb * MiB;
     const privateMounts = this.host.privateMounts;
     const args = bwrapArgs({
-      layout: this.host.layout, uid: this.#opts.sandboxUid, env: { ...SANDBOX_ENV },
-      tmpBytes, shmBytes, files, infoFd: FD.info, seccompFd,
+      layout: this.host.layout,
+      uid: this.#opts.sandboxUid,
+      env: { ...SANDBOX_ENV },
+      tmpBytes,
+      shmBytes,
+      files,
+      infoFd: FD.info,
+      seccompFd,
       ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
       roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
       command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
@@ -226,35 +250,62 @@ export class BwrapRunner implements Runner {
     const compileMemoryBytes = compile ? cgroupMemoryBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes, shmBytes) : runMemoryBytes;
     const cgroup = this.#joinCgroups ? (this.cgroups?.prepare(slot.index, compileMemoryBytes, this.#opts.processes + 16) ?? null) : null;
     const launcher = this.host.launcher;
-    const dropPrivileges = launcher === null ? [] : hostLaunchPrefix(launcher, {
-      uid: slot.uid,
-      cgroupProcs: [], // the launcher joined them
-      ...(privateMounts && {
-        ipcSysctls: ipcSysctls(shmBytes),
-        // Inputs are files too: they do not eat the inode budget.
-        mounts: { tmp: { bytes: tmpBytes, inodes: TMPFS_INODES.tmp + files.filter((f) => f.dest.startsWith('/tmp/')).length /* inputs under /tmp only: /etc and /run files live elsewhere */ }, shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm } },
-      }),
-    });
-    const x = await execute({
-      // The slot's spare launcher, already in its cgroups (a fresh one, joining now, if the run needs more data fds).
-      launcher: this.#launchers.take(slot.index, data.length), dropPrivileges, command: [this.host.bwrap, ...args], data, hasCompile: compile !== undefined,
-      ...(cgroup && {
-        onRunAfterCompile: () => {
-          // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
-          cgroup.tighten(runMemoryBytes);
-          cgroup.resetPeak();
-        },
-      }),
-      setupTimeoutMs: 20_000, compileTimeoutMs: spec.compileTimeoutMs, runTimeoutMs: spec.runTimeoutMs, graceMs: 1_000,
-      maxOutputBytes: spec.maxOutputBytes, maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024, fetchCount: fetch.length,
-    }, signal);
+    const dropPrivileges =
+      launcher === null
+        ? []
+        : hostLaunchPrefix(launcher, {
+            uid: slot.uid,
+            cgroupProcs: [], // the launcher joined them
+            ...(privateMounts && {
+              ipcSysctls: ipcSysctls(shmBytes),
+              // Inputs are files too: they do not eat the inode budget.
+              mounts: {
+                tmp: {
+                  bytes: tmpBytes,
+                  inodes:
+                    TMPFS_INODES.tmp + files.filter((f) => f.dest.startsWith('/tmp/')).length /* inputs under /tmp only: /etc and /run files live elsewhere */,
+                },
+                shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm },
+              },
+            }),
+          });
+    const x = await execute(
+      {
+        // The slot's spare launcher, already in its cgroups (a fresh one, joining now, if the run needs more data fds).
+        launcher: this.#launchers.take(slot.index, data.length),
+        dropPrivileges,
+        command: [this.host.bwrap, ...args],
+        data,
+        hasCompile: compile !== undefined,
+        ...(cgroup && {
+          onRunAfterCompile: () => {
+            // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
+            cgroup.tighten(runMemoryBytes);
+            cgroup.resetPeak();
+          },
+        }),
+        setupTimeoutMs: 20_000,
+        compileTimeoutMs: spec.compileTimeoutMs,
+        runTimeoutMs: spec.runTimeoutMs,
+        graceMs: 1_000,
+        maxOutputBytes: spec.maxOutputBytes,
+        maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024,
+        fetchCount: fetch.length,
+      },
+      signal,
+    );
     if (!x.started) {
       const why = x.timedOut === 'setup' ? 'timed out during setup' : `exited with status ${x.exitStatus}`;
       throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
     }
     return buildOutcome(x, {
-      hasCompile: compile !== undefined, memoryLimitMb: spec.memoryLimitMb, compileMemoryMb: this.#opts.compileMemoryMb,
-      runCpuSeconds, runMarkers: lang.memoryMarkers, fetchFiles: fetchable.map(([f]) => f), cgroup: cgroup?.stats() ?? null,
+      hasCompile: compile !== undefined,
+      memoryLimitMb: spec.memoryLimitMb,
+      compileMemoryMb: this.#opts.compileMemoryMb,
+      runCpuSeconds,
+      runMarkers: lang.memoryMarkers,
+      fetchFiles: fetchable.map(([f]) => f),
+      cgroup: cgroup?.stats() ?? null,
     });
   }
 }

@@ -21,14 +21,16 @@ export function pySpec(code: string, extra: Partial<RunSpec> = {}): RunSpec {
 
 /** Host processes whose command line contains `needle`. */
 export function hostProcessesWith(needle: string): string[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      return cmd.includes(needle) && !cmd.includes('vitest') ? [`${pid}: ${cmd}`] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        return cmd.includes(needle) && !cmd.includes('vitest') ? [`${pid}: ${cmd}`] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Registers the python containment cases (call inside a describe). */
@@ -36,7 +38,8 @@ export function pythonContainmentCases(runner: () => Runner): void {
   const run = (code: string, extra: Partial<RunSpec> = {}) => runner().run(pySpec(code, extra), never);
 
   it('caps processes: forks fail with EAGAIN well before the host notices', async () => {
-    const code = 'import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)';
+    const code =
+      'import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)';
     const out = await run(code);
     const [forks, errno] = (out.run_result?.stdout ?? '').trim().split(' ').map(Number);
     expect(errno).toBe(11);
@@ -61,7 +64,8 @@ export function pythonContainmentCases(runner: () => Runner): void {
   });
 
   it("cannot reach its supervisor's channels through /proc", async () => {
-    const code = 'import os\nfor fd in range(3, 12):\n    try:\n        os.write(os.open(f"/proc/{os.getppid()}/fd/{fd}", os.O_WRONLY), b"R 0\\n"); print("forged", fd)\n    except OSError as e:\n        pass\nwhile True: pass';
+    const code =
+      'import os\nfor fd in range(3, 12):\n    try:\n        os.write(os.open(f"/proc/{os.getppid()}/fd/{fd}", os.O_WRONLY), b"R 0\\n"); print("forged", fd)\n    except OSError as e:\n        pass\nwhile True: pass';
     const out = await run(code, { runTimeoutMs: 1000 });
     expect(out.run_result).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
     expect(out.run_result?.stdout).not.toContain('forged');
@@ -138,7 +142,8 @@ export function pythonContainmentCases(runner: () => Runner): void {
     const secret = `hunter2-${marker()}`;
     process.env.SANDBOX_TEST_SECRET = secret;
     try {
-      const code = 'import os, glob\nprint(dict(os.environ))\nfor p in ["/proc/1/environ", f"/proc/{os.getppid()}/environ", *glob.glob("/proc/*/environ")]:\n    try: print(p, open(p, "rb").read())\n    except OSError as e: print(p, "denied", e.errno)';
+      const code =
+        'import os, glob\nprint(dict(os.environ))\nfor p in ["/proc/1/environ", f"/proc/{os.getppid()}/environ", *glob.glob("/proc/*/environ")]:\n    try: print(p, open(p, "rb").read())\n    except OSError as e: print(p, "denied", e.errno)';
       const out = await run(code);
       expect(out.run_result?.stdout).toContain("'PATH'");
       expect(out.run_result?.stdout).not.toContain(secret);
@@ -149,7 +154,8 @@ export function pythonContainmentCases(runner: () => Runner): void {
   });
 
   it('runs as an unprivileged uid without capabilities, in its own pid and uts namespaces', async () => {
-    const code = 'import os, socket\nst = dict(l.split(":\\t") for l in open("/proc/self/status").read().splitlines() if ":\\t" in l)\nprint(os.getuid(), st["CapEff"].strip(), st["CapPrm"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip())\nprint(sum(d.isdigit() for d in os.listdir("/proc")), socket.gethostname())';
+    const code =
+      'import os, socket\nst = dict(l.split(":\\t") for l in open("/proc/self/status").read().splitlines() if ":\\t" in l)\nprint(os.getuid(), st["CapEff"].strip(), st["CapPrm"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip())\nprint(sum(d.isdigit() for d in os.listdir("/proc")), socket.gethostname())';
     const out = await run(code);
     const [ids, ns] = (out.run_result?.stdout ?? '').trim().split('\n');
     expect(ids).toBe('65534 0000000000000000 0000000000000000 0000000000000000 1');
@@ -159,7 +165,8 @@ export function pythonContainmentCases(runner: () => Runner): void {
   });
 
   it('cannot create user namespaces (no way to regain capabilities)', async () => {
-    const code = 'import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfor name, flag in [("user", 0x10000000), ("mount", 0x20000), ("net", 0x40000000)]:\n    print(name, libc.unshare(flag), ctypes.get_errno())';
+    const code =
+      'import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfor name, flag in [("user", 0x10000000), ("mount", 0x20000), ("net", 0x40000000)]:\n    print(name, libc.unshare(flag), ctypes.get_errno())';
     const out = await run(code);
     const lines = (out.run_result?.stdout ?? '').trim().split('\n');
     expect(lines).toHaveLength(3);
@@ -175,7 +182,9 @@ export function pythonContainmentCases(runner: () => Runner): void {
 
   it('gives each run a fresh /tmp and /dev/shm: nothing from an earlier run is visible', async () => {
     const m = marker();
-    const first = await run(`open('/tmp/leak-${m}', 'w').write('x'); open('/dev/shm/leak-${m}', 'w').write('x'); open('leak-${m}', 'w').write('x'); print('ok')`);
+    const first = await run(
+      `open('/tmp/leak-${m}', 'w').write('x'); open('/dev/shm/leak-${m}', 'w').write('x'); open('leak-${m}', 'w').write('x'); print('ok')`,
+    );
     expect(first.run_result?.stdout).toBe('ok\n');
     for (let i = 0; i < 3; i++) {
       const later = await run(`import os\nprint([p for p in ['/tmp/leak-${m}', '/dev/shm/leak-${m}', 'leak-${m}'] if os.path.exists(p)])`);

@@ -64,7 +64,8 @@ describe.skipIf(!usable || !seccompCasesApply)('ZygoteRunner (seccomp contract)'
 
 describe.skipIf(!usable)('ZygoteRunner', () => {
   it('runs a script like `python3 tmpXXXX.py`: argv, __file__, __name__, sys.path, tracebacks', async () => {
-    const code = 'import sys, os\nprint(sys.argv[0] == os.path.basename(__file__), __file__.startswith("/tmp/work/tmp"), __name__, sys.path[0], os.getcwd())\nraise ValueError("boom")';
+    const code =
+      'import sys, os\nprint(sys.argv[0] == os.path.basename(__file__), __file__.startswith("/tmp/work/tmp"), __name__, sys.path[0], os.getcwd())\nraise ValueError("boom")';
     const out = await runner.run(pySpec(code), never);
     expect(out.run_result?.stdout).toBe('True True __main__ /tmp/work /tmp/work\n');
     expect(out.run_result?.return_code).toBe(1);
@@ -83,7 +84,8 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
   });
 
   it('runs atexit handlers and non-daemon threads before exiting, and flushes output', async () => {
-    const code = 'import atexit, threading, time\natexit.register(lambda: print("atexit"))\nthreading.Thread(target=lambda: (time.sleep(0.05), print("thread"))).start()\nprint("main", end="")';
+    const code =
+      'import atexit, threading, time\natexit.register(lambda: print("atexit"))\nthreading.Thread(target=lambda: (time.sleep(0.05), print("thread"))).start()\nprint("main", end="")';
     const out = await runner.run(pySpec(code), never);
     expect(out.run_result?.stdout).toBe('mainthread\natexit\n');
   });
@@ -98,7 +100,10 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
 
   it('keeps no run data in the zygotes: later runs fork from memory that never saw it', async () => {
     const secret = `secret-${process.pid}-${Date.now()}-${'z'.repeat(40)}`;
-    const out = await runner.run(pySpec(`s = "${secret}"\nprint(len(s), len(input()))`, { stdin: `${secret}\n`, files: { 'x.txt': Buffer.from(secret) } }), never);
+    const out = await runner.run(
+      pySpec(`s = "${secret}"\nprint(len(s), len(input()))`, { stdin: `${secret}\n`, files: { 'x.txt': Buffer.from(secret) } }),
+      never,
+    );
     expect(out.run_result?.stdout).toBe(`${secret.length} ${secret.length}\n`);
     const zygotes = hostProcessesWith('/run/zygote/zygote.py').map((line) => Number(line.split(':')[0]));
     const scanned = zygotes.map((pid) => memoryContains(pid, Buffer.from(secret))).filter((found) => found !== null);
@@ -107,7 +112,8 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
   });
 
   it('ignores signals the program sends to its pid 1', async () => {
-    const code = 'import os, signal\nfor s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):\n    try: os.kill(1, s)\n    except OSError: pass\nprint("still here")';
+    const code =
+      'import os, signal\nfor s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):\n    try: os.kill(1, s)\n    except OSError: pass\nprint("still here")';
     const out = await runner.run(pySpec(code), never);
     expect(out.run_result).toMatchObject({ return_code: 0, stdout: 'still here\n' });
   });
@@ -119,7 +125,12 @@ describe.skipIf(!usable)('ZygoteRunner', () => {
   });
 
   it('refuses to start without a valid seccomp program', async () => {
-    const broken = new ZygoteRunner({ slots: new SlotPool({ size: 1, uidBase: native.slots.uidBase }), cgroups: null, host: native.host, seccomp: { ...native.seccomp!, bpf: Buffer.alloc(12) } });
+    const broken = new ZygoteRunner({
+      slots: new SlotPool({ size: 1, uidBase: native.slots.uidBase }),
+      cgroups: null,
+      host: native.host,
+      seccomp: { ...native.seccomp!, bpf: Buffer.alloc(12) },
+    });
     await expect(broken.warm()).rejects.toThrow();
     await broken.close();
   });

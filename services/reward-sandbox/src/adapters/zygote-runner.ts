@@ -61,7 +61,11 @@ export class ZygoteRunner implements SelectiveRunner {
 
   constructor(options: ZygoteRunnerOptions) {
     this.#opts = {
-      tmpMb: 256, shmMb: 64, processes: BASE_LIMITS.processes, maxFetchBytes: 64 * MiB, sandboxUid: 65534,
+      tmpMb: 256,
+      shmMb: 64,
+      processes: BASE_LIMITS.processes,
+      maxFetchBytes: 64 * MiB,
+      sandboxUid: 65534,
       ...options,
     };
   }
@@ -91,7 +95,8 @@ export class ZygoteRunner implements SelectiveRunner {
     const slot = await this.#opts.slots.acquire(signal);
     try {
       const proc = await this.#zygoteFor(slot);
-      const cgroup = this.#opts.cgroups?.prepare(slot.index, cgroupMemoryBytes(spec.memoryLimitMb, meta.tmp_bytes, meta.shm_bytes), this.#opts.processes + 16) ?? null;
+      const cgroup =
+        this.#opts.cgroups?.prepare(slot.index, cgroupMemoryBytes(spec.memoryLimitMb, meta.tmp_bytes, meta.shm_bytes), this.#opts.processes + 16) ?? null;
       const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
       let result: RunResult;
       try {
@@ -123,8 +128,12 @@ export class ZygoteRunner implements SelectiveRunner {
     const meta: ZygoteRunMeta = {
       source,
       limits: {
-        cpu_s: cpuSecondsFor(spec.runTimeoutMs), as_mb: python.addressSpaceMb(spec.memoryLimitMb), stack_mb: BASE_LIMITS.stackMb,
-        file_bytes: BASE_LIMITS.fileBytes, open_files: BASE_LIMITS.openFiles, processes: this.#opts.processes,
+        cpu_s: cpuSecondsFor(spec.runTimeoutMs),
+        as_mb: python.addressSpaceMb(spec.memoryLimitMb),
+        stack_mb: BASE_LIMITS.stackMb,
+        file_bytes: BASE_LIMITS.fileBytes,
+        open_files: BASE_LIMITS.openFiles,
+        processes: this.#opts.processes,
       },
       tmp_bytes: (this.#opts.tmpMb + Math.ceil(inputBytes / MiB)) * MiB,
       shm_bytes: this.#opts.shmMb * MiB,
@@ -164,8 +173,13 @@ export class ZygoteRunner implements SelectiveRunner {
       stdout,
       stderr,
       memory_limit_exceeded: memoryLimitExceeded({
-        returnCode, stderr, markers: LANGUAGES.python!.memoryMarkers, killedByUs: wallTimeout,
-        cpuLimitReached, memoryLimitMb: spec.memoryLimitMb, cgroup,
+        returnCode,
+        stderr,
+        markers: LANGUAGES.python!.memoryMarkers,
+        killedByUs: wallTimeout,
+        cpuLimitReached,
+        memoryLimitMb: spec.memoryLimitMb,
+        cgroup,
       }),
       output_truncated: head.stdout_seen > spec.maxOutputBytes || head.stderr_seen > spec.maxOutputBytes,
     };
@@ -195,12 +209,26 @@ export class ZygoteRunner implements SelectiveRunner {
     const { host, sandboxUid: uid } = this.#opts;
     const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf, Buffer.from(HOSTS_FILE)];
     const args = bwrapArgs({
-      layout: host.layout, uid, env: { ...SANDBOX_ENV }, tmpBytes: 16 * MiB, shmBytes: MiB, infoFd: 3,
-      files: [{ fd: 4, dest: '/etc/passwd', perms: '0644' }, { fd: 5, dest: '/etc/group', perms: '0644' }, { fd: 6, dest: SECCOMP_PATH, perms: '0444' }, { fd: 7, dest: '/etc/hosts', perms: '0444' }],
+      layout: host.layout,
+      uid,
+      env: { ...SANDBOX_ENV },
+      tmpBytes: 16 * MiB,
+      shmBytes: MiB,
+      infoFd: 3,
+      files: [
+        { fd: 4, dest: '/etc/passwd', perms: '0644' },
+        { fd: 5, dest: '/etc/group', perms: '0644' },
+        { fd: 6, dest: SECCOMP_PATH, perms: '0444' },
+        { fd: 7, dest: '/etc/hosts', perms: '0444' },
+      ],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
       nestedUserns: true,
       command: [
-        host.tools.python ?? '/usr/bin/python3', '/run/zygote/zygote.py', String(this.#opts.tmpMb * MiB), String(this.#opts.shmMb * MiB), SECCOMP_PATH,
+        host.tools.python ?? '/usr/bin/python3',
+        '/run/zygote/zygote.py',
+        String(this.#opts.tmpMb * MiB),
+        String(this.#opts.shmMb * MiB),
+        SECCOMP_PATH,
         JSON.stringify({ tmp_inodes: TMPFS_INODES.tmp, shm_inodes: TMPFS_INODES.shm, ipc: ipcSysctls(this.#opts.shmMb * MiB) }),
       ],
     });

@@ -3,8 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { createExecutor, type SelectiveRunner } from './executor.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
-const outcome = (by: string): RunOutcome => ({ compile_result: null, run_result: { status: 'Finished', execution_time: 0, return_code: 0, stdout: by, stderr: '' }, files: {}, notes: [] });
-const spec = (language: string, code = ''): RunSpec => ({ language, code, stdin: null, compileTimeoutMs: 1, runTimeoutMs: 1, memoryLimitMb: 64, files: {}, fetchFiles: [], maxOutputBytes: 1 });
+const outcome = (by: string): RunOutcome => ({
+  compile_result: null,
+  run_result: { status: 'Finished', execution_time: 0, return_code: 0, stdout: by, stderr: '' },
+  files: {},
+  notes: [],
+});
+const spec = (language: string, code = ''): RunSpec => ({
+  language,
+  code,
+  stdin: null,
+  compileTimeoutMs: 1,
+  runTimeoutMs: 1,
+  memoryLimitMb: 64,
+  files: {},
+  fetchFiles: [],
+  maxOutputBytes: 1,
+});
 
 const native: Runner = { name: 'bwrap', languages: () => ['python', 'nodejs'], run: async () => outcome('bwrap') };
 const fast: SelectiveRunner = {
@@ -25,7 +40,12 @@ describe('createExecutor', () => {
   });
 
   it('takes the first fast path that accepts the program', async () => {
-    const zygote: SelectiveRunner = { name: 'python-zygote', languages: () => ['python'], canRun: (s) => !s.code.includes('slow'), run: async () => outcome('zygote') };
+    const zygote: SelectiveRunner = {
+      name: 'python-zygote',
+      languages: () => ['python'],
+      canRun: (s) => !s.code.includes('slow'),
+      run: async () => outcome('zygote'),
+    };
     const ex = createExecutor(native, queue(), [fast, zygote]);
     expect((await ex.run(spec('python', 'print(1)'))).run_result?.stdout).toBe('zygote');
     expect((await ex.run(spec('python', 'slow'))).run_result?.stdout).toBe('bwrap');
@@ -34,7 +54,9 @@ describe('createExecutor', () => {
   });
 
   it('refuses a language nobody runs with a 400 naming it', async () => {
-    const err = await createExecutor(native, queue()).run(spec('cobol')).catch((e: unknown) => e);
+    const err = await createExecutor(native, queue())
+      .run(spec('cobol'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('unsupported_language');
     expect((err as AppError).message).toContain('cobol');

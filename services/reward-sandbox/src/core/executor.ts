@@ -31,7 +31,9 @@ export function createExecutor(native: Runner, queue: BoundedQueue, fast: readon
       const runner = pick(spec);
       if (runner === undefined) {
         const known = [...new Set([...nativeLangs, ...fastLangs.flatMap((s) => [...s])])].sort().join(', ');
-        return Promise.reject(new AppError(ErrorCode.UnsupportedLanguage, `language "${spec.language}" is not supported by this instance (supported: ${known})`));
+        return Promise.reject(
+          new AppError(ErrorCode.UnsupportedLanguage, `language "${spec.language}" is not supported by this instance (supported: ${known})`),
+        );
       }
       const ctl = new AbortController();
       const onAbort = () => ctl.abort(signal?.reason);

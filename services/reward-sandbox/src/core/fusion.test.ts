@@ -10,7 +10,14 @@ const cmd = (over: Partial<CommandResult>): CommandResult => ({ status: 'Finishe
 describe('RunCodeRequest (SandboxFusion defaults)', () => {
   it('fills SandboxFusion’s defaults', () => {
     expect(RunCodeRequest.parse({ code: 'print(1)', language: 'python' })).toEqual({
-      compile_timeout: 10, run_timeout: 10, memory_limit_MB: -1, code: 'print(1)', stdin: null, language: 'python', files: {}, fetch_files: [],
+      compile_timeout: 10,
+      run_timeout: 10,
+      memory_limit_MB: -1,
+      code: 'print(1)',
+      stdin: null,
+      language: 'python',
+      files: {},
+      fetch_files: [],
     });
   });
 
@@ -50,7 +57,8 @@ describe('toRunSpec', () => {
 });
 
 describe('toRunCodeResponse (SandboxFusion parse_run_status)', () => {
-  const out = (compile: CommandResult | null, run: CommandResult | null, notes: string[] = []) => toRunCodeResponse({ compile_result: compile, run_result: run, files: {}, notes });
+  const out = (compile: CommandResult | null, run: CommandResult | null, notes: string[] = []) =>
+    toRunCodeResponse({ compile_result: compile, run_result: run, files: {}, notes });
 
   it('is Success when every command finished with code 0', () => {
     expect(out(null, cmd({ stdout: 'hi\n' }))).toMatchObject({ status: 'Success', message: '' });

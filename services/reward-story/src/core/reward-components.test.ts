@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { beyondReference, brevity, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, referenceRecall, relevance, type ContextVectors } from './reward-components.ts';
+import {
+  beyondReference,
+  brevity,
+  coherence,
+  copyMeasure,
+  entropyScore,
+  infoGain,
+  nonRepetition,
+  novelty,
+  quality,
+  referenceRecall,
+  relevance,
+  type ContextVectors,
+} from './reward-components.ts';
 import { DEFAULT_TUNING } from './tuning.ts';
 
 /** A unit vector along the given direction. */

@@ -91,7 +91,10 @@ export function copyMeasure(
 ): CopyMeasure | undefined {
   if (sources.length === 0) return undefined;
   const cos = Math.max(...sources.map((s) => cosine(x, s.vector)));
-  const overlap = maxContainment(text, sources.map((s) => s.text));
+  const overlap = maxContainment(
+    text,
+    sources.map((s) => s.text),
+  );
   return { cosine: cos, overlap, penalty: Math.max(excessOver(cos, t.copyCosine), excessOver(overlap, t.copyOverlap)) };
 }
 

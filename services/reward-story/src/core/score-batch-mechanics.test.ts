@@ -7,13 +7,17 @@ import { scoreBatch } from './score-batch.ts';
 import { bowEmbedder } from './testing/bow-embedder.ts';
 import { REPLIES, SETTINGS, STORY, STORY_VOCABULARY, storyItem } from './testing/story-fixture.ts';
 
-const score = (items: StoryScoreItem[], embedder: Embedder = bowEmbedder(STORY_VOCABULARY)) => scoreBatch(items, { embedder, formats: createFormatChecker(), settings: SETTINGS });
+const score = (items: StoryScoreItem[], embedder: Embedder = bowEmbedder(STORY_VOCABULARY)) =>
+  scoreBatch(items, { embedder, formats: createFormatChecker(), settings: SETTINGS });
 
 describe('batch mechanics', () => {
   it('embeds every distinct text of the batch in one call', async () => {
     const embedder = bowEmbedder(STORY_VOCABULARY);
     // A GRPO group: four replies to one turn share story, history, input and reference.
-    await score([REPLIES.good, REPLIES.offTopic, REPLIES.good, REPLIES.copy].map((r) => storyItem(r)), embedder);
+    await score(
+      [REPLIES.good, REPLIES.offTopic, REPLIES.good, REPLIES.copy].map((r) => storyItem(r)),
+      embedder,
+    );
     expect(embedder.calls).toHaveLength(1);
     const texts = embedder.calls[0]!;
     expect(new Set(texts).size).toBe(texts.length);
@@ -32,7 +36,14 @@ describe('batch mechanics', () => {
       storyItem(REPLIES.offTopic),
     ];
     const slots = await score(items, embedder);
-    expect(slots.map((s) => ('error' in s ? s.error.code : 'score'))).toEqual(['score', 'invalid_params', 'invalid_params', 'invalid_params', 'invalid_params', 'score']);
+    expect(slots.map((s) => ('error' in s ? s.error.code : 'score'))).toEqual([
+      'score',
+      'invalid_params',
+      'invalid_params',
+      'invalid_params',
+      'invalid_params',
+      'score',
+    ]);
     const messages = slots.map((s) => ('error' in s ? s.error.message.split(':')[0] : ''));
     expect(messages).toEqual(['', 'params.weights.relevance', 'context', 'context.output_format.pattern', 'signals.logprobs_without_context', '']);
     expect(embedder.calls.flat()).not.toContain('never embedded');
@@ -66,24 +77,44 @@ describe('weights and skipped components', () => {
     const malformed = await only(storyItem(REPLIES.malformed, { params: { weights: { format: 0 } } }));
     expect(malformed.score).toBeCloseTo(good.score, 12);
     expect(good.extra.weights_used.format).toBe(0);
-    const onlyRelevance = await only(storyItem(REPLIES.good, { params: { weights: { relevance: 1, coherence: 0, reference_recall: 0, non_repetition: 0, beyond_reference: 0, format: 0 } } }));
+    const onlyRelevance = await only(
+      storyItem(REPLIES.good, { params: { weights: { relevance: 1, coherence: 0, reference_recall: 0, non_repetition: 0, beyond_reference: 0, format: 0 } } }),
+    );
     expect(onlyRelevance.score).toBeCloseTo(onlyRelevance.extra.relevance!, 12);
   });
 
   it('skips what the item does not carry and renormalises over the rest', async () => {
     const bare = await only(storyItem(REPLIES.good, { context: { story_content: '', conversation_history: [], user_input: STORY.user_input } }));
-    expect(bare.extra).toMatchObject({ coherence: null, reference_recall: null, brevity: null, non_repetition: null, beyond_reference: null, info_gain: null, entropy: null, format: null, repeat_cosine: null, reference_delta: null });
+    expect(bare.extra).toMatchObject({
+      coherence: null,
+      reference_recall: null,
+      brevity: null,
+      non_repetition: null,
+      beyond_reference: null,
+      info_gain: null,
+      entropy: null,
+      format: null,
+      repeat_cosine: null,
+      reference_delta: null,
+    });
     expect(bare.extra.weights_used.relevance).toBe(1);
     expect(bare.score).toBeCloseTo(bare.extra.relevance!, 12);
 
-    const full = await only(storyItem(REPLIES.good, { signals: { logprobs_with_context: [-0.5, -1], logprobs_without_context: [-1, -1.5], entropies: [0.5, 1.5] } }));
+    const full = await only(
+      storyItem(REPLIES.good, { signals: { logprobs_with_context: [-0.5, -1], logprobs_without_context: [-1, -1.5], entropies: [0.5, 1.5] } }),
+    );
     expect(full.extra).toMatchObject({ info_gain_nats: 0.5, entropy_nats: 1 });
     expect(full.extra.info_gain).toBeCloseTo(1 / (1 + Math.exp(-1)), 12);
     expect(Object.values(full.extra.weights_used).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
   });
 
   it('gives the item an invalid_params error when nothing that applies has weight', async () => {
-    const [slot] = await score([storyItem(REPLIES.good, { context: { ...STORY, output_format: null, target_response: null, conversation_history: [], story_content: '' }, params: { weights: { relevance: 0 } } })]);
+    const [slot] = await score([
+      storyItem(REPLIES.good, {
+        context: { ...STORY, output_format: null, target_response: null, conversation_history: [], story_content: '' },
+        params: { weights: { relevance: 0 } },
+      }),
+    ]);
     expect(slot).toMatchObject({ error: { code: 'invalid_params', message: expect.stringMatching(/^params\.weights: /) } });
   });
 });

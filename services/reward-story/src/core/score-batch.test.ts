@@ -32,18 +32,36 @@ describe('story reward on hand-written turns', () => {
   it('reports every component, the weights used and the total in extra; score = total', async () => {
     const extra = await extraOf(storyItem(REPLIES.good));
     expect(Object.keys(extra).sort()).toEqual(
-      [...COMPONENTS, 'weights_used', 'total', 'model', 'repeat_cosine', 'repeat_overlap', 'reference_delta', 'brevity', 'info_gain_nats', 'entropy_nats'].sort(),
+      [
+        ...COMPONENTS,
+        'weights_used',
+        'total',
+        'model',
+        'repeat_cosine',
+        'repeat_overlap',
+        'reference_delta',
+        'brevity',
+        'info_gain_nats',
+        'entropy_nats',
+      ].sort(),
     );
     const applied = COMPONENTS.filter((c) => extra[c] !== null);
     expect(applied).toEqual(['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'format']);
     const sum = applied.reduce((s, c) => s + extra.weights_used[c]!, 0);
     expect(sum).toBeCloseTo(1, 12);
-    expect(extra.total).toBeCloseTo(applied.reduce((s, c) => s + extra.weights_used[c]! * extra[c]!, 0), 12);
+    expect(extra.total).toBeCloseTo(
+      applied.reduce((s, c) => s + extra.weights_used[c]! * extra[c]!, 0),
+      12,
+    );
     expect(extra.model).toBe('bow-test');
   });
 
   it('reads the context from extra_info exactly as from `context`', async () => {
-    const viaExtra: StoryScoreItem = { data_source: 'story', solution_str: REPLIES.good, extra_info: { index: 0, ...STORY, conversation_history: JSON.stringify(STORY.conversation_history) } };
+    const viaExtra: StoryScoreItem = {
+      data_source: 'story',
+      solution_str: REPLIES.good,
+      extra_info: { index: 0, ...STORY, conversation_history: JSON.stringify(STORY.conversation_history) },
+    };
     expect(await extraOf(viaExtra)).toEqual(await extraOf(storyItem(REPLIES.good)));
   });
 });
@@ -53,7 +71,11 @@ describe('each component moves the way its definition says (bag-of-words embedde
 
   it('relevance rises with the share of the user’s words in the reply', async () => {
     const context = { ...bare, user_input: 'knight dragon sword cave' };
-    const values = await Promise.all(['market bananas', 'knight market bananas', 'knight dragon market', 'knight dragon sword cave'].map(async (r) => (await extraOf(storyItem(r, { context }))).relevance!));
+    const values = await Promise.all(
+      ['market bananas', 'knight market bananas', 'knight dragon market', 'knight dragon sword cave'].map(
+        async (r) => (await extraOf(storyItem(r, { context }))).relevance!,
+      ),
+    );
     expect(increasing(values)).toBe(true);
     // Hand-computed: one shared word, reply of three vocabulary words, input of four: 1/(√3·2).
     expect(values[0]).toBe(0);
@@ -62,22 +84,46 @@ describe('each component moves the way its definition says (bag-of-words embedde
   });
 
   it('coherence rises as the reply takes up the setting and the recent turns', async () => {
-    const context = { ...bare, story_content: 'castle gate night', conversation_history: [{ role: 'user', content: 'lantern' }, { role: 'assistant', content: 'mill burned' }] };
-    const values = await Promise.all(['bananas', 'castle bananas', 'castle gate lantern', 'castle gate night lantern mill burned'].map(async (r) => (await extraOf(storyItem(r, { context }))).coherence!));
+    const context = {
+      ...bare,
+      story_content: 'castle gate night',
+      conversation_history: [
+        { role: 'user', content: 'lantern' },
+        { role: 'assistant', content: 'mill burned' },
+      ],
+    };
+    const values = await Promise.all(
+      ['bananas', 'castle bananas', 'castle gate lantern', 'castle gate night lantern mill burned'].map(
+        async (r) => (await extraOf(storyItem(r, { context }))).coherence!,
+      ),
+    );
     expect(increasing(values)).toBe(true);
   });
 
   it('non_repetition falls as the reply repeats an earlier assistant turn', async () => {
-    const context = { ...bare, user_input: 'x', conversation_history: [{ role: 'assistant', content: 'The knight raises his lantern and asks your name at the gate.' }] };
+    const context = {
+      ...bare,
+      user_input: 'x',
+      conversation_history: [{ role: 'assistant', content: 'The knight raises his lantern and asks your name at the gate.' }],
+    };
     // Trigram overlap 0, 5/8, 9/10, 1 -> 1 - excess over 0.5: 1, 0.75, 0.2, 0 (cosines stay under 0.9).
-    const replies = ['A dragon sleeps in the cave.', 'The knight raises his lantern and asks about the dragon.', 'The knight raises his lantern and asks your name at the mill.', 'The knight raises his lantern and asks your name at the gate.'];
+    const replies = [
+      'A dragon sleeps in the cave.',
+      'The knight raises his lantern and asks about the dragon.',
+      'The knight raises his lantern and asks your name at the mill.',
+      'The knight raises his lantern and asks your name at the gate.',
+    ];
     const values = await Promise.all(replies.map(async (r) => (await extraOf(storyItem(r, { context }))).non_repetition!));
     expect(values.map((v) => Number(v.toFixed(9)))).toEqual([1, 0.75, 0.2, 0]);
   });
 
   it('beyond_reference rises with the reply’s quality over the reference, and is 0 for a copy of it', async () => {
     const context = { ...bare, user_input: 'dragon cave fire', target_response: 'The dragon hides.' };
-    const values = await Promise.all(['The market sells bananas.', 'The dragon hides.!', 'The dragon is in its cave.', 'Fire drives the dragon from its cave.'].map(async (r) => (await extraOf(storyItem(r, { context }))).beyond_reference!));
+    const values = await Promise.all(
+      ['The market sells bananas.', 'The dragon hides.!', 'The dragon is in its cave.', 'Fire drives the dragon from its cave.'].map(
+        async (r) => (await extraOf(storyItem(r, { context }))).beyond_reference!,
+      ),
+    );
     expect(values[1]).toBe(0);
     expect(increasing([values[0]!, values[2]!, values[3]!])).toBe(true);
     expect(values[2]).toBeGreaterThan(0.5);
@@ -85,9 +131,17 @@ describe('each component moves the way its definition says (bag-of-words embedde
 
   it('copied text earns no relevance or coherence: a repeated turn or a copied reference keeps only its novel share', async () => {
     const turn = 'The knight raises his lantern and asks your name at the gate.';
-    const context = { ...bare, story_content: 'A knight guards the castle gate.', user_input: 'I ask the knight about the castle gate.', conversation_history: [{ role: 'assistant', content: turn }], target_response: 'The knight names the dragon at the castle.' };
+    const context = {
+      ...bare,
+      story_content: 'A knight guards the castle gate.',
+      user_input: 'I ask the knight about the castle gate.',
+      conversation_history: [{ role: 'assistant', content: turn }],
+      target_response: 'The knight names the dragon at the castle.',
+    };
     const [repeat, copiedRef, half, own] = await Promise.all(
-      [turn, context.target_response, 'The knight raises his lantern and asks about the dragon.', 'The knight opens the castle gate.'].map((r) => extraOf(storyItem(r, { context }))),
+      [turn, context.target_response, 'The knight raises his lantern and asks about the dragon.', 'The knight opens the castle gate.'].map((r) =>
+        extraOf(storyItem(r, { context })),
+      ),
     );
     for (const copy of [repeat!, copiedRef!]) expect(copy).toMatchObject({ relevance: 0, coherence: 0 });
     expect(repeat!.non_repetition).toBe(0);
@@ -108,9 +162,12 @@ describe('each component moves the way its definition says (bag-of-words embedde
     // Reference vocabulary words: knight, fears, dragon, fire (function words are zero states and weigh nothing).
     // The last reply's bag of words has cosine 4 / (2√5) ≈ 0.89 with the reference: under 0.9, not a copy.
     const values = await Promise.all(
-      ['bananas at the market', 'the knight sells bananas at the market', 'a knight and a dragon meet at the market', 'a dragon fears fire and the knight draws his sword'].map(
-        async (r) => (await extraOf(storyItem(r, { context }))).reference_recall!,
-      ),
+      [
+        'bananas at the market',
+        'the knight sells bananas at the market',
+        'a knight and a dragon meet at the market',
+        'a dragon fears fire and the knight draws his sword',
+      ].map(async (r) => (await extraOf(storyItem(r, { context }))).reference_recall!),
     );
     expect(values).toEqual([0, 0.25, 0.5, 1]);
   });
@@ -142,7 +199,9 @@ describe('each component moves the way its definition says (bag-of-words embedde
 
   it('info_gain and entropy follow the signals', async () => {
     const withSignals = (gain: number, entropy: number) =>
-      storyItem(REPLIES.good, { signals: { logprobs_with_context: [-1, -1], logprobs_without_context: [-1 - gain, -1 - gain], entropies: [entropy, entropy] } });
+      storyItem(REPLIES.good, {
+        signals: { logprobs_with_context: [-1, -1], logprobs_without_context: [-1 - gain, -1 - gain], entropies: [entropy, entropy] },
+      });
     const gains = await Promise.all([-1, 0, 1].map(async (g) => (await extraOf(withSignals(g, 1))).info_gain!));
     expect(increasing(gains)).toBe(true);
     expect(gains[1]).toBe(0.5);

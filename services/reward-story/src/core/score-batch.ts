@@ -53,7 +53,10 @@ export async function scoreBatch(items: ReadonlyArray<StoryScoreItem>, deps: Bat
   // Token states only for reply and reference of items that have a reference:
   // reference_recall is the one component that reads them.
   const tokenTexts = [...new Set(prepared.flatMap((p) => ('error' in p || p.reference === undefined ? [] : [p.reply, p.reference])))];
-  const states = deps.embedder.embedTokens === undefined || tokenTexts.length === 0 ? undefined : await deps.embedder.embedTokens(tokenTexts, signal === undefined ? {} : { signal });
+  const states =
+    deps.embedder.embedTokens === undefined || tokenTexts.length === 0
+      ? undefined
+      : await deps.embedder.embedTokens(tokenTexts, signal === undefined ? {} : { signal });
   if (states !== undefined && states.length !== tokenTexts.length) {
     throw new AppError(ErrorCode.Internal, `embedder returned token states for ${states.length} of ${tokenTexts.length} texts`);
   }

@@ -1,7 +1,20 @@
 import type { StoryExtra, StoryItemScore } from './story-item.ts';
 import type { PreparedItem } from './prepare-item.ts';
 import { wordTokens } from './lexical-overlap.ts';
-import { beyondReference, brevity, coherence, copyMeasure, entropyScore, infoGain, nonRepetition, novelty, quality, referenceRecall, relevance, type ContextVectors } from './reward-components.ts';
+import {
+  beyondReference,
+  brevity,
+  coherence,
+  copyMeasure,
+  entropyScore,
+  infoGain,
+  nonRepetition,
+  novelty,
+  quality,
+  referenceRecall,
+  relevance,
+  type ContextVectors,
+} from './reward-components.ts';
 import { tokenRecall } from './token-recall.ts';
 import type { RewardTuning } from './tuning.ts';
 import { cosine } from './vector-math.ts';
@@ -26,7 +39,12 @@ export function scorePrepared(p: PreparedItem, vectorOf: VectorOf, tokensOf: Tok
     recent: p.recent.map(vectorOf),
   };
   const x = vectorOf(p.reply);
-  const repeat = copyMeasure(x, p.reply, p.earlier.map((text) => ({ text, vector: vectorOf(text) })), tuning);
+  const repeat = copyMeasure(
+    x,
+    p.reply,
+    p.earlier.map((text) => ({ text, vector: vectorOf(text) })),
+    tuning,
+  );
 
   // Copied text earns no credit for fitting the context it was copied from, and a reply
   // far shorter than the reference no full credit for fitting it: relevance, coherence,

@@ -13,7 +13,10 @@ describe('summariseSignals', () => {
   it('gives nothing without signals, without entropies, or for zero tokens', () => {
     expect(summariseSignals(undefined)).toEqual({ infoGainNats: undefined, entropyNats: undefined });
     expect(summariseSignals({ logprobs_with_context: [-1], logprobs_without_context: [-1] }).entropyNats).toBeUndefined();
-    expect(summariseSignals({ logprobs_with_context: [], logprobs_without_context: [], entropies: [] })).toEqual({ infoGainNats: undefined, entropyNats: undefined });
+    expect(summariseSignals({ logprobs_with_context: [], logprobs_without_context: [], entropies: [] })).toEqual({
+      infoGainNats: undefined,
+      entropyNats: undefined,
+    });
   });
 
   it('rejects arrays of different lengths, naming the field', () => {

@@ -17,7 +17,13 @@ describe('resolveContext', () => {
     const item: StoryScoreItem = {
       data_source: 'story',
       solution_str: 'x',
-      extra_info: { index: 3, turn: 2, ...STORY, conversation_history: JSON.stringify(STORY.conversation_history), output_format: JSON.stringify(STORY.output_format) },
+      extra_info: {
+        index: 3,
+        turn: 2,
+        ...STORY,
+        conversation_history: JSON.stringify(STORY.conversation_history),
+        output_format: JSON.stringify(STORY.output_format),
+      },
     };
     const ctx = resolveContext(item);
     expect(ctx).toEqual({ ...resolveContext(storyItem('x')), outputFormat: { spec: STORY.output_format, field: 'extra_info.output_format' } });
@@ -42,7 +48,10 @@ describe('resolveContext', () => {
 
   it('reads an output_format given as JSON text of a spec', () => {
     const text = ` ${JSON.stringify(STORY.output_format)}`;
-    expect(resolveContext(storyItem('x', { context: { ...STORY, output_format: text } })).outputFormat).toEqual({ spec: STORY.output_format, field: 'context.output_format' });
+    expect(resolveContext(storyItem('x', { context: { ...STORY, output_format: text } })).outputFormat).toEqual({
+      spec: STORY.output_format,
+      field: 'context.output_format',
+    });
   });
 
   it('names the field when the context is missing or malformed', () => {
@@ -51,8 +60,14 @@ describe('resolveContext', () => {
       [{ data_source: 's', solution_str: 'x', extra_info: { index: 1 } }, /^context: missing/],
       [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, user_input: 7 } }, /^extra_info\.user_input: /],
       [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, story_content: undefined } }, /^extra_info\.story_content: /],
-      [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, conversation_history: [{ role: 'user', content: 1 }] } }, /^extra_info\.conversation_history\[0\]\.content: /],
-      [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, conversation_history: '[{"role": "user"' } }, /^extra_info\.conversation_history: .*JSON/],
+      [
+        { data_source: 's', solution_str: 'x', extra_info: { ...STORY, conversation_history: [{ role: 'user', content: 1 }] } },
+        /^extra_info\.conversation_history\[0\]\.content: /,
+      ],
+      [
+        { data_source: 's', solution_str: 'x', extra_info: { ...STORY, conversation_history: '[{"role": "user"' } },
+        /^extra_info\.conversation_history: .*JSON/,
+      ],
       [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, output_format: '{"type": "regex", ' } }, /^extra_info\.output_format: .*not JSON/],
       [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, output_format: '{"type": "xml"}' } }, /^extra_info\.output_format\.type: /],
       [{ data_source: 's', solution_str: 'x', extra_info: { ...STORY, output_format: { type: 'xml' } } }, /^extra_info\.output_format: /],

@@ -16,7 +16,6 @@ export interface ResolvedContext {
 const REQUIRED_KEYS = ['story_content', 'conversation_history', 'user_input'] as const;
 const CONTEXT_KEYS = [...REQUIRED_KEYS, 'target_response', 'output_format'] as const;
 
-
 function invalid(field: string, message: string): AppError {
   return new AppError(ErrorCode.InvalidParams, `${field}: ${message}`, { details: { field } });
 }

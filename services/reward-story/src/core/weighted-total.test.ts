@@ -4,7 +4,16 @@ import { parseStoryParams } from './story-params.ts';
 import { catchAppError } from './testing/catch-app-error.ts';
 import { weightedTotal, type ComponentValues } from './weighted-total.ts';
 
-const none: ComponentValues = { relevance: undefined, coherence: undefined, reference_recall: undefined, non_repetition: undefined, beyond_reference: undefined, info_gain: undefined, entropy: undefined, format: undefined };
+const none: ComponentValues = {
+  relevance: undefined,
+  coherence: undefined,
+  reference_recall: undefined,
+  non_repetition: undefined,
+  beyond_reference: undefined,
+  info_gain: undefined,
+  entropy: undefined,
+  format: undefined,
+};
 
 describe('weightedTotal', () => {
   it('is the weighted mean over the components that apply, weights renormalised over them', () => {

@@ -76,21 +76,14 @@ export async function readModelDir(dir: string): Promise<ModelDir> {
   for (const candidate of MODEL_CANDIDATES) {
     if (modelPath === undefined && (await isFile(join(modelDir, candidate)))) modelPath = join(modelDir, candidate);
   }
-  const missing = [
-    ...(modelPath === undefined ? ['model.onnx'] : []),
-    ...((await isFile(join(modelDir, 'tokenizer.json'))) ? [] : ['tokenizer.json']),
-  ];
+  const missing = [...(modelPath === undefined ? ['model.onnx'] : []), ...((await isFile(join(modelDir, 'tokenizer.json'))) ? [] : ['tokenizer.json'])];
   if (modelPath === undefined || missing.length > 0) {
     throw unusable(modelDir, `missing ${missing.join(' and ')}`, { missing });
   }
 
   const tokenizerJson = await readJson(modelDir, 'tokenizer.json', TokenizerTruncation);
-  const tokenizerConfig = (await isFile(join(modelDir, 'tokenizer_config.json')))
-    ? await readJson(modelDir, 'tokenizer_config.json', JsonObject)
-    : {};
-  const sbert = (await isFile(join(modelDir, 'sentence_bert_config.json')))
-    ? await readJson(modelDir, 'sentence_bert_config.json', SentenceBertConfig)
-    : {};
+  const tokenizerConfig = (await isFile(join(modelDir, 'tokenizer_config.json'))) ? await readJson(modelDir, 'tokenizer_config.json', JsonObject) : {};
+  const sbert = (await isFile(join(modelDir, 'sentence_bert_config.json'))) ? await readJson(modelDir, 'sentence_bert_config.json', SentenceBertConfig) : {};
 
   // sentence-transformers' own limit wins, as SentenceTransformer applies it over
   // whatever truncation the exported tokenizer.json carries (all-MiniLM-L6-v2: 256).

@@ -35,7 +35,11 @@ export async function openOnnxSession(modelPath: string, intraOpThreads = availa
 
 function idTensor(values: readonly number[], type: IdType, dims: readonly number[]): Tensor {
   return type === 'int64'
-    ? new Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims)
+    ? new Tensor(
+        'int64',
+        BigInt64Array.from(values, (v) => BigInt(v)),
+        dims,
+      )
     : new Tensor('int32', Int32Array.from(values), dims);
 }
 
@@ -50,11 +54,7 @@ function createSessionRun(session: Pick<InferenceSession, 'run'>, io: ModelIo, e
     const feeds: Record<string, Tensor> = {};
     for (const input of io.inputs) {
       const values =
-        input.name === 'input_ids'
-          ? padded.inputIds
-          : input.name === 'attention_mask'
-            ? padded.attentionMask
-            : new Array<number>(batch * seqLen).fill(0); // token_type_ids: one segment
+        input.name === 'input_ids' ? padded.inputIds : input.name === 'attention_mask' ? padded.attentionMask : new Array<number>(batch * seqLen).fill(0); // token_type_ids: one segment
       feeds[input.name] = idTensor(values, input.type, [batch, seqLen]);
     }
     let result: InferenceSession.ReturnType;
@@ -81,11 +81,7 @@ function tokenStates(io: ModelIo, padded: PaddedBatch, data: Float32Array, dims:
 }
 
 /** Tokenise → pad to the longest → one `session.run` → pool and normalise. */
-export function createOnnxBatchRunner(
-  session: Pick<InferenceSession, 'run'>,
-  io: ModelIo,
-  encoder: TokenEncoder,
-): BatchEmbedFn {
+export function createOnnxBatchRunner(session: Pick<InferenceSession, 'run'>, io: ModelIo, encoder: TokenEncoder): BatchEmbedFn {
   const run = createSessionRun(session, io, encoder);
   return async function embedBatch(texts) {
     if (texts.length === 0) return [];
@@ -104,11 +100,7 @@ export function createOnnxBatchRunner(
  * Token states of a model whose output is per token (`last_hidden_state`,
  * `token_embeddings`); undefined for a pooled-only export, which has none.
  */
-export function createOnnxTokenRunner(
-  session: Pick<InferenceSession, 'run'>,
-  io: ModelIo,
-  encoder: TokenEncoder,
-): TokenStatesFn | undefined {
+export function createOnnxTokenRunner(session: Pick<InferenceSession, 'run'>, io: ModelIo, encoder: TokenEncoder): TokenStatesFn | undefined {
   if (io.output.kind === 'pooled') return undefined;
   const run = createSessionRun(session, io, encoder);
   const { prefix, suffix } = encoder.specialTokens;

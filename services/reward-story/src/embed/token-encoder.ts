@@ -41,11 +41,7 @@ interface HfTokenizer {
 const MAX_CHARS_PER_TOKEN = 64;
 
 /** Builds an encoder from parsed `tokenizer.json` / `tokenizer_config.json`. */
-export function createTokenEncoder(
-  tokenizerJson: Record<string, unknown>,
-  tokenizerConfig: Record<string, unknown>,
-  maxSeqLength: number,
-): TokenEncoder {
+export function createTokenEncoder(tokenizerJson: Record<string, unknown>, tokenizerConfig: Record<string, unknown>, maxSeqLength: number): TokenEncoder {
   let tokenizer: HfTokenizer;
   try {
     tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);

@@ -50,7 +50,10 @@ export function buildDiscriminationBatch(scenarios: readonly StoryScenario[]): {
 }
 
 /** AUC per language and target; null where a language has fewer than two scenarios. */
-export function computeDiscrimination(rows: readonly DiscriminationRow[], scores: readonly number[]): Record<ScenarioLang, Record<DiscriminationTarget, number | null>> {
+export function computeDiscrimination(
+  rows: readonly DiscriminationRow[],
+  scores: readonly number[],
+): Record<ScenarioLang, Record<DiscriminationTarget, number | null>> {
   const at = (i: number) => {
     const s = scores[i];
     if (s === undefined) throw new RangeError(`no score for item ${i}: ${scores.length} scores`);
@@ -80,7 +83,7 @@ export function computeDiscrimination(rows: readonly DiscriminationRow[], scores
 export function formatDiscrimination(d: Record<ScenarioLang, Record<DiscriminationTarget, number | null>>): string {
   const cell = (x: number | null) => (x === null ? '—' : x.toFixed(2));
   return [
-    'context discrimination (AUC: good reply nearer its own user input / story than other scenarios\'; 0.5 = blind)',
+    "context discrimination (AUC: good reply nearer its own user input / story than other scenarios'; 0.5 = blind)",
     `target      zh    en`,
     ...DISCRIMINATION_TARGETS.map((t) => `${t.padEnd(10)}  ${cell(d.zh[t]).padEnd(4)}  ${cell(d.en[t])}`),
   ].join('\n');

@@ -41,7 +41,11 @@ describe('eval-story command', () => {
     const r = await run(['--scenarios', file, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { model: string; checks: number; reports: Array<{ title: string; report: { overall: { all: { total: number } }; byOrdering: Record<string, { en: { total: number } }> } }> };
+    const out = JSON.parse(r.stdout) as {
+      model: string;
+      checks: number;
+      reports: Array<{ title: string; report: { overall: { all: { total: number } }; byOrdering: Record<string, { en: { total: number } }> } }>;
+    };
     expect(out).toMatchObject({ model: 'default', checks: 5 });
     const all = out.reports[0]!.report;
     expect(all.overall.all.total).toBe(5);

@@ -16,7 +16,10 @@ afterAll(async () => {
 });
 
 const invalid = async (p: Promise<unknown>): Promise<InvalidScenarioFile> => {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof InvalidScenarioFile)) throw new Error(`expected InvalidScenarioFile, got ${String(err)}`);
   return err;
 };
@@ -34,7 +37,10 @@ describe('the shipped evaluation set', () => {
 
   it('repetition replies repeat an earlier assistant turn of their own scenario', async () => {
     for (const s of await loadScenarios(DEFAULT_SCENARIO_FILES)) {
-      expect(s.context.conversation_history.some((t) => t.role === 'assistant' && t.content === s.replies.repetition), s.id).toBe(true);
+      expect(
+        s.context.conversation_history.some((t) => t.role === 'assistant' && t.content === s.replies.repetition),
+        s.id,
+      ).toBe(true);
     }
   });
 });

@@ -28,7 +28,11 @@ export function parseScenarioFile(file: string, text: string): StoryScenario[] {
     throw new InvalidScenarioFile(file, [`not JSON: ${cause instanceof Error ? cause.message : String(cause)}`], { cause });
   }
   const parsed = ScenarioFile.safeParse(json);
-  if (!parsed.success) throw new InvalidScenarioFile(file, parsed.error.issues.slice(0, 10).map((i) => `${formatPath(i.path)}: ${i.message}`));
+  if (!parsed.success)
+    throw new InvalidScenarioFile(
+      file,
+      parsed.error.issues.slice(0, 10).map((i) => `${formatPath(i.path)}: ${i.message}`),
+    );
   return parsed.data;
 }
 

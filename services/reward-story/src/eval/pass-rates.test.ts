@@ -23,7 +23,11 @@ describe('computeReport', () => {
   it('counts strict wins per ordering and language; ties fail', () => {
     const r = computeReport(checks, scores);
     expect(r.overall).toEqual({ all: { passed: 2, total: 4, rate: 0.5 }, zh: { passed: 1, total: 2, rate: 0.5 }, en: { passed: 1, total: 2, rate: 0.5 } });
-    expect(r.byOrdering.off_topic).toEqual({ all: { passed: 1, total: 2, rate: 0.5 }, zh: { passed: 1, total: 1, rate: 1 }, en: { passed: 0, total: 1, rate: 0 } });
+    expect(r.byOrdering.off_topic).toEqual({
+      all: { passed: 1, total: 2, rate: 0.5 },
+      zh: { passed: 1, total: 1, rate: 1 },
+      en: { passed: 0, total: 1, rate: 0 },
+    });
     expect(r.byOrdering.malformed.all).toEqual({ passed: 0, total: 0, rate: null });
     expect(r.failures.map((f) => [f.scenarioId, f.ordering, f.goodScore, f.badScore])).toEqual([
       ['zh-01', 'generic', 0.6, 0.6],

@@ -52,7 +52,10 @@ export function computeReport(checks: readonly OrderingCheck[], scores: readonly
     const badScore = scoreAt(check.badIndex);
     return { check, goodScore, badScore, passed: goodScore > badScore };
   });
-  const byOrdering = Object.fromEntries(ORDERINGS.map((o) => [o, byLang(results.filter((r) => r.check.ordering === o))])) as Record<Ordering, Record<LangColumn, PassRate>>;
+  const byOrdering = Object.fromEntries(ORDERINGS.map((o) => [o, byLang(results.filter((r) => r.check.ordering === o))])) as Record<
+    Ordering,
+    Record<LangColumn, PassRate>
+  >;
   return {
     overall: byLang(results),
     byOrdering,
@@ -68,6 +71,10 @@ export function formatReport(title: string, report: EvalReport): string {
   for (const o of ORDERINGS) rows.push([o, ...LANG_COLUMNS.map((l) => cell(report.byOrdering[o][l]))]);
   rows.push(['every ordering', ...LANG_COLUMNS.map((l) => cell(report.overall[l]))]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, c) => v.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
   return [title, ...rows.map(line)].join('\n');
 }

@@ -22,7 +22,9 @@ describe('StoryScenario', () => {
 
   it('rejects a good reply that copies the reference, a history without an assistant turn, a blank reference and a wrong id', () => {
     const s = scenario();
-    expect(problems(scenario({ replies: { ...s.replies, good: s.context.target_response } }))).toEqual(['replies.good: must paraphrase the reference, not copy it']);
+    expect(problems(scenario({ replies: { ...s.replies, good: s.context.target_response } }))).toEqual([
+      'replies.good: must paraphrase the reference, not copy it',
+    ]);
     expect(problems(scenario({ context: { ...s.context, conversation_history: [{ role: 'user', content: 'hi' }] } }))).toEqual([
       'context.conversation_history: needs an earlier assistant turn for the repetition reply to repeat',
     ]);

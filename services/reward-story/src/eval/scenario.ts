@@ -51,10 +51,18 @@ export const StoryScenario = z
     if (!s.id.startsWith(`${s.lang}-`)) ctx.addIssue({ code: 'custom', path: ['id'], message: `must start with "${s.lang}-"` });
     const hasFormat = s.context.output_format !== undefined;
     if (hasFormat !== (s.replies.malformed !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['replies', 'malformed'], message: hasFormat ? 'required when output_format is given' : 'only allowed with an output_format' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['replies', 'malformed'],
+        message: hasFormat ? 'required when output_format is given' : 'only allowed with an output_format',
+      });
     }
     if (!s.context.conversation_history.some((t) => t.role === 'assistant' && t.content.trim() !== '')) {
-      ctx.addIssue({ code: 'custom', path: ['context', 'conversation_history'], message: 'needs an earlier assistant turn for the repetition reply to repeat' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['context', 'conversation_history'],
+        message: 'needs an earlier assistant turn for the repetition reply to repeat',
+      });
     }
     const { good } = s.replies;
     if (good === s.context.target_response) ctx.addIssue({ code: 'custom', path: ['replies', 'good'], message: 'must paraphrase the reference, not copy it' });

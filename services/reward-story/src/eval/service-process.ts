@@ -63,7 +63,10 @@ export async function startStoryService(options: StartOptions): Promise<StorySer
   createInterface({ input: proc.stdout }).on('line', onLine);
   createInterface({ input: proc.stderr }).on('line', (l) => output.push(l));
   proc.once('exit', (code) => reject(new Error(`reward-story exited (code ${code}) before it was ready:\n${output.slice(-20).join('\n')}`)));
-  const timer = setTimeout(() => reject(new Error(`reward-story not ready within ${options.startTimeoutMs ?? 120_000} ms:\n${output.slice(-20).join('\n')}`)), options.startTimeoutMs ?? 120_000);
+  const timer = setTimeout(
+    () => reject(new Error(`reward-story not ready within ${options.startTimeoutMs ?? 120_000} ms:\n${output.slice(-20).join('\n')}`)),
+    options.startTimeoutMs ?? 120_000,
+  );
   try {
     await promise;
   } catch (err) {

@@ -11,7 +11,11 @@ import { latestStep, policyDir } from './checkpoint-store.ts';
 
 const ACTOR_FILE = 'actor.safetensors';
 
-const isFile = (p: string) => stat(p).then((s) => s.isFile(), () => false);
+const isFile = (p: string) =>
+  stat(p).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /** The actor weights file a model path names (file, policy dir, step dir or job dir with a latest checkpoint). */
 export async function resolveWeightsFile(path: string, field: string): Promise<string> {
@@ -44,7 +48,13 @@ export interface ModelSource {
 }
 
 /** Resolves the model keys of a job (paths relative to `baseDir`). */
-export async function resolveModelSource(opts: { path: string | null; tokenizer: string | null; baseDir: string; pathField: string; tokenizerField: string }): Promise<ModelSource> {
+export async function resolveModelSource(opts: {
+  path: string | null;
+  tokenizer: string | null;
+  baseDir: string;
+  pathField: string;
+  tokenizerField: string;
+}): Promise<ModelSource> {
   if (opts.path !== null) {
     const weightsFile = await resolveWeightsFile(resolve(opts.baseDir, opts.path), opts.pathField);
     return { weightsFile, tokenizer: createTokenizer((await loadWeights(weightsFile)).tokenizer) };

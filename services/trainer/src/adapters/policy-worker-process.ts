@@ -41,22 +41,38 @@ export interface PolicyWorker extends PolicyPort {
 }
 
 export async function startPolicyWorker(opts: {
-  nc: NatsConnection; natsUrl: string; spec: WorkerSpec; dir: string; resumeDir: string | null; timeouts: WorkerTimeouts; signal: AbortSignal; logLevel: string;
+  nc: NatsConnection;
+  natsUrl: string;
+  spec: WorkerSpec;
+  dir: string;
+  resumeDir: string | null;
+  timeouts: WorkerTimeouts;
+  signal: AbortSignal;
+  logLevel: string;
 }): Promise<PolicyWorker> {
   const { nc, spec, timeouts } = opts;
   await mkdir(opts.dir, { recursive: true });
   const specPath = join(opts.dir, 'worker-spec.json');
   await writeFile(specPath, JSON.stringify(spec, null, 2));
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: process.env.HOME, NATS_URL: opts.natsUrl, LOG_LEVEL: opts.logLevel,
-    POLICY_WORKER_SPEC: specPath, ...(opts.resumeDir !== null && { POLICY_WORKER_RESUME: opts.resumeDir }),
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NATS_URL: opts.natsUrl,
+    LOG_LEVEL: opts.logLevel,
+    POLICY_WORKER_SPEC: specPath,
+    ...(opts.resumeDir !== null && { POLICY_WORKER_RESUME: opts.resumeDir }),
   };
   // The IPC channel only signals liveness: when the trainer dies (even by SIGKILL) it closes and the worker exits.
   const child: ChildProcess = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let exited: string | null = null;
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
   const compute = createComputeMeter();
-  const callOnce = async <O extends { compute_s?: number | undefined }>(verb: P.PolicyVerb, body: unknown, response: z.ZodType<O>, timeoutMs = timeouts.callMs): Promise<O> => {
+  const callOnce = async <O extends { compute_s?: number | undefined }>(
+    verb: P.PolicyVerb,
+    body: unknown,
+    response: z.ZodType<O>,
+    timeoutMs = timeouts.callMs,
+  ): Promise<O> => {
     if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited);
     const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
     compute.add(out.compute_s);
@@ -101,11 +117,17 @@ export async function startPolicyWorker(opts: {
     stop,
     takeComputeSeconds: compute.take,
     logprobs: async (model, pairs, entropy, widths, without) => {
-      const reply = await call('logprobs', {
-        model, pairs, entropy,
-        ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }),
-        ...(without && { without_context: without.entries, without_context_prompt_width: without.promptWidth }),
-      }, P.LogprobsReply);
+      const reply = await call(
+        'logprobs',
+        {
+          model,
+          pairs,
+          entropy,
+          ...(widths && { prompt_width: widths.promptWidth, response_width: widths.responseWidth }),
+          ...(without && { without_context: without.entries, without_context_prompt_width: without.promptWidth }),
+        },
+        P.LogprobsReply,
+      );
       return {
         logprobs: reply.logprobs,
         ...(reply.entropies && { entropies: reply.entropies }),
@@ -115,9 +137,11 @@ export async function startPolicyWorker(opts: {
     },
     update: (body) => call('update', body, P.UpdateReply, timeouts.updateMs),
     sftStep: (body) => call('sft_step', body, P.SftStepReply, timeouts.updateMs),
-    values: async (pairs, widths) => (await call('values', { pairs, prompt_width: widths.promptWidth, response_width: widths.responseWidth }, P.ValuesReply)).values,
+    values: async (pairs, widths) =>
+      (await call('values', { pairs, prompt_width: widths.promptWidth, response_width: widths.responseWidth }, P.ValuesReply)).values,
     updateCritic: async (body) => (await call('update_critic', body, P.UpdateCriticReply, timeouts.updateMs)).metrics,
-    export: async (publish, checkpointDir) => (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
+    export: async (publish, checkpointDir) =>
+      (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
     version: async () => (await call('info', {}, P.InfoReply)).version,
     generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),
   };

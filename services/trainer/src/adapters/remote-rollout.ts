@@ -40,18 +40,35 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
       }));
       // A client span (named after the subject) the generation service's span is a child of.
       const attributes = { ...dataSourceAttributes(samples), [SpanAttr.ModelVersion]: modelVersion, 'rl.n': s.n };
-      const reply = await withNatsClientSpan(subject, attributes, () => requestJson(nc, subject, {
-        samples, n: s.n,
-        sampling: { temperature: s.temperature, top_p: s.topP, top_k: s.topK, max_tokens: s.maxTokens, seed: s.seed },
-        limits: { max_response_tokens: maxResponseTokens },
-        include_messages: true,
-        model_version: modelVersion,
-      }, { timeoutMs, response: Reply }));
+      const reply = await withNatsClientSpan(subject, attributes, () =>
+        requestJson(
+          nc,
+          subject,
+          {
+            samples,
+            n: s.n,
+            sampling: { temperature: s.temperature, top_p: s.topP, top_k: s.topK, max_tokens: s.maxTokens, seed: s.seed },
+            limits: { max_response_tokens: maxResponseTokens },
+            include_messages: true,
+            model_version: modelVersion,
+          },
+          { timeoutMs, response: Reply },
+        ),
+      );
       compute.add(reply.usage?.wall_s);
       return reply.results.map((slot): RolloutResult => {
-        if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
+        if ('error' in slot)
+          return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
         const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';
-        return { row: slot.group, uid: slot.uid, promptIds: slot.prompt_ids, responseIds: slot.response_ids, responseMask: slot.response_mask, text: last, modelVersion: slot.model_version };
+        return {
+          row: slot.group,
+          uid: slot.uid,
+          promptIds: slot.prompt_ids,
+          responseIds: slot.response_ids,
+          responseMask: slot.response_mask,
+          text: last,
+          modelVersion: slot.model_version,
+        };
       });
     },
   };

@@ -33,19 +33,33 @@ function datasetOptions(p: DatasetPlan, countTokens: CountTokens): LoadDatasetOp
 
 export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContext): Promise<void> {
   const m = c.actor_rollout_ref.model;
-  const model = await resolveModelSource({ path: m.path, tokenizer: m.tokenizer, baseDir: env.baseDir, pathField: 'actor_rollout_ref.model.path', tokenizerField: 'actor_rollout_ref.model.tokenizer' });
+  const model = await resolveModelSource({
+    path: m.path,
+    tokenizer: m.tokenizer,
+    baseDir: env.baseDir,
+    pathField: 'actor_rollout_ref.model.path',
+    tokenizerField: 'actor_rollout_ref.model.tokenizer',
+  });
   const tokenizer = model.tokenizer;
   const decode = (ids: readonly number[]) => tokenizer.decode(ids);
   const promptIds = (prompt: Prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true });
   const countTokens: CountTokens = (prompt) => promptIds(prompt).length;
   // The data is read before planning: the longest prompt fixes the padded shape.
-  const unplanned = planRlJob(c, { baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile, criticWeightsFile: null, longestPromptTokens: 1 });
+  const unplanned = planRlJob(c, {
+    baseDir: env.baseDir,
+    tokenizer: tokenizer.config,
+    weightsFile: model.weightsFile,
+    criticWeightsFile: null,
+    longestPromptTokens: 1,
+  });
   const train = await loadDataset(datasetOptions(unplanned.train, countTokens));
   const needsSignals = signalsPredicate(unplanned.rewards.routes, unplanned.step.signals.enabled);
   checkSignalRows(train, needsSignals, c.data.prompt_without_context_key);
   const signalRows = train.rows.filter((r) => r.prompt_without_context !== null && needsSignals(r.data_source));
   const plan = planRlJob(c, {
-    baseDir: env.baseDir, tokenizer: tokenizer.config, weightsFile: model.weightsFile,
+    baseDir: env.baseDir,
+    tokenizer: tokenizer.config,
+    weightsFile: model.weightsFile,
     criticWeightsFile: c.critic.model.path === null ? null : await resolveWeightsFile(resolve(env.baseDir, c.critic.model.path), 'critic.model.path'),
     longestPromptTokens: train.rows.reduce((n, r) => Math.max(n, countTokens(r.prompt)), 1),
   });
@@ -53,7 +67,8 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   if (plan.train.filterMaxPromptLength === null) {
     for (const d of [train, val]) if (d !== null) checkPromptLengths(d, countTokens, c.data.max_prompt_length);
   }
-  for (const { key, reason } of compatKeysSet(c)) ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
+  for (const { key, reason } of compatKeysSet(c))
+    ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
   const sampler = createBatchSampler(train, plan.sampler);
   const totalSteps = plan.totalSteps ?? sampler.stepsPerEpoch * plan.totalEpochs;
   const checkpoints = fileCheckpointStore(plan.dir);
@@ -61,34 +76,61 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   if (resume !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${resume.step} (${plan.dir})` });
 
   const worker = await startPolicyWorker({
-    nc: env.nc, natsUrl: env.natsUrl, spec: { job: ctx.id, ...plan.spec }, dir: plan.dir, resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
-    timeouts: { callMs: 120_000, updateMs: 600_000 }, signal: ctx.signal, logLevel: env.logLevel,
+    nc: env.nc,
+    natsUrl: env.natsUrl,
+    spec: { job: ctx.id, ...plan.spec },
+    dir: plan.dir,
+    resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
+    timeouts: { callMs: 120_000, updateMs: 600_000 },
+    signal: ctx.signal,
+    logLevel: env.logLevel,
   });
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {
     const { algorithm } = plan.step;
     const kl = algorithm.use_kl_in_reward ? createKlController(algorithm.kl_ctrl, resume?.kl_coef ?? algorithm.kl_ctrl.kl_coef) : undefined;
-    const rollout = plan.rollout.mode === 'embedded'
-      ? createEmbeddedRollout(worker, tokenizer)
-      : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
+    const rollout =
+      plan.rollout.mode === 'embedded'
+        ? createEmbeddedRollout(worker, tokenizer)
+        : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
     const rewards = createRewardClient(rewardClientOptions(plan.rewards, natsScoreTransport(env.nc), createRng(plan.rewards.jitterSeed)));
-    const signals = signalRows.length === 0 ? undefined : {
-      needs: needsSignals,
-      promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
-      promptWidth: Math.min(c.data.max_prompt_length, signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1)),
-    };
+    const signals =
+      signalRows.length === 0
+        ? undefined
+        : {
+            needs: needsSignals,
+            promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
+            promptWidth: Math.min(
+              c.data.max_prompt_length,
+              signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1),
+            ),
+          };
     const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
     const rolloutDump = dump(plan.dumps.rollout);
     const validationDump = dump(plan.dumps.validation);
     const trace = createOtelTrace();
     await fit({
-      job: ctx.id, trace,
+      job: ctx.id,
+      trace,
       step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), trace, signal: ctx.signal },
-      sampler, valData: val, valBatchSize: plan.fit.valBatchSize, valSampling: plan.fit.valSampling,
-      rollout, rewards, ...(kl && { kl }),
-      totalSteps, testFreq: plan.fit.testFreq, saveFreq: plan.fit.saveFreq, valBeforeTrain: plan.fit.valBeforeTrain,
+      sampler,
+      valData: val,
+      valBatchSize: plan.fit.valBatchSize,
+      valSampling: plan.fit.valSampling,
+      rollout,
+      rewards,
+      ...(kl && { kl }),
+      totalSteps,
+      testFreq: plan.fit.testFreq,
+      saveFreq: plan.fit.saveFreq,
+      valBeforeTrain: plan.fit.valBeforeTrain,
       ...(validationDump && { validationDump }),
-      checkpoints, metrics, resume, initialSampler: sampler.initialState, emit: ctx.emit, signal: ctx.signal,
+      checkpoints,
+      metrics,
+      resume,
+      initialSampler: sampler.initialState,
+      emit: ctx.emit,
+      signal: ctx.signal,
     });
   } finally {
     await metrics.close();

@@ -21,7 +21,13 @@ import { startPolicyWorker } from './policy-worker-process.ts';
 
 export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobContext): Promise<void> {
   const m = c.model;
-  const model = await resolveModelSource({ path: m.partial_pretrain, tokenizer: m.tokenizer, baseDir: env.baseDir, pathField: 'model.partial_pretrain', tokenizerField: 'model.tokenizer' });
+  const model = await resolveModelSource({
+    path: m.partial_pretrain,
+    tokenizer: m.tokenizer,
+    baseDir: env.baseDir,
+    pathField: 'model.partial_pretrain',
+    tokenizerField: 'model.tokenizer',
+  });
   const plan = planSftJob(c, { baseDir: env.baseDir, tokenizer: model.tokenizer.config, weightsFile: model.weightsFile });
   const d = plan.data;
   const load = (files: readonly string[], maxSamples: number) =>
@@ -40,13 +46,24 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
   };
   const checkpoints = fileCheckpointStore(plan.dir);
   const resume = plan.resume ? await checkpoints.latest() : null;
-  ctx.emit({ type: 'log', job: ctx.id, message: `sft: ${train.rows.length} training sequences (${train.learnedTokens} learned tokens), ${val?.rows.length ?? 0} validation; ${totalSteps} steps; padded to ${widths.promptWidth}+${widths.responseWidth} tokens` });
+  ctx.emit({
+    type: 'log',
+    job: ctx.id,
+    message: `sft: ${train.rows.length} training sequences (${train.learnedTokens} learned tokens), ${val?.rows.length ?? 0} validation; ${totalSteps} steps; padded to ${widths.promptWidth}+${widths.responseWidth} tokens`,
+  });
   if (resume !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${resume.step} (${plan.dir})` });
-  for (const { key, reason } of compatKeysSet(c)) ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
+  for (const { key, reason } of compatKeysSet(c))
+    ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
 
   const worker = await startPolicyWorker({
-    nc: env.nc, natsUrl: env.natsUrl, spec: { job: ctx.id, ...plan.spec }, dir: plan.dir, resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
-    timeouts: { callMs: 120_000, updateMs: 600_000 }, signal: ctx.signal, logLevel: env.logLevel,
+    nc: env.nc,
+    natsUrl: env.natsUrl,
+    spec: { job: ctx.id, ...plan.spec },
+    dir: plan.dir,
+    resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
+    timeouts: { callMs: 120_000, updateMs: 600_000 },
+    signal: ctx.signal,
+    logLevel: env.logLevel,
   });
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {
@@ -55,7 +72,10 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
       policy: {
         sftStep: async (micro, lr, step, w) => {
           const out = await worker.sftStep({
-            step, lr, prompt_width: w.promptWidth, response_width: w.responseWidth,
+            step,
+            lr,
+            prompt_width: w.promptWidth,
+            response_width: w.responseWidth,
             micro_batches: micro.map((mb) => mb.map((r) => ({ prompt: r.prompt, response: r.response, loss_mask: r.lossMask }))),
           });
           return { loss: out.loss, gradNorm: out.grad_norm, skipped: out.skipped };
@@ -63,10 +83,26 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
         logprobs: async (pairs, w) => (await worker.logprobs('actor', pairs, false, w)).logprobs,
         export: (publish, checkpointDir) => worker.export(publish, checkpointDir),
       },
-      sampler, valRows: val?.rows ?? [], microBatchSize: plan.microBatchSize, widths,
-      schedule: { kind: plan.schedule.kind, peakLr: plan.schedule.peakLr, warmupSteps: warmupSteps(scheduleSteps, plan.schedule.warmupRatio), totalSteps: scheduleSteps },
-      totalSteps, testFreq: plan.testFreq, saveFreq: plan.saveFreq, valBeforeTrain: plan.valBeforeTrain,
-      checkpoints, metrics, resume, initialSampler: sampler.initialState, emit: ctx.emit, signal: ctx.signal,
+      sampler,
+      valRows: val?.rows ?? [],
+      microBatchSize: plan.microBatchSize,
+      widths,
+      schedule: {
+        kind: plan.schedule.kind,
+        peakLr: plan.schedule.peakLr,
+        warmupSteps: warmupSteps(scheduleSteps, plan.schedule.warmupRatio),
+        totalSteps: scheduleSteps,
+      },
+      totalSteps,
+      testFreq: plan.testFreq,
+      saveFreq: plan.saveFreq,
+      valBeforeTrain: plan.valBeforeTrain,
+      checkpoints,
+      metrics,
+      resume,
+      initialSampler: sampler.initialState,
+      emit: ctx.emit,
+      signal: ctx.signal,
       now: () => performance.now() / 1000,
     });
   } finally {

@@ -16,14 +16,28 @@ interface Options {
   progress?: boolean;
 }
 
-type Event = { type: string; state?: string; error?: string; step?: number; total_steps?: number; metrics?: Record<string, number>; dir?: string; message?: string };
+type Event = {
+  type: string;
+  state?: string;
+  error?: string;
+  step?: number;
+  total_steps?: number;
+  metrics?: Record<string, number>;
+  dir?: string;
+  message?: string;
+};
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('rl-train')
     .description('Train with GRPO/PPO on the trainer service: submit a verl-style job config and watch it')
     .argument('<config>', 'job config (.yaml or .json)')
     .option('--url <url>', 'trainer service', process.env.TRAINER_URL ?? 'http://127.0.0.1:8105')
-    .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=10', (v: string, acc: string[]) => [...acc, v], [])
+    .option(
+      '--set <key=value>',
+      'override a config key (repeatable), e.g. --set trainer.total_training_steps=10',
+      (v: string, acc: string[]) => [...acc, v],
+      [],
+    )
     .option('--id <id>', 'job id (default: generated)')
     .option('--no-follow', 'submit and exit')
     .option('--progress', 'draw the progress bar even when stderr is not a terminal')
@@ -45,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const submit = await fetch(`${opts.url}/v1/jobs`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ config, overrides: opts.set, ...(opts.id !== undefined && { id: opts.id }) }),
     signal: AbortSignal.timeout(30_000),
   }).catch((err: unknown) => {
@@ -72,7 +87,12 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const showBar = opts.progress === true || process.stderr.isTTY;
-  const bar = showBar ? new cliProgress.SingleBar({ format: 'training [{bar}] {value}/{total} steps | eta {eta_formatted}', stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+  const bar = showBar
+    ? new cliProgress.SingleBar(
+        { format: 'training [{bar}] {value}/{total} steps | eta {eta_formatted}', stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
   const scores: number[] = [];
   let lastVal: number | undefined;
   let final: Event | undefined;
@@ -88,7 +108,12 @@ export async function main(argv: string[]): Promise<number> {
       console.log(stepLine(e.step ?? 0, total, e.metrics, scores, lastVal));
     } else if (e.type === 'validation' && e.metrics !== undefined) {
       lastVal = valScore(e.metrics) ?? lastVal;
-      console.log(`validation at step ${e.step}: ${Object.entries(e.metrics).filter(([k]) => k.includes('/mean@') || k === 'val/loss').map(([k, v]) => `${k}=${v.toFixed(3)}`).join(' ')}`);
+      console.log(
+        `validation at step ${e.step}: ${Object.entries(e.metrics)
+          .filter(([k]) => k.includes('/mean@') || k === 'val/loss')
+          .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+          .join(' ')}`,
+      );
     } else if (e.type === 'log' && e.message !== undefined) {
       console.log(e.message);
     } else if (e.type === 'checkpoint') {

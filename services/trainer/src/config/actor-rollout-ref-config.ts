@@ -11,7 +11,9 @@ const sampling = (d: { temperature: number; n: number; do_sample: boolean }) => 
   /** Softmax temperature; 0 = greedy. */
   temperature: nonNegative().default(d.temperature),
   /** Nucleus sampling mass; 1 = off. @default 1 */
-  top_p: between(0, 1).refine((v) => v > 0, { error: 'expected a number in (0, 1]' }).default(1),
+  top_p: between(0, 1)
+    .refine((v) => v > 0, { error: 'expected a number in (0, 1]' })
+    .default(1),
   /** Top-k cut-off; -1 = off. @default -1 */
   top_k: intOrOff().default(-1),
   /** Responses per prompt (GRPO/RLOO group size). */
@@ -43,9 +45,7 @@ export const OptimConfig = (lr: number) =>
     /** Decoupled weight decay. @default 0.01 */
     weight_decay: nonNegative().default(0.01),
     /** Adam (beta1, beta2). @default [0.9, 0.999] */
-    betas: z
-      .tuple([between(0, 0.999999), between(0, 0.999999)], { error: 'expected a list of two numbers in [0, 1)' })
-      .default([0.9, 0.999]),
+    betas: z.tuple([between(0, 0.999999), between(0, 0.999999)], { error: 'expected a list of two numbers in [0, 1)' }).default([0.9, 0.999]),
   });
 
 /** `actor_rollout_ref.actor.*` (verl dp_actor / PolicyLossConfig subset). */
@@ -69,7 +69,9 @@ export const ActorConfig = z.strictObject({
   /** Upper clip (1 + high, DAPO's clip-higher); null = clip_ratio. @default 0.2 */
   clip_ratio_high: nonNegative().nullable().default(0.2),
   /** Dual-clip constant c (> 1) for negative advantages. @default 3.0 */
-  clip_ratio_c: finite().refine((v) => v > 1, { error: 'expected a number greater than 1' }).default(3.0),
+  clip_ratio_c: finite()
+    .refine((v) => v > 1, { error: 'expected a number greater than 1' })
+    .default(3.0),
   /** How token losses become one scalar. @default "token-mean" */
   loss_agg_mode: oneOf(LossAggMode.options).default('token-mean'),
   /** Entropy bonus coefficient. @default 0 */
@@ -120,9 +122,13 @@ export const ModelConfig = z.strictObject({
 });
 
 /** Issues for architecture keys set next to a weights path (the weights define the architecture). */
-export function architectureWithPath(model: Partial<Record<(typeof ARCHITECTURE_KEYS)[number], number | null>>, pathKey: string): Array<{ key: string; message: string }> {
+export function architectureWithPath(
+  model: Partial<Record<(typeof ARCHITECTURE_KEYS)[number], number | null>>,
+  pathKey: string,
+): Array<{ key: string; message: string }> {
   return ARCHITECTURE_KEYS.filter((k) => model[k] !== null && model[k] !== undefined).map((k) => ({
-    key: k, message: `must be null when ${pathKey} is set: the weights define the architecture`,
+    key: k,
+    message: `must be null when ${pathKey} is set: the weights define the architecture`,
   }));
 }
 

@@ -3,7 +3,6 @@ import { AdvEstimatorName, KlPenaltyKind, LossAggMode } from '../core/algos/inde
 import { bool, between, nonNegative, oneOf, positive, positiveInt, klEstimator, text } from './fields.ts';
 import { OptimConfig } from './actor-rollout-ref-config.ts';
 
-
 /** `algorithm.kl_ctrl.*`: the in-reward KL coefficient controller. */
 export const KlCtrlSection = z.strictObject({
   /** "fixed" keeps kl_coef; "adaptive" steers towards target_kl. @default "fixed" */

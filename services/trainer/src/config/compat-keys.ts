@@ -29,6 +29,7 @@ export const ignored = <S extends z.ZodType>(schema: S) => schema.optional();
 
 /** The compatibility keys set in a parsed config, each with its reason. */
 export function compatKeysSet(config: unknown): Array<{ key: CompatKey; reason: string }> {
-  const get = (path: string) => path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), config);
+  const get = (path: string) =>
+    path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), config);
   return (Object.keys(COMPAT_KEYS) as CompatKey[]).filter((k) => get(k) !== undefined).map((key) => ({ key, reason: COMPAT_KEYS[key] }));
 }

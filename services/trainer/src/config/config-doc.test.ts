@@ -11,7 +11,9 @@ const SFT_HEADING = '## SFT jobs (`kind: sft`)';
 const RL_DOC = DOC.slice(0, DOC.indexOf(SFT_HEADING));
 const SFT_DOC = DOC.slice(DOC.indexOf(SFT_HEADING));
 const undocumented = (schema: Parameters<typeof allKeyPaths>[0], doc: string) =>
-  allKeyPaths(schema).map((p) => p.join('.')).filter((path) => !doc.includes(`\`${path}\``));
+  allKeyPaths(schema)
+    .map((p) => p.join('.'))
+    .filter((path) => !doc.includes(`\`${path}\``));
 const examples = (doc: string) => [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('CONFIG.md', () => {

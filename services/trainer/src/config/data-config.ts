@@ -12,7 +12,10 @@ export const DataConfig = z.strictObject({
   /** Training parquet file(s); several are concatenated (or mixed by `mix_weights`). Required. */
   train_files: pathList(),
   /** Validation parquet file(s); none means no validation runs. @default [] */
-  val_files: pathList().or(z.null()).default(null).transform((v) => v ?? []),
+  val_files: pathList()
+    .or(z.null())
+    .default(null)
+    .transform((v) => v ?? []),
   /** Prompts per training step (before `rollout.n` repeats). verl: 1024. @default 16 */
   train_batch_size: positiveInt().default(16),
   /** Prompts per validation batch; null = the whole validation set at once (verl). @default null */
@@ -31,7 +34,8 @@ export const DataConfig = z.strictObject({
   truncation: z
     .string({ error: 'expected "error"' })
     .refine((v) => v === 'error', {
-      error: 'only "error" is implemented: left/right/middle would cut token ids the generation service produces from the messages; use data.filter_overlong_prompts to drop long prompts instead',
+      error:
+        'only "error" is implemented: left/right/middle would cut token ids the generation service produces from the messages; use data.filter_overlong_prompts to drop long prompts instead',
     })
     .default('error'),
   /** Shuffle training rows each epoch (epoch e uses seed + e). @default true */

@@ -16,8 +16,7 @@ export const positiveInt = () => z.int(expect('a positive integer')).min(1, expe
 export const nonNegativeInt = () => z.int(expect('a non-negative integer')).min(0, expect('a non-negative integer'));
 
 /** An integer >= 1, or -1 meaning "off" (verl's save_freq/test_freq/top_k convention). */
-export const intOrOff = () =>
-  z.int(expect('a positive integer or -1 (off)')).refine((v) => v === -1 || v >= 1, expect('a positive integer or -1 (off)'));
+export const intOrOff = () => z.int(expect('a positive integer or -1 (off)')).refine((v) => v === -1 || v >= 1, expect('a positive integer or -1 (off)'));
 
 /** A finite number. */
 export const finite = () => z.number(expect('a number')).refine(Number.isFinite, expect('a finite number'));
@@ -31,7 +30,10 @@ export const nonNegative = () =>
 
 /** A number in [lo, hi]. */
 export const between = (lo: number, hi: number) =>
-  z.number(expect(`a number between ${lo} and ${hi}`)).min(lo, expect(`a number between ${lo} and ${hi}`)).max(hi, expect(`a number between ${lo} and ${hi}`));
+  z
+    .number(expect(`a number between ${lo} and ${hi}`))
+    .min(lo, expect(`a number between ${lo} and ${hi}`))
+    .max(hi, expect(`a number between ${lo} and ${hi}`));
 
 /** true or false. */
 export const bool = () => z.boolean(expect('true or false'));
@@ -45,9 +47,7 @@ export const oneOf = <const T extends string>(values: readonly T[]) =>
 
 /** A path or a list of paths (verl accepts both for `data.train_files`); always a list after parsing. */
 export const pathList = () =>
-  z
-    .union([text(), z.array(text()).min(1)], expect('a file path or a non-empty list of file paths'))
-    .transform((v) => (typeof v === 'string' ? [v] : v));
+  z.union([text(), z.array(text()).min(1)], expect('a file path or a non-empty list of file paths')).transform((v) => (typeof v === 'string' ? [v] : v));
 
 /** A NATS subject: dot-separated tokens without spaces or wildcards. */
 export const subject = () =>
@@ -67,13 +67,17 @@ export const tokenizerKey = () =>
  */
 export const klEstimator = <const T extends string>(names: readonly T[]) => {
   const plain: string[] = names.filter((k) => !k.startsWith('full') && !k.endsWith('+'));
-  return z.string(expect(`one of ${plain.map((v) => JSON.stringify(v)).join(', ')}`)).superRefine((v, ctx) => {
-    if (plain.includes(v)) return;
-    const why = v.endsWith('+') && plain.includes(v.slice(0, -1))
-      ? `a straight-through name: verl b178a3c passes "${v}" to kl_penalty_forward unchanged and raises NotImplementedError; use "${v.slice(0, -1)}"`
-      : v.startsWith('full')
-        ? 'needs whole-vocabulary log-probs: verl raises NotImplementedError for it too'
-        : `${EXPECTED}one of ${plain.map((p) => JSON.stringify(p)).join(', ')}`;
-    ctx.addIssue({ code: 'custom', message: why });
-  }).transform((v) => v as T);
+  return z
+    .string(expect(`one of ${plain.map((v) => JSON.stringify(v)).join(', ')}`))
+    .superRefine((v, ctx) => {
+      if (plain.includes(v)) return;
+      const why =
+        v.endsWith('+') && plain.includes(v.slice(0, -1))
+          ? `a straight-through name: verl b178a3c passes "${v}" to kl_penalty_forward unchanged and raises NotImplementedError; use "${v.slice(0, -1)}"`
+          : v.startsWith('full')
+            ? 'needs whole-vocabulary log-probs: verl raises NotImplementedError for it too'
+            : `${EXPECTED}one of ${plain.map((p) => JSON.stringify(p)).join(', ')}`;
+      ctx.addIssue({ code: 'custom', message: why });
+    })
+    .transform((v) => v as T);
 };

@@ -29,7 +29,12 @@ export function showValue(value: unknown): string {
 }
 
 function dotted(path: readonly PropertyKey[]): string {
-  return path.map((k) => (typeof k === 'number' ? `[${k}]` : String(k))).join('.').replaceAll('.[', '[') || '(root)';
+  return (
+    path
+      .map((k) => (typeof k === 'number' ? `[${k}]` : String(k)))
+      .join('.')
+      .replaceAll('.[', '[') || '(root)'
+  );
 }
 
 function unknownKey(schema: z.ZodType, parent: readonly PropertyKey[], key: string, everyPath: string[][]): ConfigProblem {

@@ -5,7 +5,15 @@ export { ActorConfig, ActorRolloutRefConfig, ModelConfig, RolloutSamplingConfig 
 export { AlgorithmConfig, CriticConfig, KlCtrlSection } from './algorithm-config.ts';
 export { TrainerConfig } from './trainer-config.ts';
 export { RewardConfig, RolloutServiceConfig } from './reward-config.ts';
-export { parseJobConfig, parseRlJobConfig, readJobConfigFile, validateJobConfig, validateRlJobConfig, type ParseJobConfigOptions, type TrainingJobConfig } from './load-job-config.ts';
+export {
+  parseJobConfig,
+  parseRlJobConfig,
+  readJobConfigFile,
+  validateJobConfig,
+  validateRlJobConfig,
+  type ParseJobConfigOptions,
+  type TrainingJobConfig,
+} from './load-job-config.ts';
 export { SftDataConfig, SftJobConfig, SftJobConfigInput, SftOptimConfig } from './sft-config.ts';
 export { applyOverrides, parseOverrides, type Override } from './overrides.ts';
 export { formatIssues, showValue, type ConfigProblem } from './format-issues.ts';

@@ -26,7 +26,13 @@ describe('job config defaults', () => {
     expect(c.actor_rollout_ref.actor.clip_ratio_c).toBe(3);
     expect(c.actor_rollout_ref.actor.kl_loss_type).toBe('low_var_kl');
     expect(c.actor_rollout_ref.rollout.val_kwargs).toEqual({ temperature: 0, top_p: 1, top_k: -1, n: 1, do_sample: false });
-    expect(c.algorithm).toMatchObject({ adv_estimator: 'gae', gamma: 1, lam: 1, kl_penalty: 'kl', kl_ctrl: { type: 'fixed', kl_coef: 0.001, target_kl: 0.1, horizon: 10000 } });
+    expect(c.algorithm).toMatchObject({
+      adv_estimator: 'gae',
+      gamma: 1,
+      lam: 1,
+      kl_penalty: 'kl',
+      kl_ctrl: { type: 'fixed', kl_coef: 0.001, target_kl: 0.1, horizon: 10000 },
+    });
     expect(c.critic).toMatchObject({ cliprange_value: 0.5, ppo_epochs: 1, ppo_mini_batch_size: 16, optim: { lr: 1e-5 } });
     expect(c.actor_rollout_ref.model.max_seq_len).toBe(c.data.max_prompt_length + c.data.max_response_length);
     expect(c.trainer.default_local_dir).toBe('checkpoints/verl_examples/gsm8k');
@@ -42,7 +48,9 @@ describe('job config defaults', () => {
   });
 
   it('derives null clip ratios and critic sizes from the actor', () => {
-    const c = parseRlJobConfig(`${MINIMAL}actor_rollout_ref:\n  actor:\n    clip_ratio: 0.3\n    clip_ratio_low: null\n    clip_ratio_high: 0.28\n    ppo_epochs: 2\n    ppo_mini_batch_size: 8\n`);
+    const c = parseRlJobConfig(
+      `${MINIMAL}actor_rollout_ref:\n  actor:\n    clip_ratio: 0.3\n    clip_ratio_low: null\n    clip_ratio_high: 0.28\n    ppo_epochs: 2\n    ppo_mini_batch_size: 8\n`,
+    );
     expect(c.actor_rollout_ref.actor.clip_ratio_low).toBe(0.3);
     expect(c.actor_rollout_ref.actor.clip_ratio_high).toBe(0.28);
     expect(c.critic.ppo_epochs).toBe(2);
@@ -94,9 +102,7 @@ describe('job config errors', () => {
   });
 
   it('rejects unknown keys with the closest known key as a hint', () => {
-    const problems = problemsOf(() =>
-      parseRlJobConfig('data: {train_files: a, trian_batch_size: 4, lr: 0.1}\ntrainer: {save_frequency: 3}\nfoo: 1'),
-    );
+    const problems = problemsOf(() => parseRlJobConfig('data: {train_files: a, trian_batch_size: 4, lr: 0.1}\ntrainer: {save_frequency: 3}\nfoo: 1'));
     expect(problems).toEqual([
       { path: 'data.trian_batch_size', message: 'unknown key; did you mean data.train_batch_size?' },
       { path: 'data.lr', message: 'unknown key here; did you mean actor_rollout_ref.actor.optim.lr or critic.optim.lr?' },
@@ -133,7 +139,9 @@ describe('job config errors', () => {
   it('rejects the KL estimators verl b178a3c raises NotImplementedError for: "full" and the straight-through names', () => {
     const problems = problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: full}\nactor_rollout_ref: {actor: {kl_loss_type: low_var_kl+}}`));
     expect(problems.map((p) => p.path)).toEqual(['actor_rollout_ref.actor.kl_loss_type', 'algorithm.kl_penalty']);
-    expect(problems[0]!.message).toMatch(/^a straight-through name: verl b178a3c passes "low_var_kl\+" to kl_penalty_forward unchanged and raises NotImplementedError; use "low_var_kl"/);
+    expect(problems[0]!.message).toMatch(
+      /^a straight-through name: verl b178a3c passes "low_var_kl\+" to kl_penalty_forward unchanged and raises NotImplementedError; use "low_var_kl"/,
+    );
     expect(problems[1]!.message).toMatch(/whole-vocabulary/);
     expect(problemsOf(() => parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k9}`))[0]!.message).toMatch(/^expected one of "kl", "k1", /);
     expect(parseRlJobConfig(`${MINIMAL}algorithm: {kl_penalty: k3}`).algorithm.kl_penalty).toBe('k3');

@@ -32,7 +32,10 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   const mini = (arr.actor.ppo_mini_batch_size ?? data.train_batch_size) * arr.rollout.n;
   const micro = arr.actor.ppo_micro_batch_size_per_gpu;
   if (micro !== null && mini % micro !== 0) {
-    issue(['actor_rollout_ref', 'actor', 'ppo_micro_batch_size_per_gpu'], `must divide actor_rollout_ref.actor.ppo_mini_batch_size × rollout.n (${mini}), as verl asserts`);
+    issue(
+      ['actor_rollout_ref', 'actor', 'ppo_micro_batch_size_per_gpu'],
+      `must divide actor_rollout_ref.actor.ppo_mini_batch_size × rollout.n (${mini}), as verl asserts`,
+    );
   }
   if (c.algorithm.adv_estimator === 'gae' && critic.enable === false) {
     issue(['critic', 'enable'], 'must not be false with algorithm.adv_estimator "gae": GAE needs the critic\'s values');

@@ -8,7 +8,10 @@ export const SftDataConfig = z.strictObject({
   /** Training parquet file(s), concatenated. Required. */
   train_files: pathList(),
   /** Validation parquet file(s); none means no validation loss. @default [] */
-  val_files: pathList().or(z.null()).default(null).transform((v) => v ?? []),
+  val_files: pathList()
+    .or(z.null())
+    .default(null)
+    .transform((v) => v ?? []),
   /** Sequences per optimizer step. verl: 256. @default 32 */
   train_batch_size: positiveInt().default(32),
   /** Sequences per forward/backward pass (gradient accumulation); also the validation batch size. @default 4 */
@@ -103,7 +106,11 @@ function checkCrossKeys(c: z.infer<typeof SftJobConfigInput>, ctx: z.RefinementC
     for (const p of architectureWithPath(model, 'model.partial_pretrain')) ctx.addIssue({ code: 'custom', path: ['model', p.key], message: p.message });
   }
   if (model.partial_pretrain !== null && model.tokenizer !== null) {
-    ctx.addIssue({ code: 'custom', path: ['model', 'tokenizer'], message: 'must be null when model.partial_pretrain is set: the weights carry their tokenizer' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model', 'tokenizer'],
+      message: 'must be null when model.partial_pretrain is set: the weights carry their tokenizer',
+    });
   }
   if (model.max_seq_len !== null && model.max_seq_len < data.max_length) {
     ctx.addIssue({ code: 'custom', path: ['model', 'max_seq_len'], message: `must be >= data.max_length (${data.max_length})` });

@@ -11,8 +11,19 @@ function syntheticDataset(fileSizes: number[]): Dataset {
     for (let i = 0; i < size; i++) {
       const id = rows.length;
       rows.push({
-        row_id: id, file_index: f, data_source: `file${f}`, prompt: `p${id}`, prompt_without_context: null, ability: null, ground_truth: `p${id}`,
-        reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: 0,
+        row_id: id,
+        file_index: f,
+        data_source: `file${f}`,
+        prompt: `p${id}`,
+        prompt_without_context: null,
+        ability: null,
+        ground_truth: `p${id}`,
+        reward_model: null,
+        extra_info: {},
+        agent_name: null,
+        tools_kwargs: {},
+        interaction_kwargs: {},
+        index: 0,
       });
     }
   }
@@ -108,7 +119,9 @@ describe('createBatchSampler', () => {
   });
 
   it('rejects impossible setups and states with clear errors', () => {
-    expect(() => createBatchSampler(ds, { batchSize: 11, shuffle: false, seed: 1 })).toThrow(/has 10 rows after filtering, fewer than data\.train_batch_size \(11\)/);
+    expect(() => createBatchSampler(ds, { batchSize: 11, shuffle: false, seed: 1 })).toThrow(
+      /has 10 rows after filtering, fewer than data\.train_batch_size \(11\)/,
+    );
     expect(() => createBatchSampler(ds, { batchSize: 2, shuffle: false, seed: 1, mixWeights: [1] })).toThrow(AppError);
     const s = createBatchSampler(ds, { batchSize: 2, shuffle: false, seed: 1 });
     expect(() => s.nextBatch({ epoch: 0, index: 11 })).toThrow(/index 11 is past the 10 training rows/);

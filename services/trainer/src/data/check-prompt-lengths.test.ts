@@ -4,15 +4,29 @@ import { checkPromptLengths } from './check-prompt-lengths.ts';
 import type { Dataset } from './load-dataset.ts';
 
 const row = (id: number, prompt: string): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'd', prompt, prompt_without_context: null, ability: null, ground_truth: null, reward_model: null, extra_info: {}, agent_name: null,
-  tools_kwargs: {}, interaction_kwargs: {}, index: 0,
+  row_id: id,
+  file_index: 0,
+  data_source: 'd',
+  prompt,
+  prompt_without_context: null,
+  ability: null,
+  ground_truth: null,
+  reward_model: null,
+  extra_info: {},
+  agent_name: null,
+  tools_kwargs: {},
+  interaction_kwargs: {},
+  index: 0,
 });
 
 describe('checkPromptLengths (verl truncation "error")', () => {
   const dataset: Dataset = {
     rows: [row(0, 'abc'), row(1, 'abcd'), row(2, 'ab'), row(3, 'abcdefgh')],
     fileSizes: [2, 2],
-    files: [{ path: 'a.parquet', rows: 2, kept: 2 }, { path: 'b.parquet', rows: 2, kept: 2 }],
+    files: [
+      { path: 'a.parquet', rows: 2, kept: 2 },
+      { path: 'b.parquet', rows: 2, kept: 2 },
+    ],
     filteredOverlong: 0,
   };
   const count = (p: unknown) => String(p).length;

@@ -11,8 +11,12 @@ export function checkPromptLengths(dataset: Dataset, countTokens: CountTokens, m
     const tokens = countTokens(row.prompt);
     if (tokens <= maxPromptLength) continue;
     const { path, row: inFile } = rowLocation(dataset, row.row_id);
-    throw new AppError(ErrorCode.BadRequest, `${path} row ${inFile}: the prompt is ${tokens} tokens, more than data.max_prompt_length (${maxPromptLength}); raise it or set data.filter_overlong_prompts (data.truncation: error)`, {
-      details: { path, row: inFile, tokens, max_prompt_length: maxPromptLength },
-    });
+    throw new AppError(
+      ErrorCode.BadRequest,
+      `${path} row ${inFile}: the prompt is ${tokens} tokens, more than data.max_prompt_length (${maxPromptLength}); raise it or set data.filter_overlong_prompts (data.truncation: error)`,
+      {
+        details: { path, row: inFile, tokens, max_prompt_length: maxPromptLength },
+      },
+    );
   }
 }

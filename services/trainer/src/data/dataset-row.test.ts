@@ -5,26 +5,45 @@ const origin = { path: 'story.parquet', fileIndex: 0, row: 0, rowId: 0 };
 
 describe('toDatasetRow', () => {
   it('passes columns verl does not interpret to the reward service in extra_info (story converter output)', () => {
-    const row = toDatasetRow({
-      data_source: 'story',
-      prompt: [{ role: 'system', content: 'A knight...' }, { role: 'user', content: 'I ask the knight.' }],
-      reward_model: { ground_truth: 'He answers.', style: 'model' },
-      extra_info: { index: 3, turn: 1, conversation_id: 'c1' },
+    const row = toDatasetRow(
+      {
+        data_source: 'story',
+        prompt: [
+          { role: 'system', content: 'A knight...' },
+          { role: 'user', content: 'I ask the knight.' },
+        ],
+        reward_model: { ground_truth: 'He answers.', style: 'model' },
+        extra_info: { index: 3, turn: 1, conversation_id: 'c1' },
+        story_content: 'A knight guards the gate.',
+        user_input: 'I ask the knight.',
+        conversation_history: [],
+        output_format: 'plain prose',
+        target_response: 'He answers.',
+        prompt_without_context: [
+          { role: 'system', content: 'Narrate.' },
+          { role: 'user', content: 'I ask the knight.' },
+        ],
+        ability: 'story',
+      },
+      origin,
+      { promptKey: 'prompt', defaultDataSource: null },
+    );
+    expect(row.extra_info).toEqual({
+      index: 3,
+      turn: 1,
+      conversation_id: 'c1',
       story_content: 'A knight guards the gate.',
       user_input: 'I ask the knight.',
       conversation_history: [],
       output_format: 'plain prose',
       target_response: 'He answers.',
-      prompt_without_context: [{ role: 'system', content: 'Narrate.' }, { role: 'user', content: 'I ask the knight.' }],
-      ability: 'story',
-    }, origin, { promptKey: 'prompt', defaultDataSource: null });
-    expect(row.extra_info).toEqual({
-      index: 3, turn: 1, conversation_id: 'c1',
-      story_content: 'A knight guards the gate.', user_input: 'I ask the knight.', conversation_history: [], output_format: 'plain prose', target_response: 'He answers.',
     });
     expect(row.ground_truth).toBe('He answers.');
     // The prompt without r is the policy's input, not the reward's.
-    expect(row.prompt_without_context).toEqual([{ role: 'system', content: 'Narrate.' }, { role: 'user', content: 'I ask the knight.' }]);
+    expect(row.prompt_without_context).toEqual([
+      { role: 'system', content: 'Narrate.' },
+      { role: 'user', content: 'I ask the knight.' },
+    ]);
   });
 
   it('reads the prompt without r from data.prompt_without_context_key, null when absent, and names a malformed one', () => {
@@ -32,11 +51,16 @@ describe('toDatasetRow', () => {
     expect(toDatasetRow({ prompt: 'p', data_source: 'x', bare: 'q' }, origin, opts).prompt_without_context).toBe('q');
     expect(toDatasetRow({ prompt: 'p', data_source: 'x', bare: null }, origin, opts).prompt_without_context).toBeNull();
     expect(toDatasetRow({ prompt: 'p', data_source: 'x' }, origin, opts).prompt_without_context).toBeNull();
-    expect(() => toDatasetRow({ prompt: 'p', data_source: 'x', bare: [{ role: 'user' }] }, origin, opts)).toThrow('story.parquet row 0: bare[0] must be a {role, content} message');
+    expect(() => toDatasetRow({ prompt: 'p', data_source: 'x', bare: [{ role: 'user' }] }, origin, opts)).toThrow(
+      'story.parquet row 0: bare[0] must be a {role, content} message',
+    );
   });
 
   it('never lets a column override a key extra_info already has', () => {
-    const row = toDatasetRow({ prompt: 'p', data_source: 'x', extra_info: { user_input: 'kept' }, user_input: 'ignored' }, origin, { promptKey: 'prompt', defaultDataSource: null });
+    const row = toDatasetRow({ prompt: 'p', data_source: 'x', extra_info: { user_input: 'kept' }, user_input: 'ignored' }, origin, {
+      promptKey: 'prompt',
+      defaultDataSource: null,
+    });
     expect(row.extra_info.user_input).toBe('kept');
   });
 });

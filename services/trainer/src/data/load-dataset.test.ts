@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return (err as AppError).code;
 }
@@ -29,7 +32,15 @@ describe('loadDataset', () => {
     const ds = await loadDataset({ files: [GSM8K], maxSamples: 2 });
     const row = ds.rows[0];
     expect(ds.rows).toHaveLength(2);
-    expect(row).toMatchObject({ row_id: 0, file_index: 0, data_source: 'openai/gsm8k', agent_name: 'tool_agent', ability: 'math', ground_truth: '18', index: 0 });
+    expect(row).toMatchObject({
+      row_id: 0,
+      file_index: 0,
+      data_source: 'openai/gsm8k',
+      agent_name: 'tool_agent',
+      ability: 'math',
+      ground_truth: '18',
+      index: 0,
+    });
     expect(Array.isArray(row?.prompt) && row.prompt.map((m) => m.role)).toEqual(['system', 'user']);
     expect(row?.tools_kwargs).toHaveProperty('calc_gsm8k_reward');
     expect(row?.interaction_kwargs).toMatchObject({ ground_truth: '18' });
@@ -43,7 +54,9 @@ describe('loadDataset', () => {
   });
 
   it('refuses rows without data_source when no default is configured, naming file, row and field', async () => {
-    await expect(loadDataset({ files: [ARITH] })).rejects.toThrow(/verl_arithmetic_sequence_train\.parquet row 0: data_source is missing; set data\.default_data_source/);
+    await expect(loadDataset({ files: [ARITH] })).rejects.toThrow(
+      /verl_arithmetic_sequence_train\.parquet row 0: data_source is missing; set data\.default_data_source/,
+    );
   });
 
   it('concatenates files in order with contiguous per-file runs', async () => {
@@ -91,11 +104,15 @@ describe('loadDataset', () => {
 
   it('reports missing files, a missing prompt column and malformed prompts clearly', async () => {
     expect(await codeOf(loadDataset({ files: [join(tmp.dir, 'nope.parquet')] }))).toBe(ErrorCode.NotFound);
-    await expect(loadDataset({ files: [fileA], promptKey: 'question' })).rejects.toThrow(/no prompt column "question" \(columns: data_source, agent_name, prompt/);
+    await expect(loadDataset({ files: [fileA], promptKey: 'question' })).rejects.toThrow(
+      /no prompt column "question" \(columns: data_source, agent_name, prompt/,
+    );
     const badPath = join(tmp.dir, 'bad.parquet');
     const w = await createParquetWriter(badPath, fieldsOf({ prompt: scalar('int64'), data_source: scalar('string') }));
     await w.write({ prompt: 5, data_source: 'x' });
     await w.close();
-    await expect(loadDataset({ files: [badPath] })).rejects.toThrow(/bad\.parquet row 0: prompt must be a string or a non-empty list of \{role, content\} messages/);
+    await expect(loadDataset({ files: [badPath] })).rejects.toThrow(
+      /bad\.parquet row 0: prompt must be a string or a non-empty list of \{role, content\} messages/,
+    );
   });
 });

@@ -72,7 +72,16 @@ function fitsPrompt(prompt: Prompt, filter: LoadDatasetOptions['filter']): boole
  * RLHFDataset does. Malformed rows fail with the file, row and field named.
  */
 export async function loadDataset(options: LoadDatasetOptions): Promise<Dataset> {
-  const { files, promptKey = 'prompt', defaultDataSource = null, withoutContextKey = 'prompt_without_context', maxSamples = -1, sampleRandomly = false, seed = 1, filter } = options;
+  const {
+    files,
+    promptKey = 'prompt',
+    defaultDataSource = null,
+    withoutContextKey = 'prompt_without_context',
+    maxSamples = -1,
+    sampleRandomly = false,
+    seed = 1,
+    filter,
+  } = options;
   if (files.length === 0) throw new AppError(ErrorCode.BadRequest, 'no data files given');
   const opened = await Promise.all(files.map((path) => openParquetFile(path)));
   for (const file of opened) {

@@ -34,7 +34,12 @@ describe('JobManager', () => {
     await tick();
     expect(jobs.get('b')).toMatchObject({ state: 'failed', error: 'reward service gone' });
     expect(events.filter((e) => e.type === 'state').map((e) => `${e.job}:${(e as { state: string }).state}`)).toEqual([
-      'a:queued', 'a:running', 'b:queued', 'a:succeeded', 'b:running', 'b:failed',
+      'a:queued',
+      'a:running',
+      'b:queued',
+      'a:succeeded',
+      'b:running',
+      'b:failed',
     ]);
   });
 

@@ -64,7 +64,19 @@ export class JobManager<C> {
     if (this.#jobs.has(id)) throw new AppError(ErrorCode.Conflict, `job ${id} already exists`);
     const now = new Date().toISOString();
     const job: Job<C> = {
-      view: { id, name, state: JobState.Queued, created_at: now, started_at: null, finished_at: null, step: 0, total_steps: null, last_metrics: null, last_validation: null, error: null },
+      view: {
+        id,
+        name,
+        state: JobState.Queued,
+        created_at: now,
+        started_at: null,
+        finished_at: null,
+        step: 0,
+        total_steps: null,
+        last_metrics: null,
+        last_validation: null,
+        error: null,
+      },
       config,
       metrics: [],
       controller: new AbortController(),
@@ -134,13 +146,17 @@ export class JobManager<C> {
     job.view.started_at = new Date().toISOString();
     this.#emit(job, { type: 'state', job: job.view.id, state: JobState.Running });
     const ctx: JobContext = { id: job.view.id, signal: job.controller.signal, emit: (e) => this.#emit(job, e) };
-    this.#idle = this.#opts.run(job.config, ctx).then(
-      () => this.#finish(job, job.controller.signal.aborted ? JobState.Cancelled : JobState.Succeeded, null),
-      (err: unknown) => this.#finish(job, job.controller.signal.aborted ? JobState.Cancelled : JobState.Failed, err instanceof Error ? err.message : String(err)),
-    ).finally(() => {
-      this.#running = null;
-      this.#pump();
-    });
+    this.#idle = this.#opts
+      .run(job.config, ctx)
+      .then(
+        () => this.#finish(job, job.controller.signal.aborted ? JobState.Cancelled : JobState.Succeeded, null),
+        (err: unknown) =>
+          this.#finish(job, job.controller.signal.aborted ? JobState.Cancelled : JobState.Failed, err instanceof Error ? err.message : String(err)),
+      )
+      .finally(() => {
+        this.#running = null;
+        this.#pump();
+      });
   }
 
   #finish(job: Job<C>, state: JobState, error: string | null): void {

@@ -17,7 +17,12 @@ describe('metrics JSONL', () => {
     const log = await openMetricsLog(path);
     await Promise.all([1, 2, 3].map((step) => log.append({ step, 'critic/score/mean': step / 10 })));
     await log.close();
-    expect(readFileSync(path, 'utf8').split('\n')).toEqual(['{"step":1,"critic/score/mean":0.1}', '{"step":2,"critic/score/mean":0.2}', '{"step":3,"critic/score/mean":0.3}', '']);
+    expect(readFileSync(path, 'utf8').split('\n')).toEqual([
+      '{"step":1,"critic/score/mean":0.1}',
+      '{"step":2,"critic/score/mean":0.2}',
+      '{"step":3,"critic/score/mean":0.3}',
+      '',
+    ]);
     await expect(log.append({ step: 4 })).rejects.toThrow(/closed/);
   });
 
@@ -26,7 +31,13 @@ describe('metrics JSONL', () => {
     writeFileSync(path, '{"step":1,"a":1}\n{"step":2,"a":2}\n');
     appendFileSync(path, '{"step":3,"a":');
     const read = await readMetricsJsonl(path);
-    expect(read).toEqual({ records: [{ step: 1, a: 1 }, { step: 2, a: 2 }], tornTail: true });
+    expect(read).toEqual({
+      records: [
+        { step: 1, a: 1 },
+        { step: 2, a: 2 },
+      ],
+      tornTail: true,
+    });
     const log = await openMetricsLog(path);
     await log.append({ step: 3, a: 3 });
     await log.close();

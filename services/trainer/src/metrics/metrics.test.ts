@@ -68,7 +68,11 @@ describe('batch metrics', () => {
 
   it('computes masked token stats and the explained variance with unbiased variances', () => {
     const mask = [1, 1, 0, 1, 1, 0];
-    expect(computeTokenStats('advantages', [1, -2, 99, 3, 0, 99], mask)).toEqual({ 'critic/advantages/mean': 0.5, 'critic/advantages/max': 3, 'critic/advantages/min': -2 });
+    expect(computeTokenStats('advantages', [1, -2, 99, 3, 0, 99], mask)).toEqual({
+      'critic/advantages/mean': 0.5,
+      'critic/advantages/max': 3,
+      'critic/advantages/min': -2,
+    });
     const ev = computeExplainedVariance([1, 2, 7, 3, 4, 7], [1, 2, 0, 3, 3, 0], mask)['critic/vf_explained_var'];
     expect(ev).toBeCloseTo(1 - 0.25 / (5 / 3 + 1e-5), 12);
     expect(reduceMetrics({ 'actor/pg_loss': [1, 2, 3], empty: [] })).toEqual({ 'actor/pg_loss': 2 });

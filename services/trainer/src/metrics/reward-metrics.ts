@@ -51,7 +51,12 @@ export function computeRewardMetrics(samples: readonly ScoredSample[]): Metrics 
   const ok = samples.filter((s) => s.score !== null);
   const scores = ok.map((s) => s.score as number);
   putSummary(out, 'critic/score', scores, true);
-  putSummary(out, 'critic/rewards', ok.map((s) => s.reward ?? (s.score as number)), false);
+  putSummary(
+    out,
+    'critic/rewards',
+    ok.map((s) => s.reward ?? (s.score as number)),
+    false,
+  );
   const errors = samples.length - ok.length;
   out[MetricKey.RewardErrorCount] = errors;
   if (samples.length > 0) out[MetricKey.RewardErrorRatio] = errors / samples.length;
@@ -69,7 +74,12 @@ export function computeRewardMetrics(samples: readonly ScoredSample[]): Metrics 
     const good = list.filter((s) => s.score !== null);
     out[`${prefix}/count`] = list.length;
     out[`${prefix}/error_count`] = list.length - good.length;
-    putSummary(out, `${prefix}/score`, good.map((s) => s.score as number), true);
+    putSummary(
+      out,
+      `${prefix}/score`,
+      good.map((s) => s.score as number),
+      true,
+    );
     for (const [key, values] of extraColumns(good)) {
       if (key === 'score') continue;
       out[`${prefix}/${key}/mean`] = values.reduce((a, b) => a + b, 0) / values.length;

@@ -29,7 +29,10 @@ const setPath = (o: Raw, path: string, value: unknown): Raw => {
   cur[keys.at(-1)!] = value;
   return out;
 };
-const leaves = (schema: Parameters<typeof allKeyPaths>[0]) => allKeyPaths(schema).filter((p) => knownKeysAt(schema, p) === undefined).map((p) => p.join('.'));
+const leaves = (schema: Parameters<typeof allKeyPaths>[0]) =>
+  allKeyPaths(schema)
+    .filter((p) => knownKeysAt(schema, p) === undefined)
+    .map((p) => p.join('.'));
 
 const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20 };
 const critic = { 'critic.enable': true };
@@ -56,11 +59,19 @@ const RL: Record<string, Change> = {
   'actor_rollout_ref.rollout.top_k': { at: 'step.sampling.topK', value: 20 },
   'actor_rollout_ref.rollout.n': { at: 'step.sampling.n', value: 4 },
   'actor_rollout_ref.rollout.do_sample': { at: 'step.sampling.temperature', value: false },
-  'actor_rollout_ref.rollout.val_kwargs.temperature': { at: 'fit.valSampling.temperature', value: 0.5, context: { 'actor_rollout_ref.rollout.val_kwargs.do_sample': true } },
+  'actor_rollout_ref.rollout.val_kwargs.temperature': {
+    at: 'fit.valSampling.temperature',
+    value: 0.5,
+    context: { 'actor_rollout_ref.rollout.val_kwargs.do_sample': true },
+  },
   'actor_rollout_ref.rollout.val_kwargs.top_p': { at: 'fit.valSampling.topP', value: 0.9 },
   'actor_rollout_ref.rollout.val_kwargs.top_k': { at: 'fit.valSampling.topK', value: 20 },
   'actor_rollout_ref.rollout.val_kwargs.n': { at: 'fit.valSampling.n', value: 4 },
-  'actor_rollout_ref.rollout.val_kwargs.do_sample': { at: 'fit.valSampling.temperature', value: true, context: { 'actor_rollout_ref.rollout.val_kwargs.temperature': 0.5 } },
+  'actor_rollout_ref.rollout.val_kwargs.do_sample': {
+    at: 'fit.valSampling.temperature',
+    value: true,
+    context: { 'actor_rollout_ref.rollout.val_kwargs.temperature': 0.5 },
+  },
   'actor_rollout_ref.actor.optim.lr': { at: 'step.loss.lr', value: 1e-4 },
   'actor_rollout_ref.actor.optim.weight_decay': { at: 'spec.optim.weight_decay', value: 0 },
   'actor_rollout_ref.actor.optim.betas': { at: 'spec.optim.betas', value: [0.8, 0.99] },
@@ -198,7 +209,8 @@ const SFT_RESOLVED: Record<string, string> = {
   'model.tokenizer': 'resolved to the tokenizer config (adapters/model-source.test.ts)',
 };
 
-const get = (o: unknown, path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v === null || typeof v !== 'object' ? undefined : (v as Raw)[k]), o);
+const get = (o: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((v, k) => (v === null || typeof v !== 'object' ? undefined : (v as Raw)[k]), o);
 
 function withContext(base: Raw, change: Change): Raw {
   return Object.entries(change.context ?? {}).reduce((o, [k, v]) => setPath(o, k, v), base);

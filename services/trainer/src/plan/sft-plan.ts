@@ -43,15 +43,30 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
     name: t.experiment_name,
     dir: path(t.default_local_dir),
     spec: {
-      model: { tokenizer: f.tokenizer, d_model: m.d_model, n_layers: m.n_layers, n_heads: m.n_heads, d_ff: m.d_ff, max_seq_len: m.max_seq_len, seed: m.seed, path: f.weightsFile },
+      model: {
+        tokenizer: f.tokenizer,
+        d_model: m.d_model,
+        n_layers: m.n_layers,
+        n_heads: m.n_heads,
+        d_ff: m.d_ff,
+        max_seq_len: m.max_seq_len,
+        seed: m.seed,
+        path: f.weightsFile,
+      },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.
       weights: { bucket: 'rl-policy', name: `sft-${t.experiment_name}` },
     },
     data: {
-      train: d.train_files.map(path), val: d.val_files.map(path), trainMaxSamples: d.train_max_samples, valMaxSamples: d.val_max_samples,
+      train: d.train_files.map(path),
+      val: d.val_files.map(path),
+      trainMaxSamples: d.train_max_samples,
+      valMaxSamples: d.val_max_samples,
       columns: {
-        promptKey: d.prompt_key, responseKey: d.response_key, promptDictKeys: d.prompt_dict_keys ?? [], responseDictKeys: d.response_dict_keys ?? [],
+        promptKey: d.prompt_key,
+        responseKey: d.response_key,
+        promptDictKeys: d.prompt_dict_keys ?? [],
+        responseDictKeys: d.response_dict_keys ?? [],
         messagesKey: d.multiturn.enable ? d.multiturn.messages_key : null,
       },
       maxLength: d.max_length,

@@ -20,7 +20,20 @@ export interface ChartDef {
 const present = (wanted: readonly string[]) => (keys: readonly string[]) => wanted.filter((k) => keys.includes(k));
 
 // Stages in pipeline order; any other timer follows, and the total (`step`) is not stacked.
-const STAGE_ORDER = ['gen', 'gen_max', 'reward', 'old_log_prob', 'ref', 'values', 'adv', 'update_critic', 'update_actor', 'weights_sync', 'testing', 'save_checkpoint'];
+const STAGE_ORDER = [
+  'gen',
+  'gen_max',
+  'reward',
+  'old_log_prob',
+  'ref',
+  'values',
+  'adv',
+  'update_critic',
+  'update_actor',
+  'weights_sync',
+  'testing',
+  'save_checkpoint',
+];
 const NOT_STACKED = new Set([`${TIMING_PREFIX}step`]);
 
 function timingKeys(keys: readonly string[]): string[] {
@@ -67,7 +80,12 @@ export const CHARTS: readonly ChartDef[] = [
   { name: 'kl', title: 'KL', yTitle: 'KL', series: present([MetricKey.PpoKl, MetricKey.KlLoss, MetricKey.RewardKlPenalty]) },
   { name: 'entropy', title: 'Policy entropy', yTitle: 'nats / token', series: present([MetricKey.Entropy]) },
   { name: 'pg-loss', title: 'Policy loss', yTitle: 'loss', series: present([MetricKey.PgLoss, MetricKey.VfLoss]) },
-  { name: 'grad-norm', title: 'Gradient norm (before clipping)', yTitle: 'L2 norm', series: present([MetricKey.GradNorm, MetricKey.CriticGradNorm, MetricKey.SftGradNorm]) },
+  {
+    name: 'grad-norm',
+    title: 'Gradient norm (before clipping)',
+    yTitle: 'L2 norm',
+    series: present([MetricKey.GradNorm, MetricKey.CriticGradNorm, MetricKey.SftGradNorm]),
+  },
   { name: 'sft-loss', title: 'SFT loss (token-mean NLL)', yTitle: 'nats / token', series: present([MetricKey.SftLoss, MetricKey.SftValLoss]) },
   { name: 'lr', title: 'Learning rate', yTitle: 'lr', series: present([MetricKey.SftLr]) },
   { name: 'timing', title: 'Time per stage', yTitle: 'seconds', series: timingKeys, stacked: true },

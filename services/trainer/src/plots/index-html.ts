@@ -12,7 +12,9 @@ const fmt = (v: number | string | null | undefined) => (typeof v === 'number' ? 
 
 /** A static page showing every chart and the latest value of every metric. */
 export function indexHtml(title: string, charts: readonly ChartEntry[], last: MetricsRecord | undefined): string {
-  const figures = charts.map((c) => `<figure><img src="${escapeHtml(c.file)}" alt="${escapeHtml(c.title)}"><figcaption>${escapeHtml(c.title)}</figcaption></figure>`);
+  const figures = charts.map(
+    (c) => `<figure><img src="${escapeHtml(c.file)}" alt="${escapeHtml(c.title)}"><figcaption>${escapeHtml(c.title)}</figcaption></figure>`,
+  );
   const rows =
     last === undefined
       ? []

@@ -5,14 +5,43 @@ import { z } from 'zod';
 import * as P from './protocol.ts';
 
 const VERBS: Record<P.PolicyVerb, { request: z.ZodType; reply: z.ZodType; summary: string }> = {
-  info: { request: P.InfoRequest, reply: P.InfoReply, summary: 'What the worker holds (weights version, tokenizer, sizes); the trainer polls it until the worker is up.' },
+  info: {
+    request: P.InfoRequest,
+    reply: P.InfoReply,
+    summary: 'What the worker holds (weights version, tokenizer, sizes); the trainer polls it until the worker is up.',
+  },
   generate: { request: P.GenerateRequest, reply: P.GenerateReply, summary: 'Continue prompts (token ids) with the current actor.' },
-  logprobs: { request: P.LogprobsRequest, reply: P.LogprobsReply, summary: 'Teacher-forced log-probs (and entropies) of responses under the actor or the frozen reference.' },
-  update: { request: P.UpdateRequest, reply: P.UpdateReply, summary: 'PPO epochs over mini-batches of one step’s experience; one optimizer step per mini-batch. Metrics use verl’s actor/* names.' },
-  sft_step: { request: P.SftStepRequest, reply: P.SftStepReply, summary: 'One supervised fine-tuning step: token-mean NLL of the learned response tokens per micro-batch, gradients accumulated over the micro-batches (each / n), one AdamW step at the given learning rate.' },
-  values: { request: P.ValuesRequest, reply: P.ValuesReply, summary: 'The critic’s value of the state before each response token (GAE jobs; verl compute_values).' },
-  update_critic: { request: P.UpdateCriticRequest, reply: P.UpdateCriticReply, summary: 'verl update_critic: PPO epochs over mini-batches of the clipped value loss against the GAE returns. Metrics use verl’s critic/* names.' },
-  export: { request: P.ExportRequest, reply: P.ExportReply, summary: 'Publish the current weights to the JetStream object store and/or write a checkpoint (actor, reference, optimizer).' },
+  logprobs: {
+    request: P.LogprobsRequest,
+    reply: P.LogprobsReply,
+    summary: 'Teacher-forced log-probs (and entropies) of responses under the actor or the frozen reference.',
+  },
+  update: {
+    request: P.UpdateRequest,
+    reply: P.UpdateReply,
+    summary: 'PPO epochs over mini-batches of one step’s experience; one optimizer step per mini-batch. Metrics use verl’s actor/* names.',
+  },
+  sft_step: {
+    request: P.SftStepRequest,
+    reply: P.SftStepReply,
+    summary:
+      'One supervised fine-tuning step: token-mean NLL of the learned response tokens per micro-batch, gradients accumulated over the micro-batches (each / n), one AdamW step at the given learning rate.',
+  },
+  values: {
+    request: P.ValuesRequest,
+    reply: P.ValuesReply,
+    summary: 'The critic’s value of the state before each response token (GAE jobs; verl compute_values).',
+  },
+  update_critic: {
+    request: P.UpdateCriticRequest,
+    reply: P.UpdateCriticReply,
+    summary: 'verl update_critic: PPO epochs over mini-batches of the clipped value loss against the GAE returns. Metrics use verl’s critic/* names.',
+  },
+  export: {
+    request: P.ExportRequest,
+    reply: P.ExportReply,
+    summary: 'Publish the current weights to the JetStream object store and/or write a checkpoint (actor, reference, optimizer).',
+  },
 };
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;

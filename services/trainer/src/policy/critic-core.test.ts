@@ -11,10 +11,20 @@ const SPEC = WorkerSpec.parse({
   job: 'c',
   model: { tokenizer: arithmeticTokenizer().config, d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 3, path: null },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
-  critic: { optim: { lr: 0.02, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 }, cliprange_value: 10, loss_agg_mode: 'token-mean', loss_scale_factor: 4, path: null, seed: 5 },
+  critic: {
+    optim: { lr: 0.02, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
+    cliprange_value: 10,
+    loss_agg_mode: 'token-mean',
+    loss_scale_factor: 4,
+    path: null,
+    seed: 5,
+  },
   weights: { bucket: 'b', name: 'actor' },
 });
-const pairs = [{ prompt: [5, 6, 14], response: [7, 8] }, { prompt: [6, 14], response: [9, 4] }];
+const pairs = [
+  { prompt: [5, 6, 14], response: [7, 8] },
+  { prompt: [6, 14], response: [9, 4] },
+];
 const widths = { prompt_width: 8, response_width: 8 };
 
 let core: PolicyWorkerCore;
@@ -31,21 +41,36 @@ afterAll(() => {
 describe('the critic of a GAE job', () => {
   it('moves its values towards the returns with verl update_critic steps, leaving the actor alone', async () => {
     const actorBefore = await core.logprobs({ model: 'actor', pairs, entropy: false });
-    const returns = [[1, 1], [-1, -1]];
+    const returns = [
+      [1, 1],
+      [-1, -1],
+    ];
     const dist = (v: number[][]) => v.flat().reduce((s, x, i) => s + (x - returns.flat()[i]!) ** 2, 0);
     const before = (await core.critic.values({ pairs, ...widths })).values;
     let last: Record<string, number> = {};
     for (let step = 0; step < 20; step++) {
       const values = (await core.critic.values({ pairs, ...widths })).values;
-      last = (await core.critic.update(UpdateCriticRequest.parse({
-        step, ...widths,
-        loss: { ppo_epochs: 1, ppo_mini_batch_size: 2, lr: 0.02 },
-        batch: pairs.map((p, i) => ({ ...p, response_mask: [1, 1], values: values[i]!, returns: returns[i]! })),
-      }))).metrics;
+      last = (
+        await core.critic.update(
+          UpdateCriticRequest.parse({
+            step,
+            ...widths,
+            loss: { ppo_epochs: 1, ppo_mini_batch_size: 2, lr: 0.02 },
+            batch: pairs.map((p, i) => ({ ...p, response_mask: [1, 1], values: values[i]!, returns: returns[i]! })),
+          }),
+        )
+      ).metrics;
     }
     const after = (await core.critic.values({ pairs, ...widths })).values;
     expect(dist(after)).toBeLessThan(dist(before) / 4);
-    expect(Object.keys(last).sort()).toEqual(['critic/grad_norm', 'critic/lr', 'critic/update_skipped', 'critic/vf_clipfrac', 'critic/vf_loss', 'critic/vpred_mean']);
+    expect(Object.keys(last).sort()).toEqual([
+      'critic/grad_norm',
+      'critic/lr',
+      'critic/update_skipped',
+      'critic/vf_clipfrac',
+      'critic/vf_loss',
+      'critic/vpred_mean',
+    ]);
     expect((await core.logprobs({ model: 'actor', pairs, entropy: false })).logprobs).toEqual(actorBefore.logprobs);
   }, 120_000);
 

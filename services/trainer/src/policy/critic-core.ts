@@ -73,19 +73,37 @@ export class CriticCore {
   async #applyUpdate(req: z.output<typeof UpdateCriticRequest>): Promise<z.input<typeof UpdateCriticReply>> {
     const l = req.loss;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
-    const metrics = await runPpoEpochs(req.batch, {
-      ppoEpochs: l.ppo_epochs, miniBatchSize: l.ppo_mini_batch_size, microBatchSize: l.ppo_micro_batch_size, shuffle: l.shuffle, seed: l.data_loader_seed,
-    }, {
-      accumulate: async (micro, scale) => (await this.#trainer.accumulate({
-        pairs: micro.map((x) => ({ prompt: x.prompt, response: x.response })),
-        inputs: {
-          old_values: micro.map((x) => x.values),
-          returns: micro.map((x) => x.returns),
-          response_mask: micro.map((x) => x.response_mask),
-        },
-      }, this.#loss, scale, widths)).metrics,
-      step: () => this.#trainer.applyGradients({ lr: l.lr }),
-    }, ['critic/vf_loss'], 'critic/grad_norm');
+    const metrics = await runPpoEpochs(
+      req.batch,
+      {
+        ppoEpochs: l.ppo_epochs,
+        miniBatchSize: l.ppo_mini_batch_size,
+        microBatchSize: l.ppo_micro_batch_size,
+        shuffle: l.shuffle,
+        seed: l.data_loader_seed,
+      },
+      {
+        accumulate: async (micro, scale) =>
+          (
+            await this.#trainer.accumulate(
+              {
+                pairs: micro.map((x) => ({ prompt: x.prompt, response: x.response })),
+                inputs: {
+                  old_values: micro.map((x) => x.values),
+                  returns: micro.map((x) => x.returns),
+                  response_mask: micro.map((x) => x.response_mask),
+                },
+              },
+              this.#loss,
+              scale,
+              widths,
+            )
+          ).metrics,
+        step: () => this.#trainer.applyGradients({ lr: l.lr }),
+      },
+      ['critic/vf_loss'],
+      'critic/grad_norm',
+    );
     return { metrics: { ...metrics, 'critic/lr': l.lr } };
   }
 

@@ -8,10 +8,18 @@ import { lax, type LossInputs, type PolicyLoss } from '@rl/policy';
 export function withDetachedOldLogprobs(loss: PolicyLoss): PolicyLoss {
   return (t) => {
     const view: LossInputs = {
-      get logprobs() { return t.logprobs; },
-      get entropy() { return t.entropy; },
-      get values() { return t.values; },
-      get mask() { return t.mask; },
+      get logprobs() {
+        return t.logprobs;
+      },
+      get entropy() {
+        return t.entropy;
+      },
+      get values() {
+        return t.values;
+      },
+      get mask() {
+        return t.mask;
+      },
       input: (name: string) => (name === 'old_logprobs' ? lax.stopGradient(t.logprobs) : t.input(name)),
       inputNames: t.inputNames,
     };

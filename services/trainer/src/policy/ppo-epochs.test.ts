@@ -19,8 +19,23 @@ describe('runPpoEpochs (verl update_policy)', () => {
 
   it('walks mini-batches in order without shuffle, micro-batches scaled by 1/gradient_accumulation, one step per mini-batch', async () => {
     const r = recorder();
-    const m = await runPpoEpochs(batch, { ppoEpochs: 2, miniBatchSize: 4, microBatchSize: 2, shuffle: false, seed: 1 }, r.trainer, ['actor/pg_loss'], 'actor/grad_norm');
-    expect(r.seen.map((s) => s.micro)).toEqual([[0, 1], [2, 3], [4, 5], [6, 7], [0, 1], [2, 3], [4, 5], [6, 7]]);
+    const m = await runPpoEpochs(
+      batch,
+      { ppoEpochs: 2, miniBatchSize: 4, microBatchSize: 2, shuffle: false, seed: 1 },
+      r.trainer,
+      ['actor/pg_loss'],
+      'actor/grad_norm',
+    );
+    expect(r.seen.map((s) => s.micro)).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ]);
     expect(r.seen.every((s) => s.scale === 0.5)).toBe(true);
     expect(r.steps()).toBe(4);
     // pg_loss is summed as verl does: 8 micro-batches x (2 sequences x 0.5) = 8; clipfrac and grad_norm are means.

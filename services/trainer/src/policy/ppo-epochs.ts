@@ -38,7 +38,13 @@ export function chunks<T>(xs: readonly T[], size: number): T[][] {
  * Runs the epochs; `summed` names the metric keys verl sums (actor/pg_loss and actor/kl_loss, or critic/vf_loss),
  * `gradNormKey` where each mini-batch's gradient norm goes.
  */
-export async function runPpoEpochs<T>(batch: readonly T[], plan: EpochPlan, trainer: EpochTrainer<T>, summed: readonly string[], gradNormKey: string): Promise<Record<string, number>> {
+export async function runPpoEpochs<T>(
+  batch: readonly T[],
+  plan: EpochPlan,
+  trainer: EpochTrainer<T>,
+  summed: readonly string[],
+  gradNormKey: string,
+): Promise<Record<string, number>> {
   const rng = createRng(plan.seed);
   const sums = new Map<string, number>(summed.map((k) => [k, 0]));
   const lists = new Map<string, number[]>();
@@ -56,7 +62,10 @@ export async function runPpoEpochs<T>(batch: readonly T[], plan: EpochPlan, trai
       // verl: gradient_accumulation = ppo_mini_batch_size // ppo_micro_batch_size_per_gpu.
       const scale = 1 / micro.length;
       for (const ids of micro) {
-        const m = await trainer.accumulate(ids.map((i) => batch[i]!), scale);
+        const m = await trainer.accumulate(
+          ids.map((i) => batch[i]!),
+          scale,
+        );
         for (const [k, v] of Object.entries(m)) {
           if (sums.has(k)) sums.set(k, sums.get(k)! + v * scale);
           else push(k, v);

@@ -65,7 +65,11 @@ export const RolloutCorrectionSchema = z.object({
   rollout_is_threshold: z.number().positive().nullable().default(2.0),
   rollout_is_batch_normalize: z.boolean().default(false),
   /** Comma-separated criteria among rollout_corr_helper's options, e.g. "token_k1,seq_mean_k3". */
-  rollout_rs: z.string().regex(new RegExp(`^\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*(,\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*)*$`)).nullable().default(null),
+  rollout_rs: z
+    .string()
+    .regex(new RegExp(`^\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*(,\\s*(${ROLLOUT_RS_OPTIONS.join('|')})\\s*)*$`))
+    .nullable()
+    .default(null),
   rollout_rs_threshold: z.union([z.string(), z.number()]).nullable().default(null),
   loss_type: z.enum(['ppo_clip', 'reinforce']).default('ppo_clip'),
 });
@@ -93,8 +97,14 @@ export const ActorLossSchema = z.object({
   kl_loss_coef: z.number(),
   kl_loss_type: KlPenaltyKind,
   /** SAPO gate temperatures (verl actor tau_pos / tau_neg). */
-  tau_pos: z.number().refine((v) => v !== 0, { error: 'tau_pos must not be 0' }).default(1.0),
-  tau_neg: z.number().refine((v) => v !== 0, { error: 'tau_neg must not be 0' }).default(1.05),
+  tau_pos: z
+    .number()
+    .refine((v) => v !== 0, { error: 'tau_pos must not be 0' })
+    .default(1.0),
+  tau_neg: z
+    .number()
+    .refine((v) => v !== 0, { error: 'tau_neg must not be 0' })
+    .default(1.05),
   policy_loss: PolicyLossSchema.prefault({}),
   ppo_epochs: z.number().int().positive(),
   /** Sequences per optimizer step. */
@@ -117,15 +127,19 @@ export const UpdateRequest = z.object({
   /** Padded widths every mini-batch uses (one compiled shape per job); at least the longest prompt / response. */
   prompt_width: z.number().int().positive().optional(),
   response_width: z.number().int().positive().optional(),
-  batch: z.array(z.object({
-    prompt: Ids,
-    response: Ids,
-    /** 1 for model tokens, 0 for tool/interaction tokens (excluded from the loss). */
-    response_mask: z.array(z.number().int().min(0).max(1)),
-    advantages: Floats,
-    old_logprobs: Floats,
-    ref_logprobs: Floats.optional(),
-  })).min(1),
+  batch: z
+    .array(
+      z.object({
+        prompt: Ids,
+        response: Ids,
+        /** 1 for model tokens, 0 for tool/interaction tokens (excluded from the loss). */
+        response_mask: z.array(z.number().int().min(0).max(1)),
+        advantages: Floats,
+        old_logprobs: Floats,
+        ref_logprobs: Floats.optional(),
+      }),
+    )
+    .min(1),
 });
 export const UpdateReply = z.object({
   version: z.string(),
@@ -139,12 +153,20 @@ export const SftStepRequest = z.object({
   step: z.number().int().min(1),
   /** Learning rate of this step (the controller runs the schedule). */
   lr: z.number().min(0),
-  micro_batches: z.array(z.array(z.object({
-    prompt: Ids.min(1),
-    response: Ids,
-    /** 1 where the response token is learned (assistant content and its end-of-turn token). */
-    loss_mask: z.array(z.number().int().min(0).max(1)),
-  })).min(1)).min(1),
+  micro_batches: z
+    .array(
+      z
+        .array(
+          z.object({
+            prompt: Ids.min(1),
+            response: Ids,
+            /** 1 where the response token is learned (assistant content and its end-of-turn token). */
+            loss_mask: z.array(z.number().int().min(0).max(1)),
+          }),
+        )
+        .min(1),
+    )
+    .min(1),
   /** Padded widths every micro-batch uses (one compiled shape per job); at least the longest prompt / response. */
   prompt_width: z.number().int().positive().optional(),
   response_width: z.number().int().positive().optional(),
@@ -184,14 +206,18 @@ export const UpdateCriticRequest = z.object({
   loss: CriticLossSchema,
   prompt_width: z.number().int().positive().optional(),
   response_width: z.number().int().positive().optional(),
-  batch: z.array(z.object({
-    prompt: Ids,
-    response: Ids,
-    response_mask: z.array(z.number().int().min(0).max(1)),
-    /** Values at rollout time (the centre of the clip window). */
-    values: Floats,
-    returns: Floats,
-  })).min(1),
+  batch: z
+    .array(
+      z.object({
+        prompt: Ids,
+        response: Ids,
+        response_mask: z.array(z.number().int().min(0).max(1)),
+        /** Values at rollout time (the centre of the clip window). */
+        values: Floats,
+        returns: Floats,
+      }),
+    )
+    .min(1),
 });
 export const UpdateCriticReply = z.object({
   /** verl critic metric names: critic/vf_loss, critic/vf_clipfrac, critic/vpred_mean, critic/grad_norm, critic/lr. */

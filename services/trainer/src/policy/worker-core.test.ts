@@ -12,10 +12,33 @@ const SPEC = WorkerSpec.parse({
   job: 't',
   model: { tokenizer: arithmeticTokenizer().config, d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 7, path: null },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
-  loss: { clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean', entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', loss_scale_factor: 8 },
+  loss: {
+    clip_ratio_low: 0.2,
+    clip_ratio_high: 0.28,
+    clip_ratio_c: 3,
+    loss_agg_mode: 'token-mean',
+    entropy_coeff: 0,
+    use_kl_loss: false,
+    kl_loss_coef: 0.001,
+    kl_loss_type: 'low_var_kl',
+    loss_scale_factor: 8,
+  },
   weights: { bucket: 'b', name: 'actor' },
 });
-const PPO = ActorLossSchema.parse({ clip_ratio_low: 0.2, clip_ratio_high: 0.28, clip_ratio_c: 3, loss_agg_mode: 'token-mean' as const, entropy_coeff: 0, use_kl_loss: false, kl_loss_coef: 0.001, kl_loss_type: 'low_var_kl', ppo_epochs: 1, ppo_mini_batch_size: 64, grad_clip: 1, lr: 0.01 });
+const PPO = ActorLossSchema.parse({
+  clip_ratio_low: 0.2,
+  clip_ratio_high: 0.28,
+  clip_ratio_c: 3,
+  loss_agg_mode: 'token-mean' as const,
+  entropy_coeff: 0,
+  use_kl_loss: false,
+  kl_loss_coef: 0.001,
+  kl_loss_type: 'low_var_kl',
+  ppo_epochs: 1,
+  ppo_mini_batch_size: 64,
+  grad_clip: 1,
+  lr: 0.01,
+});
 
 let core: PolicyWorkerCore;
 let dir: string;
@@ -30,19 +53,36 @@ afterAll(() => {
 
 describe('PolicyWorkerCore', () => {
   it('computes the same PPO loss as the array implementation of verl’s formulas', async () => {
-    const pairs = [{ prompt: [5, 6, 14], response: [7, 8, 9] }, { prompt: [6, 14], response: [10, 4] }];
+    const pairs = [
+      { prompt: [5, 6, 14], response: [7, 8, 9] },
+      { prompt: [6, 14], response: [10, 4] },
+    ];
     const scored = await core.logprobs({ model: 'actor', pairs, entropy: false });
     // Old log-probs shifted so some ratios fall outside the clip range, both signs of advantage.
     const old = scored.logprobs.map((lp, i) => lp.map((v, j) => v + (i === 0 ? 0.3 * (j - 1) : -0.25)));
-    const adv = [[1, 1, 1], [-1.5, -1.5]];
-    const mask = [[1, 1, 0], [1, 1]];
+    const adv = [
+      [1, 1, 1],
+      [-1.5, -1.5],
+    ];
+    const mask = [
+      [1, 1, 0],
+      [1, 1],
+    ];
     const res = await core.trainer.accumulate({ pairs, inputs: { advantages: adv, old_logprobs: old, response_mask: mask, ref_logprobs: old } }, core.loss);
     await core.trainer.applyGradients({ lr: 0 });
     const shape = { batchSize: 2, seqLen: 3 };
     const pad = (rows: number[][]) => Float64Array.from(rows.flatMap((r) => [...r, ...Array(3 - r.length).fill(0)]));
     const expected = computeActorLoss({
-      shape, logProb: pad(scored.logprobs), oldLogProb: pad(old), advantages: pad(adv), responseMask: pad(mask),
-      clipRatio: 0.2, clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: 'token-mean',
+      shape,
+      logProb: pad(scored.logprobs),
+      oldLogProb: pad(old),
+      advantages: pad(adv),
+      responseMask: pad(mask),
+      clipRatio: 0.2,
+      clipRatioLow: 0.2,
+      clipRatioHigh: 0.28,
+      clipRatioC: 3,
+      lossAggMode: 'token-mean',
     });
     expect(res.loss).toBeCloseTo(expected.loss, 4);
     expect(res.metrics['actor/pg_clipfrac']).toBeCloseTo(expected.metrics['actor/pg_clipfrac'] ?? NaN, 4);
@@ -51,7 +91,10 @@ describe('PolicyWorkerCore', () => {
   }, 60_000);
 
   it('scores listed responses again after their prompts without r: equal to scoring those pairs on their own', async () => {
-    const pairs = [{ prompt: [5, 6, 14, 7, 8], response: [9, 9, 3] }, { prompt: [5, 14], response: [8] }];
+    const pairs = [
+      { prompt: [5, 6, 14, 7, 8], response: [9, 9, 3] },
+      { prompt: [5, 14], response: [8] },
+    ];
     const bare = [6, 14];
     const res = await core.logprobs({ model: 'actor', pairs, entropy: true, without_context: [{ index: 0, prompt: bare }] });
     const alone = await core.logprobs({ model: 'actor', pairs: [{ prompt: bare, response: pairs[0]!.response }], entropy: false });
@@ -61,7 +104,9 @@ describe('PolicyWorkerCore', () => {
     res.logprobs_without_context![0]!.forEach((v, j) => expect(v).toBeCloseTo(alone.logprobs[0]![j]!, 4));
     // Without r the reply is scored under another prompt: its log-probs differ.
     expect(res.logprobs_without_context![0]).not.toEqual(res.logprobs[0]);
-    await expect(core.logprobs({ model: 'actor', pairs, entropy: false, without_context: [{ index: 2, prompt: bare }] })).rejects.toThrow('without_context[0].index: 2 is not a pair');
+    await expect(core.logprobs({ model: 'actor', pairs, entropy: false, without_context: [{ index: 2, prompt: bare }] })).rejects.toThrow(
+      'without_context[0].index: 2 is not a pair',
+    );
   }, 60_000);
 
   it('raises the probability of rewarded responses with PPO updates, and bumps the version', async () => {
@@ -71,9 +116,18 @@ describe('PolicyWorkerCore', () => {
     const before = await core.logprobs({ model: 'actor', pairs: [{ prompt, response: good }], entropy: false });
     const v0 = core.version;
     for (let step = 0; step < 5; step++) {
-      const lp = await core.logprobs({ model: 'actor', pairs: [{ prompt, response: good }, { prompt, response: bad }], entropy: false });
+      const lp = await core.logprobs({
+        model: 'actor',
+        pairs: [
+          { prompt, response: good },
+          { prompt, response: bad },
+        ],
+        entropy: false,
+      });
       const out = await core.update({
-        step, seed: step, loss: PPO,
+        step,
+        seed: step,
+        loss: PPO,
         batch: [
           { prompt, response: good, response_mask: [1, 1], advantages: [1, 1], old_logprobs: lp.logprobs[0]! },
           { prompt, response: bad, response_mask: [1, 1], advantages: [-1, -1], old_logprobs: lp.logprobs[1]! },
@@ -95,8 +149,12 @@ describe('PolicyWorkerCore', () => {
     await core.saveCheckpoint(dir);
     const restored = await PolicyWorkerCore.fromCheckpoint(SPEC, dir);
     const pairs = [{ prompt: [5, 6, 14], response: [9, 9] }];
-    expect((await restored.logprobs({ model: 'actor', pairs, entropy: false })).logprobs).toEqual((await core.logprobs({ model: 'actor', pairs, entropy: false })).logprobs);
-    expect((await restored.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual((await core.logprobs({ model: 'ref', pairs, entropy: false })).logprobs);
+    expect((await restored.logprobs({ model: 'actor', pairs, entropy: false })).logprobs).toEqual(
+      (await core.logprobs({ model: 'actor', pairs, entropy: false })).logprobs,
+    );
+    expect((await restored.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual(
+      (await core.logprobs({ model: 'ref', pairs, entropy: false })).logprobs,
+    );
     restored.dispose();
   }, 60_000);
 });

@@ -4,7 +4,17 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRng, AppError, ErrorCode } from '@rl/service-kit';
-import { PolicyTrainer, createRandomPolicy, createTokenizer, loadWeights, policyFromWeights, saveWeights, type EmbeddedPolicy, type PolicyLoss, type PolicyWeights } from '@rl/policy';
+import {
+  PolicyTrainer,
+  createRandomPolicy,
+  createTokenizer,
+  loadWeights,
+  policyFromWeights,
+  saveWeights,
+  type EmbeddedPolicy,
+  type PolicyLoss,
+  type PolicyWeights,
+} from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
 import { lengthChunks, quarterWidth } from './length-chunks.ts';
@@ -106,9 +116,17 @@ export class PolicyWorkerCore {
   async generate(req: In<typeof GenerateRequest>, signal?: AbortSignal): Promise<Out<typeof GenerateReply>> {
     const policy = this.actor();
     const s = req.sampling;
-    const gens = await policy.generate(req.prompts, {
-      temperature: s.temperature, topK: s.top_k, topP: s.top_p, maxTokens: s.max_tokens, ...(s.seed !== undefined && { seed: s.seed }),
-    }, signal);
+    const gens = await policy.generate(
+      req.prompts,
+      {
+        temperature: s.temperature,
+        topK: s.top_k,
+        topP: s.top_p,
+        maxTokens: s.max_tokens,
+        ...(s.seed !== undefined && { seed: s.seed }),
+      },
+      signal,
+    );
     return { version: policy.version, generations: gens.map((g) => ({ token_ids: g.tokenIds, logprobs: g.logprobs, finish_reason: g.finishReason })) };
   }
 
@@ -118,12 +136,15 @@ export class PolicyWorkerCore {
     return {
       logprobs: scores.map((s) => Array.from(s.logprobs)),
       ...(req.entropy && { entropies: scores.map((s) => Array.from(s.entropy)) }),
-      ...(req.without_context !== undefined && await this.#withoutContext(model, req)),
+      ...(req.without_context !== undefined && (await this.#withoutContext(model, req))),
     };
   }
 
   /** The story signals' second pass: each listed response after its prompt without r (no entropies: the reward takes them from the pass with r). */
-  async #withoutContext(model: EmbeddedPolicy, req: In<typeof LogprobsRequest>): Promise<Pick<Out<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
+  async #withoutContext(
+    model: EmbeddedPolicy,
+    req: In<typeof LogprobsRequest>,
+  ): Promise<Pick<Out<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
     const entries = req.without_context ?? [];
     const pairs = entries.map(({ index, prompt }, i) => {
       const pair = req.pairs[index];
@@ -162,21 +183,39 @@ export class PolicyWorkerCore {
     const keyRng = createRng(req.seed ^ 0x9e3779b9);
     const keys = l.policy_loss.loss_mode === 'clip_cov' ? req.batch.map((x) => x.advantages.map(() => keyRng.next())) : null;
     const rows = req.batch.map((x, i) => ({ x, keys: keys?.[i] }));
-    const metrics = await runPpoEpochs(rows, {
-      ppoEpochs: l.ppo_epochs, miniBatchSize: l.ppo_mini_batch_size, microBatchSize: l.ppo_micro_batch_size, shuffle: l.shuffle, seed: l.data_loader_seed,
-    }, {
-      accumulate: async (micro, scale) => (await this.#trainer.accumulate({
-        pairs: micro.map(({ x }) => ({ prompt: x.prompt, response: x.response })),
-        inputs: {
-          advantages: micro.map(({ x }) => x.advantages),
-          old_logprobs: micro.map(({ x }) => x.old_logprobs),
-          response_mask: micro.map(({ x }) => x.response_mask),
-          ref_logprobs: micro.map(({ x }) => x.ref_logprobs ?? x.old_logprobs),
-          ...(keys !== null && { [CLIP_COV_KEYS]: micro.map((r) => r.keys!) }),
-        },
-      }, loss, scale, widths)).metrics,
-      step: () => this.#trainer.applyGradients({ lr: l.lr }),
-    }, ['actor/pg_loss', 'actor/kl_loss'], 'actor/grad_norm');
+    const metrics = await runPpoEpochs(
+      rows,
+      {
+        ppoEpochs: l.ppo_epochs,
+        miniBatchSize: l.ppo_mini_batch_size,
+        microBatchSize: l.ppo_micro_batch_size,
+        shuffle: l.shuffle,
+        seed: l.data_loader_seed,
+      },
+      {
+        accumulate: async (micro, scale) =>
+          (
+            await this.#trainer.accumulate(
+              {
+                pairs: micro.map(({ x }) => ({ prompt: x.prompt, response: x.response })),
+                inputs: {
+                  advantages: micro.map(({ x }) => x.advantages),
+                  old_logprobs: micro.map(({ x }) => x.old_logprobs),
+                  response_mask: micro.map(({ x }) => x.response_mask),
+                  ref_logprobs: micro.map(({ x }) => x.ref_logprobs ?? x.old_logprobs),
+                  ...(keys !== null && { [CLIP_COV_KEYS]: micro.map((r) => r.keys!) }),
+                },
+              },
+              loss,
+              scale,
+              widths,
+            )
+          ).metrics,
+        step: () => this.#trainer.applyGradients({ lr: l.lr }),
+      },
+      ['actor/pg_loss', 'actor/kl_loss'],
+      'actor/grad_norm',
+    );
     if (!l.use_kl_loss) delete metrics['actor/kl_loss'];
     return { version: this.version, metrics: { ...metrics, 'actor/lr': l.lr } };
   }
@@ -197,10 +236,15 @@ export class PolicyWorkerCore {
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     let loss = 0;
     for (const mb of req.micro_batches) {
-      const res = await this.#trainer.accumulate({
-        pairs: mb.map((x) => ({ prompt: x.prompt, response: x.response })),
-        inputs: { loss_mask: mb.map((x) => x.loss_mask) },
-      }, SFT_LOSS, 1 / n, widths);
+      const res = await this.#trainer.accumulate(
+        {
+          pairs: mb.map((x) => ({ prompt: x.prompt, response: x.response })),
+          inputs: { loss_mask: mb.map((x) => x.loss_mask) },
+        },
+        SFT_LOSS,
+        1 / n,
+        widths,
+      );
       loss += res.loss / n;
     }
     const step = await this.#trainer.applyGradients({ lr: req.lr });
@@ -224,7 +268,12 @@ export class PolicyWorkerCore {
   /** A worker restored from {@link saveCheckpoint}. */
   static async fromCheckpoint(spec: WorkerSpec, dir: string): Promise<PolicyWorkerCore> {
     const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic);
-    const core = await PolicyWorkerCore.#build(spec, await loadWeights(join(dir, CHECKPOINT_FILES.actor)), await loadWeights(join(dir, CHECKPOINT_FILES.ref)), critic);
+    const core = await PolicyWorkerCore.#build(
+      spec,
+      await loadWeights(join(dir, CHECKPOINT_FILES.actor)),
+      await loadWeights(join(dir, CHECKPOINT_FILES.ref)),
+      critic,
+    );
     core.#trainer.importOptimizerState(new Uint8Array(await readFile(join(dir, CHECKPOINT_FILES.optimizer))));
     return core;
   }

@@ -3,7 +3,18 @@
 // POLICY_WORKER_RESUME, a checkpoint directory); HTTP on an ephemeral port
 // gives /healthz, /readyz and /metrics like every service.
 import { readFile } from 'node:fs/promises';
-import { BaseConfig, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, parseJsonText, parsedEndpoint, startTelemetry, validationError } from '@rl/service-kit';
+import {
+  BaseConfig,
+  connectNatsFromConfig,
+  createLogger,
+  createMetrics,
+  hostService,
+  loadConfig,
+  parseJsonText,
+  parsedEndpoint,
+  startTelemetry,
+  validationError,
+} from '@rl/service-kit';
 import { openWeightsStore, publishWeights } from '@rl/policy';
 import { z } from 'zod';
 import * as P from './protocol.ts';
@@ -34,9 +45,8 @@ const metrics = createMetrics(name);
 const nats = await connectNatsFromConfig(config, name);
 if (nats === undefined) throw new Error('the policy worker needs NATS (NATS_ENABLED=true)');
 
-const core = config.POLICY_WORKER_RESUME !== undefined
-  ? await PolicyWorkerCore.fromCheckpoint(spec, config.POLICY_WORKER_RESUME)
-  : await PolicyWorkerCore.create(spec);
+const core =
+  config.POLICY_WORKER_RESUME !== undefined ? await PolicyWorkerCore.fromCheckpoint(spec, config.POLICY_WORKER_RESUME) : await PolicyWorkerCore.create(spec);
 const store = await openWeightsStore(nats.nc, spec.weights.bucket);
 logger.info({ job: spec.job, version: core.version, resumed: config.POLICY_WORKER_RESUME ?? null }, 'policy ready');
 

@@ -6,9 +6,17 @@ import { ActorLossSchema } from './protocol.ts';
 
 /** The loss settings fixed per job (the per-step ones travel with each update). */
 export const WorkerLossSpec = ActorLossSchema.pick({
-  clip_ratio_low: true, clip_ratio_high: true, clip_ratio_c: true, loss_agg_mode: true,
-  entropy_coeff: true, use_kl_loss: true, kl_loss_coef: true, kl_loss_type: true,
-  tau_pos: true, tau_neg: true, policy_loss: true,
+  clip_ratio_low: true,
+  clip_ratio_high: true,
+  clip_ratio_c: true,
+  loss_agg_mode: true,
+  entropy_coeff: true,
+  use_kl_loss: true,
+  kl_loss_coef: true,
+  kl_loss_type: true,
+  tau_pos: true,
+  tau_neg: true,
+  policy_loss: true,
 }).extend({ loss_scale_factor: z.number().positive() });
 /** Parsed {@link WorkerLossSpec}: what createPpoLoss compiles. */
 export type WorkerLossSpec = z.infer<typeof WorkerLossSpec>;
@@ -31,16 +39,23 @@ export const WorkerSpec = z.object({
   /** The actor loss of an RL job (an SFT job has none). */
   loss: WorkerLossSpec.optional(),
   /** The critic of a GAE job (verl critic.*); absent otherwise. */
-  critic: z.object({
-    optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
-    cliprange_value: z.number().min(0),
-    loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
-    loss_scale_factor: z.number().positive(),
-    /** Weights to build the critic from; null = the actor's initial weights. */
-    path: z.string().nullable(),
-    /** Seed of the value head's initialisation. */
-    seed: z.number().int().min(0),
-  }).optional(),
+  critic: z
+    .object({
+      optim: z.object({
+        lr: z.number().positive(),
+        weight_decay: z.number().min(0),
+        betas: z.tuple([z.number(), z.number()]),
+        grad_clip: z.number().positive(),
+      }),
+      cliprange_value: z.number().min(0),
+      loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+      loss_scale_factor: z.number().positive(),
+      /** Weights to build the critic from; null = the actor's initial weights. */
+      path: z.string().nullable(),
+      /** Seed of the value head's initialisation. */
+      seed: z.number().int().min(0),
+    })
+    .optional(),
   /** JetStream object store bucket and object name the weights are published under. */
   weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
 });

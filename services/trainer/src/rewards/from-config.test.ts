@@ -6,7 +6,9 @@ import type { ScoreTransport } from './reward-types.ts';
 
 describe('rewardClientOptions', () => {
   it('maps reward.* to client options, with the merged route table', () => {
-    const config = parseRlJobConfig('data: {train_files: a}\nreward: {retries: 5, concurrency: 2, params: {openai/gsm8k: {method: flexible}}, routes: {my_task: reward.mine.score}}');
+    const config = parseRlJobConfig(
+      'data: {train_files: a}\nreward: {retries: 5, concurrency: 2, params: {openai/gsm8k: {method: flexible}}, routes: {my_task: reward.mine.score}}',
+    );
     const transport: ScoreTransport = async () => ({ results: [] });
     const o = rewardClientOptions(config.reward, transport, createRng(1));
     expect(o).toMatchObject({ transport, timeoutMs: 30_000, retries: 5, concurrency: 2, maxBatchSize: 256, backoffMs: 200, maxBackoffMs: 5000 });

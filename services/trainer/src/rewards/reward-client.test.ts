@@ -37,7 +37,13 @@ function client(transport: ScoreTransport, overrides: Partial<RewardClientOption
   sleeps.length = 0;
   return createRewardClient({
     transport,
-    routes: { 'openai/gsm8k': 'reward.rules.score', 'aime*': 'reward.aime.score', 'aime2024_*': 'reward.aime24.score', apps: 'reward.sandbox.score', default: 'reward.rules.score' },
+    routes: {
+      'openai/gsm8k': 'reward.rules.score',
+      'aime*': 'reward.aime.score',
+      'aime2024_*': 'reward.aime24.score',
+      apps: 'reward.sandbox.score',
+      default: 'reward.rules.score',
+    },
     timeoutMs: 1000,
     retries: 3,
     concurrency: 2,
@@ -60,7 +66,13 @@ describe('reward client routing and order', () => {
     const svc = fakeService();
     const items = [item('openai/gsm8k', '1'), item('aime2025', '1'), item('aime2024_II', '0'), item('apps', '1'), item('other', '1')];
     const { results } = await client(svc.transport).score(items);
-    expect(results.map((r) => r.extra['subject'])).toEqual(['reward.rules.score', 'reward.aime.score', 'reward.aime24.score', 'reward.sandbox.score', 'reward.rules.score']);
+    expect(results.map((r) => r.extra['subject'])).toEqual([
+      'reward.rules.score',
+      'reward.aime.score',
+      'reward.aime24.score',
+      'reward.sandbox.score',
+      'reward.rules.score',
+    ]);
     expect(results.map((r) => r.score)).toEqual([1, 1, 0, 1, 1]);
 
     const strict = client(svc.transport, { routes: { apps: 'reward.sandbox.score' } });
@@ -92,7 +104,9 @@ describe('reward client routing and order', () => {
 
 describe('reward client failures', () => {
   it('retries retryable failures with growing, jittered backoff, then succeeds', async () => {
-    const svc = fakeService((_s, _b, call) => (call === 0 ? errorOf(ErrorCode.Timeout) : call === 1 ? errorOf(ErrorCode.Busy) : call === 2 ? new Error('socket closed') : undefined));
+    const svc = fakeService((_s, _b, call) =>
+      call === 0 ? errorOf(ErrorCode.Timeout) : call === 1 ? errorOf(ErrorCode.Busy) : call === 2 ? new Error('socket closed') : undefined,
+    );
     const { results, stats } = await client(svc.transport).score([item('openai/gsm8k', '1'), item('openai/gsm8k', '2')]);
     expect(results.map((r) => r.score)).toEqual([1, 0]);
     expect(stats).toMatchObject({ requests: 4, retries: 3 });
@@ -107,15 +121,21 @@ describe('reward client failures', () => {
 
   it('gives up after retries + 1 attempts with a clear, typed error', async () => {
     const svc = fakeService(() => errorOf(ErrorCode.NoResponders, 'no service is listening on reward.rules.score'));
-    const err = await client(svc.transport, { retries: 2 }).score([item('openai/gsm8k', '1')]).catch((e: unknown) => e);
+    const err = await client(svc.transport, { retries: 2 })
+      .score([item('openai/gsm8k', '1')])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe(ErrorCode.NoResponders);
-    expect((err as AppError).message).toBe('rewards on reward.rules.score: gave up after 3 attempts for 1 items: no service is listening on reward.rules.score');
+    expect((err as AppError).message).toBe(
+      'rewards on reward.rules.score: gave up after 3 attempts for 1 items: no service is listening on reward.rules.score',
+    );
     expect(svc.calls).toHaveLength(3);
   });
 
   it('passes per-item errors through without retrying', async () => {
-    const svc = fakeService(() => ({ results: [{ score: 1, extra: { acc: true } }, { error: { code: ErrorCode.InvalidGroundTruth, message: 'ground_truth: bad' } }] }));
+    const svc = fakeService(() => ({
+      results: [{ score: 1, extra: { acc: true } }, { error: { code: ErrorCode.InvalidGroundTruth, message: 'ground_truth: bad' } }],
+    }));
     const { results, stats } = await client(svc.transport).score([item('openai/gsm8k', '1'), item('openai/gsm8k', '1')]);
     expect(results).toEqual([
       { score: 1, extra: { acc: true }, error: null },

@@ -137,11 +137,15 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
           abort.throwIfAborted();
           const error = asAppError(err, chunk.subject);
           if (RETRYABLE_CODES.has(error.code)) {
-            throw new AppError(error.code, `rewards on ${chunk.subject}: gave up after ${attempts} attempts for ${chunk.indices.length} items: ${error.message}`, {
-              retryable: true,
-              cause: error,
-              details: { subject: chunk.subject, attempts, items: chunk.indices.length },
-            });
+            throw new AppError(
+              error.code,
+              `rewards on ${chunk.subject}: gave up after ${attempts} attempts for ${chunk.indices.length} items: ${error.message}`,
+              {
+                retryable: true,
+                cause: error,
+                details: { subject: chunk.subject, attempts, items: chunk.indices.length },
+              },
+            );
           }
           if (chunk.indices.length > 1) {
             // The service refused the whole request (e.g. one oversized item): halve it until the culprit is alone.

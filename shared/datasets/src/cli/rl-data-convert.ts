@@ -24,18 +24,35 @@ async function progressBar(input: string, flags: ConvertFlags) {
     cliProgress.Presets.shades_classic,
   );
   // A missing input is reported by the reader; the bar just starts empty.
-  bar.start(await stat(input).then((s) => s.size, () => 0), 0, { records: 0, rows: 0 });
+  bar.start(
+    await stat(input).then(
+      (s) => s.size,
+      () => 0,
+    ),
+    0,
+    { records: 0, rows: 0 },
+  );
   return bar;
 }
 
 /** Streams `input` through `converter` into `output` (or nowhere on a dry run) and prints the report. */
-async function convertFile<Row>(input: string, output: string, fields: Field[], converter: RecordConverter<Row>, flags: ConvertFlags): Promise<ConversionReport> {
+async function convertFile<Row>(
+  input: string,
+  output: string,
+  fields: Field[],
+  converter: RecordConverter<Row>,
+  flags: ConvertFlags,
+): Promise<ConversionReport> {
   const records = readJsonRecords(input);
   const bar = await progressBar(input, flags);
   const onRecord = (bytesRead: number, r: Readonly<ConversionReport>) => bar?.update(bytesRead, { records: r.records, rows: r.rows });
   const writer = flags.dryRun ? undefined : await createParquetWriter(output, fields);
   try {
-    const report = await runConversion(records, converter, { strict: flags.strict ?? false, onRecord, ...(writer ? { write: (row: Row) => writer.write(row) } : {}) });
+    const report = await runConversion(records, converter, {
+      strict: flags.strict ?? false,
+      onRecord,
+      ...(writer ? { write: (row: Row) => writer.write(row) } : {}),
+    });
     await writer?.close();
     return report;
   } catch (err) {

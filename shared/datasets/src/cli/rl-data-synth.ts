@@ -24,5 +24,7 @@ export async function synthGsm8k(output: string, options: SynthOptions): Promise
     await writer.abort();
     throw err;
   }
-  process.stdout.write(`${output}: ${options.count} rows (split ${options.split}, seed ${options.seed}${options.exclude ? `, none of ${options.exclude.size} excluded questions` : ''})\n`);
+  process.stdout.write(
+    `${output}: ${options.count} rows (split ${options.split}, seed ${options.seed}${options.exclude ? `, none of ${options.exclude.size} excluded questions` : ''})\n`,
+  );
 }

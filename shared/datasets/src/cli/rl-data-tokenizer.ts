@@ -21,5 +21,7 @@ export async function trainTokenizer(output: string, inputs: readonly string[], 
   }
   const json = trainBpe(texts, { vocabSize: flags.vocabSize, specials: BYTE_SPECIALS, pretokenizer: flags.pretokenizer });
   await writeFile(output, `${JSON.stringify(json)}\n`);
-  process.stdout.write(`${output}: ${Object.keys(json.model.vocab).length + BYTE_SPECIALS.length} tokens (${json.model.merges.length} merges) from ${texts.length} texts\n`);
+  process.stdout.write(
+    `${output}: ${Object.keys(json.model.vocab).length + BYTE_SPECIALS.length} tokens (${json.model.merges.length} merges) from ${texts.length} texts\n`,
+  );
 }

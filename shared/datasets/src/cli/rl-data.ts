@@ -58,7 +58,10 @@ export function buildProgram(): Command {
     .option('--instruction <text>', 'system prompt text before the story setting', DEFAULT_STORY_OPTIONS.instruction)
     .option('--output-format <text>', 'system prompt text after the story setting', DEFAULT_STORY_OPTIONS.outputFormat)
     .addOption(
-      new Option('--context <part>', 'what the prompt_without_context column leaves out (the context r of the info_gain reward): the story setting, the earlier turns, or both')
+      new Option(
+        '--context <part>',
+        'what the prompt_without_context column leaves out (the context r of the info_gain reward): the story setting, the earlier turns, or both',
+      )
         .choices(Object.values(StoryContextPart))
         .default(DEFAULT_STORY_OPTIONS.context),
     )
@@ -87,7 +90,9 @@ export function buildProgram(): Command {
     );
   program
     .command('synth-gsm8k')
-    .description("synthetic GSM8K-style word problems (small numbers, 1-3 operations, a short worked solution) in verl's GSM8K parquet layout; deterministic per seed")
+    .description(
+      "synthetic GSM8K-style word problems (small numbers, 1-3 operations, a short worked solution) in verl's GSM8K parquet layout; deterministic per seed",
+    )
     .argument('<output>', 'parquet file to write')
     .option('--count <n>', 'rows', positiveInt, 1000)
     .option('--seed <n>', 'generator seed', nonNegativeInt, 1)
@@ -98,13 +103,30 @@ export function buildProgram(): Command {
     .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
     .option('--max-total <n>', 'largest running total', positiveInt, 99)
     .option('--exclude <files>', 'comma-separated parquet files whose questions (extra_info.question) must not appear (a held-out split)')
-    .action(async (output: string, o: { count: number; seed: number; split: string; hashRatio: number; instruction?: string; maxOps: number; maxAmount: number; maxTotal: number; exclude?: string }) =>
-      synthGsm8k(output, {
-        count: o.count, seed: o.seed, split: o.split, hashRatio: o.hashRatio,
-        ...(o.instruction !== undefined && { instruction: o.instruction }),
-        ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
-        problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },
-      }),
+    .action(
+      async (
+        output: string,
+        o: {
+          count: number;
+          seed: number;
+          split: string;
+          hashRatio: number;
+          instruction?: string;
+          maxOps: number;
+          maxAmount: number;
+          maxTotal: number;
+          exclude?: string;
+        },
+      ) =>
+        synthGsm8k(output, {
+          count: o.count,
+          seed: o.seed,
+          split: o.split,
+          hashRatio: o.hashRatio,
+          ...(o.instruction !== undefined && { instruction: o.instruction }),
+          ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
+          problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },
+        }),
     );
   program
     .command('train-tokenizer')
@@ -113,9 +135,18 @@ export function buildProgram(): Command {
     .argument('<inputs...>', 'parquet files')
     .option('--vocab-size <n>', 'vocabulary size, bytes and specials included', positiveInt, 1024)
     .option('--columns <list>', 'comma-separated columns; dotted paths follow structs, message lists give their contents', 'prompt')
-    .addOption(new Option('--pretokenizer <style>', 'word splitting before merges').choices(Object.values(PreTokenizerStyle)).default(PreTokenizerStyle.WholeNumbers))
+    .addOption(
+      new Option('--pretokenizer <style>', 'word splitting before merges').choices(Object.values(PreTokenizerStyle)).default(PreTokenizerStyle.WholeNumbers),
+    )
     .action((output: string, inputs: string[], o: { vocabSize: number; columns: string; pretokenizer: PreTokenizerStyle }) =>
-      trainTokenizer(output, inputs, { vocabSize: o.vocabSize, columns: o.columns.split(',').map((c) => c.trim()).filter((c) => c !== ''), pretokenizer: o.pretokenizer }),
+      trainTokenizer(output, inputs, {
+        vocabSize: o.vocabSize,
+        columns: o.columns
+          .split(',')
+          .map((c) => c.trim())
+          .filter((c) => c !== ''),
+        pretokenizer: o.pretokenizer,
+      }),
     );
   program
     .command('inspect')

@@ -42,7 +42,14 @@ describe('generateProblem', () => {
 
 describe('formatSolution', () => {
   it("writes one line per step, then GSM8K's #### answer or a sentence", () => {
-    const p = { question: 'q', answer: 5, steps: [{ left: 7, op: '+' as const, right: 1, result: 8 }, { left: 8, op: '-' as const, right: 3, result: 5 }] };
+    const p = {
+      question: 'q',
+      answer: 5,
+      steps: [
+        { left: 7, op: '+' as const, right: 1, result: 8 },
+        { left: 8, op: '-' as const, right: 3, result: 5 },
+      ],
+    };
     expect(formatSolution(p, AnswerStyle.Hash)).toBe('7 + 1 = 8\n8 - 3 = 5\n#### 5');
     expect(formatSolution(p, AnswerStyle.Sentence)).toBe('7 + 1 = 8\n8 - 3 = 5\nThe answer is 5.');
   });
@@ -57,7 +64,8 @@ describe('synthGsm8kRows', () => {
     expect(hashed.length / rows.length).toBeGreaterThan(0.2);
     expect(hashed.length / rows.length).toBeLessThan(0.4);
     for (const r of hashed) expect(extractGsm8kSolution(r.extra_info.answer)).toBe(r.reward_model.ground_truth);
-    for (const r of rows.filter((x) => !x.extra_info.answer.includes('####'))) expect(r.extra_info.answer.endsWith(`The answer is ${r.reward_model.ground_truth}.`)).toBe(true);
+    for (const r of rows.filter((x) => !x.extra_info.answer.includes('####')))
+      expect(r.extra_info.answer.endsWith(`The answer is ${r.reward_model.ground_truth}.`)).toBe(true);
   });
 
   it('can leave the instruction out', () => {

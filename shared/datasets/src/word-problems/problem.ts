@@ -33,7 +33,10 @@ export interface ProblemOptions {
 export const DEFAULT_PROBLEM_OPTIONS: ProblemOptions = { maxOps: 3, maxAmount: 20, maxTotal: 99 };
 
 const step = (left: number, op: Step['op'], right: number): Step => ({
-  left, op, right, result: op === '+' ? left + right : op === '-' ? left - right : op === '*' ? left * right : left / right,
+  left,
+  op,
+  right,
+  result: op === '+' ? left + right : op === '-' ? left - right : op === '*' ? left * right : left / right,
 });
 
 function start(rng: Rng, who: Person, what: Thing, o: ProblemOptions, useProduct: boolean): { text: string; total: number; steps: Step[] } {
@@ -41,7 +44,11 @@ function start(rng: Rng, who: Person, what: Thing, o: ProblemOptions, useProduct
     const boxes = rng.int(2, Math.min(6, Math.floor(o.maxTotal / 2)));
     const each = rng.int(2, Math.max(2, Math.min(9, Math.floor(o.maxTotal / boxes))));
     const s = step(boxes, '*', each);
-    return { text: `${who.name} has ${boxes} ${what.container}s of ${what.plural}. Each ${what.container} holds ${each} ${what.plural}.`, total: s.result, steps: [s] };
+    return {
+      text: `${who.name} has ${boxes} ${what.container}s of ${what.plural}. Each ${what.container} holds ${each} ${what.plural}.`,
+      total: s.result,
+      steps: [s],
+    };
   }
   const total = rng.int(2, o.maxAmount);
   return { text: `${who.name} has ${total} ${what.plural}.`, total, steps: [] };

@@ -65,7 +65,14 @@ export async function decodeWithCache(core: PolicyCore, chunk: Chunk, s: Resolve
       const positions = Float32Array.from(batch.slots, (row) => (chunk.lengths[row] ?? chunk.lengths[0] ?? 0) + step);
       const cache = batch.cache;
       batch.cache = { k: [], v: [] };
-      const next = core.kernels.decode(tree.ref(core.params), cache, np.array(Int32Array.from(batch.tokens)), np.array(positions), np.array(batch.keyMask.slice()).reshape([b, capacity]), np.array(onehot));
+      const next = core.kernels.decode(
+        tree.ref(core.params),
+        cache,
+        np.array(Int32Array.from(batch.tokens)),
+        np.array(positions),
+        np.array(batch.keyMask.slice()).reshape([b, capacity]),
+        np.array(onehot),
+      );
       batch.cache = next.cache;
       logits = next.logits;
     }

@@ -35,7 +35,11 @@ export function resolveSampling(params: SamplingParams, eosId: number, vocabSize
   const stopIds = p.stopTokenIds ?? [eosId];
   const bad = stopIds.findIndex((id) => id >= vocabSize);
   if (bad >= 0) {
-    throw invalidParamsError(new z.ZodError([{ code: 'custom', path: ['stopTokenIds', bad], message: `token id must be below the vocabulary size ${vocabSize}`, input: stopIds[bad] }]));
+    throw invalidParamsError(
+      new z.ZodError([
+        { code: 'custom', path: ['stopTokenIds', bad], message: `token id must be below the vocabulary size ${vocabSize}`, input: stopIds[bad] },
+      ]),
+    );
   }
   return {
     temperature: p.temperature,

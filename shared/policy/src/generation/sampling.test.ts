@@ -77,7 +77,8 @@ describe('idsByLogit', () => {
       const logits = new Float32Array(n);
       for (let i = 0; i < n; i++) {
         const r = rng.next();
-        logits[i] = r < 0.1 ? 0 : r < 0.15 ? -0 : r < 0.17 ? -Infinity : r < 0.18 ? Infinity : r < 0.4 ? Math.round((rng.next() - 0.5) * 8) : (rng.next() - 0.5) * 40;
+        logits[i] =
+          r < 0.1 ? 0 : r < 0.15 ? -0 : r < 0.17 ? -Infinity : r < 0.18 ? Infinity : r < 0.4 ? Math.round((rng.next() - 0.5) * 8) : (rng.next() - 0.5) * 40;
       }
       const expected = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b]! - logits[a]! || a - b);
       expect(idsByLogit(logits)).toEqual(expected);

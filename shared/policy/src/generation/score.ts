@@ -20,11 +20,26 @@ export interface PairScores {
 /** Validates pairs for a model: non-empty prompts, ids in range, prompt + response within maxSeqLen. */
 export function checkPairs(core: PolicyCore, pairs: readonly TokenPair[]): void {
   const { vocabSize, maxSeqLen } = core.config;
-  checkTokenLists(pairs.map((p) => p.prompt), 'prompts', vocabSize, maxSeqLen, false);
-  checkTokenLists(pairs.map((p) => p.response), 'responses', vocabSize, maxSeqLen, true);
+  checkTokenLists(
+    pairs.map((p) => p.prompt),
+    'prompts',
+    vocabSize,
+    maxSeqLen,
+    false,
+  );
+  checkTokenLists(
+    pairs.map((p) => p.response),
+    'responses',
+    vocabSize,
+    maxSeqLen,
+    true,
+  );
   pairs.forEach((p, i) => {
     if (p.prompt.length + p.response.length > maxSeqLen) {
-      throw new AppError(ErrorCode.BadRequest, `pairs[${i}]: prompt + response is ${p.prompt.length + p.response.length} tokens, more than the model's ${maxSeqLen}`);
+      throw new AppError(
+        ErrorCode.BadRequest,
+        `pairs[${i}]: prompt + response is ${p.prompt.length + p.response.length} tokens, more than the model's ${maxSeqLen}`,
+      );
     }
   });
 }
@@ -62,7 +77,13 @@ function unpack(data: HostRows, pairs: readonly TokenPair[], width: number): Flo
 }
 
 /** Scores pairs in chunks of `maxBatchSize` rows. */
-export async function scorePairs(core: PolicyCore, pairs: readonly TokenPair[], withEntropy: boolean, maxBatchSize = 64, widths: PackWidths = {}): Promise<PairScores[]> {
+export async function scorePairs(
+  core: PolicyCore,
+  pairs: readonly TokenPair[],
+  withEntropy: boolean,
+  maxBatchSize = 64,
+  widths: PackWidths = {},
+): Promise<PairScores[]> {
   checkPairs(core, pairs);
   const out: PairScores[] = [];
   for (let start = 0; start < pairs.length; start += maxBatchSize) {

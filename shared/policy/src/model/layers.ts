@@ -56,7 +56,11 @@ export function keyBias(keyMask: Tensor): Tensor {
 
 /** Causal bias `[1, 1, T, T]`: query i sees keys j <= i. */
 export function causalBias(t: number): Tensor {
-  return np.tril(np.ones([t, t])).sub(1).mul(-MASKED).reshape([1, 1, t, t]);
+  return np
+    .tril(np.ones([t, t]))
+    .sub(1)
+    .mul(-MASKED)
+    .reshape([1, 1, t, t]);
 }
 
 /**
@@ -72,7 +76,10 @@ export function causalBias(t: number): Tensor {
 export function attention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
   const [b, tq, h, d] = q.shape as [number, number, number, number];
   const tk = k.shape[1] as number;
-  const scores = np.matmul(q.transpose([0, 2, 1, 3]), k.transpose([0, 2, 3, 1])).mul(1 / Math.sqrt(d)).add(bias);
+  const scores = np
+    .matmul(q.transpose([0, 2, 1, 3]), k.transpose([0, 2, 3, 1]))
+    .mul(1 / Math.sqrt(d))
+    .add(bias);
   const weights = nn.softmax(scores, -1).transpose([0, 2, 1, 3]).reshape([b, tq, h, 1, tk]);
   return np.matmul(weights, v.transpose([0, 2, 1, 3]).reshape([b, 1, h, tk, d])).reshape([b, tq, h * d]);
 }

@@ -4,14 +4,30 @@ import { validationError } from '@rl/service-kit';
 /** Shape of the decoder-only transformer (Llama-like: pre-norm RMSNorm, RoPE, SwiGLU MLP). */
 export const ModelConfig = z
   .object({
-    vocabSize: z.number().int().min(2).max(1 << 20),
-    dModel: z.number().int().min(2).max(1 << 14),
+    vocabSize: z
+      .number()
+      .int()
+      .min(2)
+      .max(1 << 20),
+    dModel: z
+      .number()
+      .int()
+      .min(2)
+      .max(1 << 14),
     nLayers: z.number().int().min(1).max(256),
     nHeads: z.number().int().min(1).max(256),
     /** Hidden width of the SwiGLU MLP. */
-    dFF: z.number().int().min(1).max(1 << 16),
+    dFF: z
+      .number()
+      .int()
+      .min(1)
+      .max(1 << 16),
     /** Longest prompt + response, in tokens. */
-    maxSeqLen: z.number().int().min(2).max(1 << 16),
+    maxSeqLen: z
+      .number()
+      .int()
+      .min(2)
+      .max(1 << 16),
     /** RoPE base. @default 10000 */
     ropeTheta: z.number().positive().default(10_000),
     /** RMSNorm epsilon. @default 1e-6 */

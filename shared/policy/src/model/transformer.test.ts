@@ -43,7 +43,17 @@ describe('transformer', () => {
     for (const t of Object.values(host)) for (let i = 0; i < t.data.length; i++) t.data[i] = t.data[i]! * 3 + (i % 3) * 0.01;
     const [value, grads] = valueAndGrad(objective)(toDevice(host));
     expect(Number(value.dataSync()[0])).toBeCloseTo(lossAt(host), 4);
-    const probes: Array<[string, number]> = [['embed', 13], ['layers.0.attn.qkv', 5], ['layers.1.attn.qkv', 100], ['layers.0.attn.out', 7], ['layers.1.mlp.gate_up', 40], ['layers.0.mlp.down', 3], ['layers.1.attn_norm', 2], ['final_norm', 6], ['lm_head', 17]];
+    const probes: Array<[string, number]> = [
+      ['embed', 13],
+      ['layers.0.attn.qkv', 5],
+      ['layers.1.attn.qkv', 100],
+      ['layers.0.attn.out', 7],
+      ['layers.1.mlp.gate_up', 40],
+      ['layers.0.mlp.down', 3],
+      ['layers.1.attn_norm', 2],
+      ['final_norm', 6],
+      ['lm_head', 17],
+    ];
     const analytic = Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, g.dataSync()]));
     const eps = 1e-2;
     for (const [name, i] of probes) {
@@ -69,7 +79,11 @@ describe('transformer', () => {
       return Array.from(lp.dataSync()).slice(0, 2);
     };
     const tight = score(3, 2);
-    for (const [p, r] of [[8, 8], [5, 3]] as const) score(p, r).forEach((v, j) => expect(Math.abs(v - tight[j]!)).toBeLessThan(1e-5));
+    for (const [p, r] of [
+      [8, 8],
+      [5, 3],
+    ] as const)
+      score(p, r).forEach((v, j) => expect(Math.abs(v - tight[j]!)).toBeLessThan(1e-5));
     tree.dispose(params);
   });
 });

@@ -35,7 +35,7 @@ afterEach(() => {
 });
 
 describe('web worker shim', () => {
-  it('runs the first worker of a pool inline and sends only large kernel chunks to the others\' threads', async () => {
+  it("runs the first worker of a pool inline and sends only large kernel chunks to the others' threads", async () => {
     const Worker = createWebWorkerClass({ threads: 2, minThreadElements: 1000 });
     const url = scriptUrl();
     const [first, second] = [new Worker(url), new Worker(url)] as [WebWorkerLike, WebWorkerLike];
@@ -66,7 +66,10 @@ describe('web worker shim', () => {
     worker.postMessage({ type: 'kernel', begin: 0, end: 2 });
     expect(replies).toEqual([]);
     await done.promise;
-    expect(replies).toEqual([{ ok: true, where: 'inline', size: 1 }, { ok: true, where: 'inline', size: 2 }]);
+    expect(replies).toEqual([
+      { ok: true, where: 'inline', size: 1 },
+      { ok: true, where: 'inline', size: 2 },
+    ]);
   });
 
   it('rejects a URL that is not a live blob', () => {

@@ -7,6 +7,10 @@ import { arithmeticTokenizer, type TokenizerConfig } from '../tokenizers/tokeniz
 export const TINY: Omit<ModelConfigInput, 'vocabSize'> = { dModel: 32, nLayers: 2, nHeads: 2, dFF: 64, maxSeqLen: 64 };
 
 /** A random tiny policy over the arithmetic char tokenizer (or `tokenizer`). */
-export function tinyPolicy(seed = 1, tokenizer: TokenizerConfig = arithmeticTokenizer().config, config: Partial<ModelConfigInput> = {}): Promise<EmbeddedPolicy> {
+export function tinyPolicy(
+  seed = 1,
+  tokenizer: TokenizerConfig = arithmeticTokenizer().config,
+  config: Partial<ModelConfigInput> = {},
+): Promise<EmbeddedPolicy> {
   return createRandomPolicy({ config: { ...TINY, ...config }, tokenizer, seed, version: `seed-${seed}` });
 }

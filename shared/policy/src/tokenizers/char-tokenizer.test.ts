@@ -39,7 +39,10 @@ describe('CharTokenizer (verl digit-completion alphabet)', () => {
   });
 
   it('chat template is the plain concatenation of contents (raw-string prompts)', () => {
-    const ids = tok.applyChatTemplate([{ role: 'system', content: '1,' }, { role: 'user', content: '2:3' }]);
+    const ids = tok.applyChatTemplate([
+      { role: 'system', content: '1,' },
+      { role: 'user', content: '2:3' },
+    ]);
     expect(tok.decode(ids)).toBe('1,2:3');
   });
 

@@ -4,7 +4,10 @@ import { BYTE_SPECIALS } from './byte-tokenizer.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
 import { createTokenizer } from './tokenizer.ts';
 
-const corpus = Array.from({ length: 60 }, (_, i) => `Mia has ${i % 9} apples. She buys ${i % 7} more.\n${i % 9} + ${i % 7} = ${(i % 9) + (i % 7)}\n#### ${(i % 9) + (i % 7)}`);
+const corpus = Array.from(
+  { length: 60 },
+  (_, i) => `Mia has ${i % 9} apples. She buys ${i % 7} more.\n${i % 9} + ${i % 7} = ${(i % 9) + (i % 7)}\n#### ${(i % 9) + (i % 7)}`,
+);
 
 describe('HfTokenizer over a trained byte-level BPE', () => {
   const json = trainBpe(corpus, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' });

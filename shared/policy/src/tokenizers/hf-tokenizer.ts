@@ -10,7 +10,12 @@ export const HfTokenizerConfig = z
   .object({
     kind: z.literal('hf'),
     /** The tokenizer.json object (e.g. what `trainBpe` returns, or a Qwen tokenizer.json). */
-    tokenizer: z.object({ model: z.object({ type: z.string() }).loose(), added_tokens: z.array(z.object({ id: z.number().int().min(0), content: z.string(), special: z.boolean().optional() }).loose()).optional() }).loose(),
+    tokenizer: z
+      .object({
+        model: z.object({ type: z.string() }).loose(),
+        added_tokens: z.array(z.object({ id: z.number().int().min(0), content: z.string(), special: z.boolean().optional() }).loose()).optional(),
+      })
+      .loose(),
   })
   .strict();
 export type HfTokenizerConfig = z.infer<typeof HfTokenizerConfig>;

@@ -82,7 +82,12 @@ export function packPairs(
   padId: number,
 ): PairBlock {
   const total = promptWidth + responseWidth;
-  const prompts = leftPad(pairs.map((p) => p.prompt), rows, promptWidth, padId);
+  const prompts = leftPad(
+    pairs.map((p) => p.prompt),
+    rows,
+    promptWidth,
+    padId,
+  );
   const responseIds = new Int32Array(rows * responseWidth).fill(padId);
   const positions = new Float32Array(rows * total);
   const keyMask = new Float32Array(rows * total);

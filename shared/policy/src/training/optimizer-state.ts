@@ -11,7 +11,10 @@ export const ADAM_STATE_FORMAT = 'rl-policy-adamw';
 /** Serialises AdamW state (the device arrays stay alive). */
 export async function encodeAdamState(state: Readonly<AdamState>): Promise<Uint8Array> {
   const tensors: HostParams = {};
-  for (const [prefix, tree] of [['m', state.m], ['v', state.v]] as const) {
+  for (const [prefix, tree] of [
+    ['m', state.m],
+    ['v', state.v],
+  ] as const) {
     for (const [name, t] of Object.entries(await toHost(tree))) tensors[`${prefix}.${name}`] = t;
   }
   return encodeSafetensors(tensors, { format: ADAM_STATE_FORMAT, step: String(state.step) });
@@ -27,7 +30,10 @@ export function decodeAdamState(bytes: Uint8Array, params: Params): AdamState {
   const m: HostParams = {};
   const v: HostParams = {};
   for (const [name, p] of Object.entries(params)) {
-    for (const [prefix, into] of [['m', m], ['v', v]] as const) {
+    for (const [prefix, into] of [
+      ['m', m],
+      ['v', v],
+    ] as const) {
       const t = tensors[`${prefix}.${name}`];
       if (t === undefined || t.shape.join(',') !== p.shape.join(',')) {
         throw new AppError(ErrorCode.ValidationFailed, `optimizer state: ${prefix}.${name} is missing or has the wrong shape`);

@@ -82,7 +82,10 @@ export function createAdamW(cfg: OptimizerConfig) {
       const m1 = (m[name] as Tensor).mul(b1).add(g.ref.mul(1 - b1));
       const v1 = (v[name] as Tensor).mul(b2).add(np.square(g).mul(1 - b2));
       const decayed = (params[name] as Tensor).mul(lr.ref.mul(-cfg.weightDecay).add(1));
-      const update = m1.ref.div(bc1.ref).div(np.sqrt(v1.ref.div(bc2.ref)).add(cfg.eps)).mul(lr.ref);
+      const update = m1.ref
+        .div(bc1.ref)
+        .div(np.sqrt(v1.ref.div(bc2.ref)).add(cfg.eps))
+        .mul(lr.ref);
       out.params[name] = decayed.sub(update);
       out.m[name] = m1;
       out.v[name] = v1;

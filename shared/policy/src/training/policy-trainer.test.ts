@@ -121,7 +121,9 @@ describe('PolicyTrainer', () => {
   it('rejects missing or misshapen loss inputs naming them', async () => {
     const pairs = [{ prompt: PROMPTS[0]!, response: TARGET }];
     expect((await errorOf(trainer.accumulate({ pairs }, weighted))).message).toMatch(/advantages/);
-    expect((await errorOf(trainer.accumulate({ pairs, inputs: { advantages: [[1, 2]] } }, weighted))).message).toMatch(/inputs\.advantages\[0\] has 2 values, expected 7/);
+    expect((await errorOf(trainer.accumulate({ pairs, inputs: { advantages: [[1, 2]] } }, weighted))).message).toMatch(
+      /inputs\.advantages\[0\] has 2 values, expected 7/,
+    );
     expect((await errorOf(trainer.applyGradients())).code).toBe('bad_request');
   });
 

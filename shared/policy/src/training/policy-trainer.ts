@@ -8,7 +8,16 @@ import { jit, np, tree, valueAndGrad, type Tensor } from '../model/backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from '../embedded-policy.ts';
 import { responseStates } from '../model/kernels.ts';
 import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
-import { addTrees, createAdamW, globalNorm, parseOptimizerConfig, zeroAdamState, type AdamState, type OptimizerConfig, type OptimizerConfigInput } from './optimizer.ts';
+import {
+  addTrees,
+  createAdamW,
+  globalNorm,
+  parseOptimizerConfig,
+  zeroAdamState,
+  type AdamState,
+  type OptimizerConfig,
+  type OptimizerConfigInput,
+} from './optimizer.ts';
 import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
 import type { Params } from '../model/params.ts';
 import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from '../generation/score.ts';
@@ -30,7 +39,18 @@ export interface StepResult {
   step: number;
 }
 
-type Compiled = OwnedFunction<(p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }>;
+type Compiled = OwnedFunction<
+  (
+    p: Params,
+    prompt: Tensor,
+    response: Tensor,
+    positions: Tensor,
+    keyMask: Tensor,
+    mask: Tensor,
+    inputs: Record<string, Tensor>,
+    scale: Tensor,
+  ) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }
+>;
 
 /** Owns trainable weights and AdamW state. */
 export class PolicyTrainer {

@@ -21,7 +21,8 @@ export function trainBatchInputs(batch: TrainBatch, block: PairBlock): Record<st
     const data = new Float32Array(rows * width);
     perRow.forEach((values, i) => {
       const len = (batch.pairs[i] as TokenPair).response.length;
-      if (values.length !== len) throw new AppError(ErrorCode.BadRequest, `inputs.${name}[${i}] has ${values.length} values, expected ${len} (the response length)`);
+      if (values.length !== len)
+        throw new AppError(ErrorCode.BadRequest, `inputs.${name}[${i}] has ${values.length} values, expected ${len} (the response length)`);
       for (let j = 0; j < len; j++) data[i * width + j] = values[j] as number;
     });
     out[name] = np.array(data).reshape([rows, width]);

@@ -51,7 +51,9 @@ describe('safetensors', () => {
     expect(back.metadata).toEqual({ a: 'x', json: '{"k":[1]}' });
     for (const [name, t] of Object.entries(tensors)) {
       expect(back.tensors[name]!.shape).toEqual(t.shape);
-      expect(Array.from(new Uint32Array(back.tensors[name]!.data.buffer))).toEqual(Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length)));
+      expect(Array.from(new Uint32Array(back.tensors[name]!.data.buffer))).toEqual(
+        Array.from(new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length)),
+      );
     }
     expect(encodeSafetensors(back.tensors, back.metadata)).toEqual(bytes);
   });

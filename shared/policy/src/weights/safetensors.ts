@@ -62,7 +62,8 @@ export function decodeSafetensors(bytes: Uint8Array): Safetensors {
   if (bytes.length < 8) throw fail(`file is ${bytes.length} bytes, shorter than the 8-byte header length`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen = view.getBigUint64(0, true);
-  if (headerLen > BigInt(Math.min(MAX_HEADER_BYTES, bytes.length - 8))) throw fail(`header length ${headerLen} exceeds the file or the ${MAX_HEADER_BYTES}-byte limit`);
+  if (headerLen > BigInt(Math.min(MAX_HEADER_BYTES, bytes.length - 8)))
+    throw fail(`header length ${headerLen} exceeds the file or the ${MAX_HEADER_BYTES}-byte limit`);
   const dataStart = 8 + Number(headerLen);
   let header: unknown;
   try {
@@ -80,7 +81,11 @@ export function decodeSafetensors(bytes: Uint8Array): Safetensors {
   for (const [name, raw] of Object.entries(entries)) {
     const e = Entry.safeParse(raw);
     if (!e.success) throw fail(`tensor ${name}: entry needs dtype, shape and data_offsets`);
-    const { dtype, shape, data_offsets: [begin, end] } = e.data;
+    const {
+      dtype,
+      shape,
+      data_offsets: [begin, end],
+    } = e.data;
     if (dtype !== 'F32') throw fail(`tensor ${name}: dtype ${dtype} is not supported (only F32)`);
     const size = shape.reduce((a, b) => a * b, 1);
     if (end < begin || end > dataLen) throw fail(`tensor ${name}: data_offsets [${begin}, ${end}] fall outside the ${dataLen}-byte data section`);

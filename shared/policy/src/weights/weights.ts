@@ -30,7 +30,10 @@ export function encodeWeights(w: PolicyWeights): Uint8Array {
 export function decodeWeights(bytes: Uint8Array): PolicyWeights {
   const { tensors, metadata } = decodeSafetensors(bytes);
   if (metadata.format !== WEIGHTS_FORMAT || metadata.format_version !== WEIGHTS_FORMAT_VERSION) {
-    throw new AppError(ErrorCode.ValidationFailed, `weights: __metadata__.format must be ${WEIGHTS_FORMAT} v${WEIGHTS_FORMAT_VERSION}, got ${metadata.format ?? '(none)'} v${metadata.format_version ?? '(none)'}`);
+    throw new AppError(
+      ErrorCode.ValidationFailed,
+      `weights: __metadata__.format must be ${WEIGHTS_FORMAT} v${WEIGHTS_FORMAT_VERSION}, got ${metadata.format ?? '(none)'} v${metadata.format_version ?? '(none)'}`,
+    );
   }
   const version = metadata.version;
   if (version === undefined || version === '') throw new AppError(ErrorCode.ValidationFailed, 'weights: __metadata__.version is missing');

@@ -173,7 +173,10 @@ export class MicroBatcher<I, O> {
 
   async #runJobs(key: string, jobs: Job<I, O>[]): Promise<void> {
     try {
-      const results = await this.#run(jobs.map((j) => j.item), key);
+      const results = await this.#run(
+        jobs.map((j) => j.item),
+        key,
+      );
       if (results.length !== jobs.length) {
         throw new AppError(ErrorCode.Internal, `batch runner returned ${results.length} results for ${jobs.length} items`);
       }

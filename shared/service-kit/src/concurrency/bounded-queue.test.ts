@@ -13,11 +13,13 @@ describe('BoundedQueue', () => {
     const q = new BoundedQueue({ concurrency: 2, maxQueued: 10 });
     const started: number[] = [];
     const gates = [gate(), gate(), gate(), gate()];
-    const runs = gates.map((g, i) => q.run(async () => {
-      started.push(i);
-      await g.fn();
-      return i;
-    }));
+    const runs = gates.map((g, i) =>
+      q.run(async () => {
+        started.push(i);
+        await g.fn();
+        return i;
+      }),
+    );
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual([0, 1]);
     expect([q.running, q.queued]).toEqual([2, 2]);
@@ -61,9 +63,11 @@ describe('BoundedQueue', () => {
 
   it('frees the slot when a run throws', async () => {
     const q = new BoundedQueue({ concurrency: 1, maxQueued: 1 });
-    await expect(q.run(async () => {
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      q.run(async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await q.run(async () => 1)).toBe(1);
   });
 
@@ -90,5 +94,4 @@ describe('BoundedQueue', () => {
     g.done();
     expect((await Promise.all(runs)).at(-1)).toBe(99);
   });
-
 });

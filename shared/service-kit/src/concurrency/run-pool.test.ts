@@ -44,9 +44,14 @@ describe('runPool', () => {
   it('rejects with the parent signal’s reason when it aborts', async () => {
     const ctl = new AbortController();
     const reason = new Error('cancelled');
-    const run = runPool([1, 2], 1, async () => {
-      ctl.abort(reason);
-    }, ctl.signal);
+    const run = runPool(
+      [1, 2],
+      1,
+      async () => {
+        ctl.abort(reason);
+      },
+      ctl.signal,
+    );
     await expect(run).rejects.toBe(reason);
   });
 

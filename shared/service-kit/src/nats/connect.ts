@@ -26,7 +26,10 @@ export interface NatsHandle {
 export async function connectNats(options: NatsConnectOptions): Promise<NatsHandle> {
   const { servers, name, user, pass, token, connectTimeoutMs = 5000 } = options;
   const nc = await connect({
-    servers: servers.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    servers: servers
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     name,
     timeout: connectTimeoutMs,
     maxReconnectAttempts: -1,

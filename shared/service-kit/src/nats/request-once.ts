@@ -48,7 +48,12 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
   void (async () => {
     for await (const s of status) {
       if (s.type === 'disconnect') {
-        settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost while waiting for a reply on ${subject}`, { retryable: true, details: { reason: 'disconnected' } }));
+        settle(
+          new AppError(ErrorCode.Unavailable, `connection to NATS lost while waiting for a reply on ${subject}`, {
+            retryable: true,
+            details: { reason: 'disconnected' },
+          }),
+        );
       }
     }
   })();
@@ -72,7 +77,13 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
     });
     nc.publish(subject, data, { reply: inbox, ...(headers !== undefined && { headers }) });
     nc.flush().catch((err: unknown) => {
-      settle(new AppError(ErrorCode.Unavailable, `connection to NATS lost before the request on ${subject} reached the server`, { retryable: true, cause: err, details: { reason: 'disconnected' } }));
+      settle(
+        new AppError(ErrorCode.Unavailable, `connection to NATS lost before the request on ${subject} reached the server`, {
+          retryable: true,
+          cause: err,
+          details: { reason: 'disconnected' },
+        }),
+      );
     });
   } catch (err) {
     settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err }));

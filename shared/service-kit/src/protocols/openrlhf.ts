@@ -19,8 +19,16 @@ export const OPENRLHF_ERROR_LOG_KEY = 'reward_error';
 export const OpenRlhfRequest = z
   .object({
     query: z.array(z.string().max(MAX_QUERY_CHARS)).max(MAX_BATCH_ITEMS).openapi({ description: 'prompt + response, decoded with special tokens' }),
-    prompts: z.array(z.string().max(MAX_QUERY_CHARS)).max(MAX_BATCH_ITEMS).optional().openapi({ description: 'the prompt of each query; the response is what follows it. Absent: the whole query is the response' }),
-    labels: z.array(Label).max(MAX_BATCH_ITEMS).optional().openapi({ description: 'ground truths, or label objects naming their data_source. Absent: null ground truths' }),
+    prompts: z
+      .array(z.string().max(MAX_QUERY_CHARS))
+      .max(MAX_BATCH_ITEMS)
+      .optional()
+      .openapi({ description: 'the prompt of each query; the response is what follows it. Absent: the whole query is the response' }),
+    labels: z
+      .array(Label)
+      .max(MAX_BATCH_ITEMS)
+      .optional()
+      .openapi({ description: 'ground truths, or label objects naming their data_source. Absent: null ground truths' }),
   })
   .superRefine((body, ctx) => {
     for (const key of ['prompts', 'labels'] as const) {
@@ -30,7 +38,13 @@ export const OpenRlhfRequest = z
       }
     }
   })
-  .openapi('OpenRlhfRequest', { example: { query: ['<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n9+9 = 18. #### 18<|im_end|>'], prompts: ['<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n'], labels: ['18'] } });
+  .openapi('OpenRlhfRequest', {
+    example: {
+      query: ['<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n9+9 = 18. #### 18<|im_end|>'],
+      prompts: ['<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n'],
+      labels: ['18'],
+    },
+  });
 export type OpenRlhfRequest = z.infer<typeof OpenRlhfRequest>;
 
 /**
@@ -43,8 +57,12 @@ export const OpenRlhfResponse = z
   .object({
     rewards: z.array(z.number()),
     scores: z.array(z.number()),
-    extra_logs: z.record(z.string(), z.array(z.number())).openapi({ description: `\`${OPENRLHF_ERROR_LOG_KEY}\`: 1 where the reward is 0 because scoring failed, else 0` }),
-    errors: z.array(z.object({ code: z.string(), message: z.string() }).nullable()).openapi({ description: 'why each flagged sample failed; null for scored samples' }),
+    extra_logs: z
+      .record(z.string(), z.array(z.number()))
+      .openapi({ description: `\`${OPENRLHF_ERROR_LOG_KEY}\`: 1 where the reward is 0 because scoring failed, else 0` }),
+    errors: z
+      .array(z.object({ code: z.string(), message: z.string() }).nullable())
+      .openapi({ description: 'why each flagged sample failed; null for scored samples' }),
   })
   .openapi('OpenRlhfResponse');
 export type OpenRlhfResponse = z.infer<typeof OpenRlhfResponse>;

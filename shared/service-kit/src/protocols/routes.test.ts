@@ -7,7 +7,8 @@ import { addProtocolRoutes, REWARD_ERROR_HEADER } from './routes.ts';
 import type { BatchScorer } from './slot.ts';
 
 /** A real, tiny scorer: 1 when the response ends with the ground truth; data source "broken" is an item error. */
-const endsWithScorer = (seen: ScoreItem[][]): BatchScorer =>
+const endsWithScorer =
+  (seen: ScoreItem[][]): BatchScorer =>
   async (items) => {
     seen.push(items);
     return items.map((i) =>
@@ -19,11 +20,22 @@ const endsWithScorer = (seen: ScoreItem[][]): BatchScorer =>
 
 function app() {
   const seen: ScoreItem[][] = [];
-  const a = createApp({ service: 't', version: 't', description: 't', logger: createLogger({ service: 't', level: 'silent' }), metrics: createMetrics('t'), maxBodyBytes: 64 * 1024 });
+  const a = createApp({
+    service: 't',
+    version: 't',
+    description: 't',
+    logger: createLogger({ service: 't', level: 'silent' }),
+    metrics: createMetrics('t'),
+    maxBodyBytes: 64 * 1024,
+  });
   addProtocolRoutes(a, endsWithScorer(seen));
   return { a, seen };
 }
-const post = (body: unknown) => ({ method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const post = (body: unknown) => ({
+  method: 'POST',
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
+});
 
 describe('OpenRLHF routes', () => {
   it('take the data source from the rest of the path, slashes included, escaped or not', async () => {
@@ -38,8 +50,16 @@ describe('OpenRLHF routes', () => {
 
   it('a failing sample is reward 0 with the error flag; the others keep their rewards', async () => {
     const { a } = app();
-    const res = await a.request('/openrlhf', post({ query: ['a', 'b'], prompts: ['', ''], labels: [{ data_source: 'broken' }, { data_source: 'x', ground_truth: 'b' }] }));
-    expect(await res.json()).toEqual({ rewards: [0, 1], scores: [0, 1], extra_logs: { reward_error: [1, 0] }, errors: [{ code: 'scorer_failed', message: 'boom' }, null] });
+    const res = await a.request(
+      '/openrlhf',
+      post({ query: ['a', 'b'], prompts: ['', ''], labels: [{ data_source: 'broken' }, { data_source: 'x', ground_truth: 'b' }] }),
+    );
+    expect(await res.json()).toEqual({
+      rewards: [0, 1],
+      scores: [0, 1],
+      extra_logs: { reward_error: [1, 0] },
+      errors: [{ code: 'scorer_failed', message: 'boom' }, null],
+    });
   });
 
   it('an empty batch is answered without calling the scorer', async () => {

@@ -12,7 +12,15 @@ describe('slime request -> score item', () => {
     });
   });
   it('label object over metadata over URL; metadata fills extra_info and params', () => {
-    const fromLabel = slimeItem(parse({ prompt: [{ role: 'user', content: 'q' }], response: 'r', label: { data_source: 'math_dapo', ground_truth: '4' }, metadata: { data_source: 'm', extra_info: { i: 1 } } }), 'u');
+    const fromLabel = slimeItem(
+      parse({
+        prompt: [{ role: 'user', content: 'q' }],
+        response: 'r',
+        label: { data_source: 'math_dapo', ground_truth: '4' },
+        metadata: { data_source: 'm', extra_info: { i: 1 } },
+      }),
+      'u',
+    );
     expect(fromLabel).toEqual({ data_source: 'math_dapo', solution_str: 'r', ground_truth: '4', extra_info: { i: 1 } });
     const fromMeta = slimeItem(parse({ prompt: 'q', response: 'r', label: null, metadata: { data_source: 'm', params: { method: 'flexible' } } }), 'u');
     expect(fromMeta).toEqual({ data_source: 'm', solution_str: 'r', ground_truth: null, params: { method: 'flexible' } });

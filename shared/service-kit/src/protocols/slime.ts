@@ -24,7 +24,11 @@ export const SlimeRequest = z
     response: z.string().max(MAX_SOLUTION_CHARS).openapi({ description: 'the model’s response; trailing special tokens are removed before scoring' }),
     label: Label.optional(),
     metadata: z
-      .looseObject({ data_source: z.string().min(1).max(MAX_DATA_SOURCE_CHARS).optional(), extra_info: z.record(z.string(), z.unknown()).nullable().optional(), params: ScoreParams.optional() })
+      .looseObject({
+        data_source: z.string().min(1).max(MAX_DATA_SOURCE_CHARS).optional(),
+        extra_info: z.record(z.string(), z.unknown()).nullable().optional(),
+        params: ScoreParams.optional(),
+      })
       .nullable()
       .optional()
       .openapi({ description: 'optional: data_source, extra_info, params (a label object’s fields win)' }),
@@ -34,7 +38,10 @@ export type SlimeRequest = z.infer<typeof SlimeRequest>;
 
 /** Query of the slime route: `detail=true` answers with {@link SlimeRewardDetail} instead of a bare number. */
 export const SlimeQuery = z.object({
-  detail: z.enum(['true', 'false', '1', '0']).optional().openapi({ description: 'true: answer an object (use slime’s `--reward-key score`); default: a bare number' }),
+  detail: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .openapi({ description: 'true: answer an object (use slime’s `--reward-key score`); default: a bare number' }),
 });
 
 /** The detailed answer: slime reads `score` with `--reward-key score`. */

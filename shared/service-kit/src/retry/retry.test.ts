@@ -34,7 +34,10 @@ describe('retry', () => {
     expect(out).toBe('ok');
     expect(f.calls).toEqual([1, 2, 3]);
     expect(sleeps).toEqual([100, 200]);
-    expect(infos).toEqual([{ attempt: 1, delayMs: 100 }, { attempt: 2, delayMs: 200 }]);
+    expect(infos).toEqual([
+      { attempt: 1, delayMs: 100 },
+      { attempt: 2, delayMs: 200 },
+    ]);
   });
 
   it('gives up after `retries` more attempts with the last error, without a final wait', async () => {
@@ -77,10 +80,13 @@ describe('retry', () => {
   it('an attempt running when the signal fires keeps its own outcome', async () => {
     const ctl = new AbortController();
     const own = new Transient('own');
-    const failing = retry(async () => {
-      ctl.abort(new Error('stop'));
-      throw own;
-    }, { ...policy([]), signal: ctl.signal });
+    const failing = retry(
+      async () => {
+        ctl.abort(new Error('stop'));
+        throw own;
+      },
+      { ...policy([]), signal: ctl.signal },
+    );
     await expect(failing).rejects.toBe(own);
     const ctl2 = new AbortController();
     const done = retry(async () => (ctl2.abort(new Error('stop')), 'finished'), { ...policy([]), signal: ctl2.signal });

@@ -38,6 +38,9 @@ export function scoreEndpoint<I>(options: ItemScoreEndpoint<I> | RawScoreEndpoin
     name: 'score',
     subject,
     request,
-    handle: (req, ctx) => continueTrace(ctx, { 'rl.edge': 'nats', ...dataSourceAttributes(req.items as ReadonlyArray<{ data_source?: unknown }>) }, async () => ({ results: await scoreItems(req.items, ctx) })),
+    handle: (req, ctx) =>
+      continueTrace(ctx, { 'rl.edge': 'nats', ...dataSourceAttributes(req.items as ReadonlyArray<{ data_source?: unknown }>) }, async () => ({
+        results: await scoreItems(req.items, ctx),
+      })),
   });
 }

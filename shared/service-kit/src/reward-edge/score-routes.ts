@@ -39,7 +39,9 @@ export function addScoreRoute<I>(app: OpenAPIHono<AppEnv>, route: ScoreRoute, sc
     // The route's schema is the service's `{ items }` request schema; the hook has validated the body with it.
     const { items } = c.req.valid('json') as { items: I[] };
     const ctx = httpCallContext(c);
-    const results = await continueTrace(ctx, { 'rl.edge': 'http', ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () => scoreItems(items, ctx));
+    const results = await continueTrace(ctx, { 'rl.edge': 'http', ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () =>
+      scoreItems(items, ctx),
+    );
     return c.json({ results }, 200);
   });
 }

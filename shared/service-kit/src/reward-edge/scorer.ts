@@ -19,5 +19,6 @@ export function rawBatchScorer(scoreRaw: RawScorer): BatchScorer {
 
 /** `score`, each call continuing the caller's trace (see {@link continueTrace}). */
 export function tracedBatchScorer(score: BatchScorer, edge: string): BatchScorer {
-  return (items, ctx) => continueTrace(ctx, { 'rl.edge': edge, ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () => score(items, ctx));
+  return (items, ctx) =>
+    continueTrace(ctx, { 'rl.edge': edge, ...dataSourceAttributes(items as ReadonlyArray<{ data_source?: unknown }>) }, () => score(items, ctx));
 }

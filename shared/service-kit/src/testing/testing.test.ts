@@ -19,7 +19,11 @@ describe('test kit', () => {
     expect(expectAppError(boom, ErrorCode.NotFound).message).toBe('x');
     expect(() => expectAppError(boom, ErrorCode.Timeout)).toThrow(/expected an AppError with code timeout, got not_found/);
     expect(() => expectAppError(() => 1)).toThrow(/nothing was thrown/);
-    expect(() => expectAppError(() => { throw new Error('plain'); })).toThrow(/got Error: plain/);
+    expect(() =>
+      expectAppError(() => {
+        throw new Error('plain');
+      }),
+    ).toThrow(/got Error: plain/);
     expect((await expectAppErrorAsync(Promise.reject(new AppError(ErrorCode.Busy, 'b')), ErrorCode.Busy)).status).toBe(503);
     await expect(expectAppErrorAsync(Promise.resolve(1))).rejects.toThrow(/the promise resolved/);
   });

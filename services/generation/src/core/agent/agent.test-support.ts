@@ -26,7 +26,15 @@ export async function replySession(replies: string[]): Promise<TokenSession> {
 
 /** Generous limits like verl's defaults (no turn limits, one call per turn). */
 export function limits(over: Partial<AgentLimits> = {}): AgentLimits {
-  return { maxResponseTokens: 4096, maxAssistantTurns: null, maxUserTurns: null, maxParallelCalls: 1, maxToolResponseLength: 256, toolResponseTruncateSide: 'middle', ...over };
+  return {
+    maxResponseTokens: 4096,
+    maxAssistantTurns: null,
+    maxUserTurns: null,
+    maxParallelCalls: 1,
+    maxToolResponseLength: 256,
+    toolResponseTruncateSide: 'middle',
+    ...over,
+  };
 }
 
 /** A port whose gsm8k scores are 1 when the solution ends with `#### <ground truth>`; records every item. */

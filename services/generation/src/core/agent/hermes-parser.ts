@@ -49,7 +49,8 @@ function parseBlock(raw: string): ParsedCall | MalformedCall {
   } catch (err) {
     return { ok: false, raw, reason: `tool call is not valid JSON (${err instanceof Error ? err.message : String(err)})` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, raw, reason: 'tool call must be a JSON object with "name" and "arguments"' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, raw, reason: 'tool call must be a JSON object with "name" and "arguments"' };
   const { name, arguments: args } = value as Record<string, unknown>;
   if (typeof name !== 'string') return { ok: false, raw, reason: 'tool call needs a string "name"' };
   if (args === undefined) return { ok: false, raw, reason: `tool call to ${name} needs "arguments"` };

@@ -35,7 +35,11 @@ export async function encodeAppended(codec: ChatCodec, messages: readonly ChatMe
 }
 
 /** Starts a token-level conversation: the prompt is templated once, then turns append ids. */
-export async function startTokenConversation(session: TokenSession, initial: readonly ChatMessage[], tools: readonly ToolSchema[] | undefined): Promise<Conversation> {
+export async function startTokenConversation(
+  session: TokenSession,
+  initial: readonly ChatMessage[],
+  tools: readonly ToolSchema[] | undefined,
+): Promise<Conversation> {
   const { codec } = session;
   const promptIds = await codec.encodeChat(initial, { tools, addGenerationPrompt: true });
   const messages: ChatMessage[] = [...initial];

@@ -38,8 +38,15 @@ async function run(replies: string[], o: RunOptions = {}): Promise<AgentOutput> 
   const port = o.port ?? fakePort();
   const tools = toolsOf(port, o.timeoutMs);
   const session = await replySession(replies);
-  const conversation = await startTokenConversation(session, PROMPT, [...tools.values()].map((t) => t.schema));
-  const interaction = o.interaction === true ? { impl: createGsm8kInteraction({ name: 'gsm8k', port, timeoutMs: 50 }), kwargs: { name: 'gsm8k', ground_truth: '18' } } : undefined;
+  const conversation = await startTokenConversation(
+    session,
+    PROMPT,
+    [...tools.values()].map((t) => t.schema),
+  );
+  const interaction =
+    o.interaction === true
+      ? { impl: createGsm8kInteraction({ name: 'gsm8k', port, timeoutMs: 50 }), kwargs: { name: 'gsm8k', ground_truth: '18' } }
+      : undefined;
   return toolAgent(
     {
       conversation,
@@ -81,17 +88,29 @@ describe('tool agent', () => {
   it('runs tool call -> tool response -> final answer, token by token', async () => {
     const out = await run([CALL_18, 'So she makes #### 18']);
     const toolMsg: ChatMessage = { role: 'tool', content: "Current parsed answer='18' reward=1.0" };
-    expect(out.prompt_ids).toEqual(tokenizer.applyChatTemplate(withToolsPrompt(PROMPT, [GSM8K_REWARD_SCHEMA, CALCULATOR_SCHEMA]), { addGenerationPrompt: true }));
+    expect(out.prompt_ids).toEqual(
+      tokenizer.applyChatTemplate(withToolsPrompt(PROMPT, [GSM8K_REWARD_SCHEMA, CALCULATOR_SCHEMA]), { addGenerationPrompt: true }),
+    );
     expectTokens(out, [{ model: CALL_18 }, { env: [toolMsg] }, { model: 'So she makes #### 18' }]);
     expect(out.messages.slice(2)).toEqual([{ role: 'assistant', content: CALL_18 }, toolMsg, { role: 'assistant', content: 'So she makes #### 18' }]);
-    expect(out).toMatchObject({ num_turns: 4, tool_rewards: [0], turn_scores: [], num_tool_calls: 1, num_tool_errors: 0, stop_reason: 'stop', token_level: true });
+    expect(out).toMatchObject({
+      num_turns: 4,
+      tool_rewards: [0],
+      turn_scores: [],
+      num_tool_calls: 1,
+      num_tool_errors: 0,
+      stop_reason: 'stop',
+      token_level: true,
+    });
     expect(out.tool_calls).toEqual([{ turn: 1, name: 'calc_gsm8k_reward', arguments: { answer: '18' }, reward: 0 }]);
   });
 
   it('scores a wrong answer -0.05 and sends the ground truth from tools_kwargs to the scorer', async () => {
     const port = fakePort();
     const out = await run(['<tool_call>{"name": "calc_gsm8k_reward", "arguments": {"answer": 17}}</tool_call>', '#### 17'], { port });
-    expect(port.scored).toEqual([{ data_source: 'openai/gsm8k', solution_str: '#### 17', ground_truth: '18', params: { method: 'flexible', format_score: 0, score: 1 } }]);
+    expect(port.scored).toEqual([
+      { data_source: 'openai/gsm8k', solution_str: '#### 17', ground_truth: '18', params: { method: 'flexible', format_score: 0, score: 1 } },
+    ]);
     expect(out.messages[3]).toEqual({ role: 'tool', content: "Current parsed answer='17' reward=0.0" });
     expect(out.tool_rewards).toEqual([-0.05]);
   });
@@ -145,7 +164,9 @@ describe('tool agent', () => {
   });
 
   it('truncates long tool answers as verl does (middle by default)', async () => {
-    const out = await run(['<tool_call>{"name": "calculator", "arguments": {"expression": "2^60"}}</tool_call>', 'ok'], { limits: { maxToolResponseLength: 6 } });
+    const out = await run(['<tool_call>{"name": "calculator", "arguments": {"expression": "2^60"}}</tool_call>', 'ok'], {
+      limits: { maxToolResponseLength: 6 },
+    });
     expect(out.messages[3]?.content).toBe('115...(truncated)...976');
   });
 });

@@ -48,7 +48,10 @@ describe('embedded backend', () => {
 
   it('clamps max tokens to the model’s sequence limit and answers an over-long prompt with nothing', async () => {
     const policy = createScriptedPolicy({ script: () => 'abcdefghij', maxSequenceLength: 8 });
-    const session = await createEmbeddedBackend({ provider: { acquire: async () => ({ model: policy, release: () => {} }), current: () => policy }, model: 'm' }).open();
+    const session = await createEmbeddedBackend({
+      provider: { acquire: async () => ({ model: policy, release: () => {} }), current: () => policy },
+      model: 'm',
+    }).open();
     if (session.mode !== 'tokens') throw new Error('token session expected');
     expect((await session.generate({ promptIds: [1, 2, 3, 4, 5], params: { maxTokens: 100 } })).tokenIds).toHaveLength(3);
     expect(await session.generate({ promptIds: Array(8).fill(1), params: { maxTokens: 100 } })).toEqual({ tokenIds: [], logprobs: [], finishReason: 'length' });

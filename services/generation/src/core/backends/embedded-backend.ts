@@ -72,7 +72,14 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
         windowMs: 0,
         cost: (item) => (item.prompt.length + item.params.maxTokens) ** 2,
         maxBatchCost: maxBatchAttention,
-        run: async (items) => checkGenerations(await model.generate(items.map((i) => [...i.prompt]), batchParams(items)), items.length),
+        run: async (items) =>
+          checkGenerations(
+            await model.generate(
+              items.map((i) => [...i.prompt]),
+              batchParams(items),
+            ),
+            items.length,
+          ),
       });
       batchers.set(model, b);
     }

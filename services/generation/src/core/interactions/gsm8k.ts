@@ -18,7 +18,9 @@ export function createGsm8kInteraction(o: { name: string; port: EnvPort; timeout
       const last = messages.findLast((m) => m.role === 'assistant');
       const groundTruth = kwargs.ground_truth;
       const reward =
-        groundTruth === undefined || groundTruth === null ? 0 : await scoreOne(o.port, gsm8kItem(last?.content ?? '', groundTruth, 'strict'), { signal: ctx.signal, timeoutMs: o.timeoutMs });
+        groundTruth === undefined || groundTruth === null
+          ? 0
+          : await scoreOne(o.port, gsm8kItem(last?.content ?? '', groundTruth, 'strict'), { signal: ctx.signal, timeoutMs: o.timeoutMs });
       return reward === 1 ? { done: true, text: GSM8K_CORRECT, reward } : { done: false, text: GSM8K_INCORRECT, reward };
     },
   };

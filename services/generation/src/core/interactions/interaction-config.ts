@@ -49,7 +49,10 @@ export function buildInteractions(file: InteractionConfigFile, deps: BuildDeps, 
     const cls = entry.class_name.split('.').at(-1) ?? '';
     const factory = INTERACTION_CLASSES[cls];
     if (factory === undefined) {
-      throw new AppError(ErrorCode.InvalidConfig, `${where}: interaction[${i}].class_name: unknown interaction class '${entry.class_name}' (known: ${Object.keys(INTERACTION_CLASSES).join(', ')})`);
+      throw new AppError(
+        ErrorCode.InvalidConfig,
+        `${where}: interaction[${i}].class_name: unknown interaction class '${entry.class_name}' (known: ${Object.keys(INTERACTION_CLASSES).join(', ')})`,
+      );
     }
     const name = entry.name ?? (cls.endsWith('Interaction') ? cls.slice(0, -'Interaction'.length) : cls).toLowerCase();
     if (out.has(name)) throw new AppError(ErrorCode.InvalidConfig, `${where}: interaction[${i}]: duplicate interaction name '${name}'`);

@@ -12,7 +12,10 @@ function depsWith(script: Script, batches: number[] = []): RolloutDeps {
   let id = 0;
   return {
     backend: scriptedBackend(script, (n) => batches.push(n)),
-    env: { tools: new Map([['calc_gsm8k_reward', createGsm8kRewardTool({ schema: GSM8K_REWARD_SCHEMA, timeoutMs: 50, port })]]), deadline: manualDeadlines().deadline },
+    env: {
+      tools: new Map([['calc_gsm8k_reward', createGsm8kRewardTool({ schema: GSM8K_REWARD_SCHEMA, timeoutMs: 50, port })]]),
+      deadline: manualDeadlines().deadline,
+    },
     interactions: new Map([['gsm8k', createGsm8kInteraction({ name: 'gsm8k', port, timeoutMs: 50 })]]),
     defaults: { maxPromptTokens: 4096, maxResponseTokens: 256 },
     slots: new BoundedQueue({ concurrency: 64 }),
@@ -29,7 +32,10 @@ const ok = (r: Trajectory | TrajectoryError): Trajectory => {
 
 describe('runRollouts', () => {
   it('returns n trajectories per sample in request order with group, rollout_n and a shared uid', async () => {
-    const out = await run({ samples: [sample('a'), sample('b', { uid: 'given' })], n: 3 }, depsWith(({ promptText }) => `echo ${promptText.includes('user\na') ? 'A' : 'B'}`));
+    const out = await run(
+      { samples: [sample('a'), sample('b', { uid: 'given' })], n: 3 },
+      depsWith(({ promptText }) => `echo ${promptText.includes('user\na') ? 'A' : 'B'}`),
+    );
     expect(out.results.map((r) => [r.group, r.rollout_n, r.uid])).toEqual([
       [0, 0, 'b0-0'],
       [0, 1, 'b0-0'],
@@ -42,12 +48,22 @@ describe('runRollouts', () => {
     const first = ok(out.results[0]!);
     expect(first).toMatchObject({ agent_name: 'single_turn_agent', num_turns: 2, stop_reason: 'stop', model_version: 'scripted', data_source: null });
     expect(first.response_ids).toEqual(modelIds('echo A'));
-    expect(out.usage).toEqual({ trajectories: 6, errors: 0, prompt_tokens: 6 * first.prompt_ids.length, completion_tokens: 6 * first.response_ids.length, environment_tokens: 0, wall_s: expect.any(Number) });
+    expect(out.usage).toEqual({
+      trajectories: 6,
+      errors: 0,
+      prompt_tokens: 6 * first.prompt_ids.length,
+      completion_tokens: 6 * first.response_ids.length,
+      environment_tokens: 0,
+      wall_s: expect.any(Number),
+    });
   });
 
   it('batches the concurrent first turns of a request into one model call', async () => {
     const batches: number[] = [];
-    await run({ samples: [sample('a'), sample('b')], n: 4 }, depsWith(() => 'x', batches));
+    await run(
+      { samples: [sample('a'), sample('b')], n: 4 },
+      depsWith(() => 'x', batches),
+    );
     expect(batches).toEqual([8]);
   });
 
@@ -63,15 +79,27 @@ describe('runRollouts', () => {
   });
 
   it('puts a per-trajectory failure in its slot and keeps the others', async () => {
-    const out = await run({ samples: [sample('short'), sample('x'.repeat(100))], limits: { max_prompt_tokens: 40 } }, depsWith(() => 'ok'));
+    const out = await run(
+      { samples: [sample('short'), sample('x'.repeat(100))], limits: { max_prompt_tokens: 40 } },
+      depsWith(() => 'ok'),
+    );
     expect('error' in out.results[0]!).toBe(false);
-    expect(out.results[1]).toMatchObject({ group: 1, rollout_n: 0, error: { code: 'validation_failed', message: expect.stringMatching(/^samples\[1\]\.prompt: \d+ tokens exceed limits\.max_prompt_tokens=40$/) } });
+    expect(out.results[1]).toMatchObject({
+      group: 1,
+      rollout_n: 0,
+      error: { code: 'validation_failed', message: expect.stringMatching(/^samples\[1\]\.prompt: \d+ tokens exceed limits\.max_prompt_tokens=40$/) },
+    });
     expect(out.usage.errors).toBe(1);
   });
 
   it('refuses an unknown interaction with a 400 naming the field', async () => {
     const body = { samples: [sample('a'), sample('b', { agent_name: 'tool_agent', extra_info: { interaction_kwargs: { name: 'chess' } } })] };
-    await expect(run(body, depsWith(() => 'x'))).rejects.toMatchObject({
+    await expect(
+      run(
+        body,
+        depsWith(() => 'x'),
+      ),
+    ).rejects.toMatchObject({
       code: 'validation_failed',
       status: 400,
       message: expect.stringContaining('samples[1].extra_info.interaction_kwargs.name: unknown interaction "chess" (configured: gsm8k)'),
@@ -83,7 +111,10 @@ describe('runRollouts', () => {
       samples: [
         sample('q', {
           agent_name: 'tool_agent',
-          extra_info: { tools_kwargs: { calc_gsm8k_reward: { create_kwargs: { ground_truth: '18' } } }, interaction_kwargs: { name: 'gsm8k', ground_truth: '18' } },
+          extra_info: {
+            tools_kwargs: { calc_gsm8k_reward: { create_kwargs: { ground_truth: '18' } } },
+            interaction_kwargs: { name: 'gsm8k', ground_truth: '18' },
+          },
         }),
       ],
     };
@@ -95,7 +126,10 @@ describe('runRollouts', () => {
   });
 
   it('leaves messages out on request', async () => {
-    const out = await run({ samples: [sample('a')], include_messages: false }, depsWith(() => 'x'));
+    const out = await run(
+      { samples: [sample('a')], include_messages: false },
+      depsWith(() => 'x'),
+    );
     expect(ok(out.results[0]!).messages).toBeUndefined();
   });
 });

@@ -53,7 +53,10 @@ export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal
   const resolved = req.samples.map((s, i) => resolveSample(s, i, deps.interactions));
   if (req.model_version !== undefined) {
     if (deps.waitForVersion === undefined) {
-      throw new AppError(ErrorCode.BadRequest, 'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)');
+      throw new AppError(
+        ErrorCode.BadRequest,
+        'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)',
+      );
     }
     await deps.waitForVersion(req.model_version, req.model_version_timeout_ms, signal);
   }
@@ -85,7 +88,13 @@ async function runJob(job: Job, req: RolloutRequest, deps: RolloutDeps, signal: 
   }
 }
 
-async function runTrajectory(job: Job, session: BackendSession, req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<Omit<Trajectory, 'group' | 'rollout_n' | 'uid'>> {
+async function runTrajectory(
+  job: Job,
+  session: BackendSession,
+  req: RolloutRequest,
+  deps: RolloutDeps,
+  signal: AbortSignal,
+): Promise<Omit<Trajectory, 'group' | 'rollout_n' | 'uid'>> {
   const sample = req.samples[job.group];
   if (sample === undefined) throw new AppError(ErrorCode.Internal, 'job without a sample');
   const { agentName, toolsKwargs, interaction } = job.resolved;
@@ -95,7 +104,10 @@ async function runTrajectory(job: Job, session: BackendSession, req: RolloutRequ
     session.mode === 'tokens' ? await startTokenConversation(session, sample.prompt, tools) : startTextConversation(session, sample.prompt, tools);
   const maxPrompt = req.limits.max_prompt_tokens ?? deps.defaults.maxPromptTokens;
   if (conversation.promptLength() > maxPrompt) {
-    throw new AppError(ErrorCode.ValidationFailed, `samples[${job.group}].prompt: ${conversation.promptLength()} tokens exceed limits.max_prompt_tokens=${maxPrompt}`);
+    throw new AppError(
+      ErrorCode.ValidationFailed,
+      `samples[${job.group}].prompt: ${conversation.promptLength()} tokens exceed limits.max_prompt_tokens=${maxPrompt}`,
+    );
   }
   const out = await AGENT_LOOPS[agentName](
     { conversation, sampling: samplingOf(req, limits), seed: sampleSeed(req.sampling.seed, job.group, job.member), limits, toolsKwargs, interaction, signal },

@@ -120,7 +120,8 @@ export function evaluateArithmetic(src: string): number {
         args.push(additive(depth + 1));
       }
       expect(')');
-      if (args.length < f.arity[0] || args.length > f.arity[1]) throw bad(`${name} takes ${f.arity[0]}${f.arity[1] > f.arity[0] ? `-${f.arity[1]}` : ''} arguments`);
+      if (args.length < f.arity[0] || args.length > f.arity[1])
+        throw bad(`${name} takes ${f.arity[0]}${f.arity[1] > f.arity[0] ? `-${f.arity[1]}` : ''} arguments`);
       return f.fn(...args);
     }
     const c = CONSTANTS.get(name);

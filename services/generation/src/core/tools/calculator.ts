@@ -7,7 +7,8 @@ export const CALCULATOR_SCHEMA: ToolSchema = {
   type: 'function',
   function: {
     name: 'calculator',
-    description: 'Evaluate an arithmetic expression (+ - * / // % ^, parentheses, sqrt, abs, round, floor, ceil, min, max, log, exp, pi, e) and return the number.',
+    description:
+      'Evaluate an arithmetic expression (+ - * / // % ^, parentheses, sqrt, abs, round, floor, ceil, min, max, log, exp, pi, e) and return the number.',
     parameters: {
       type: 'object',
       properties: { expression: { type: 'string', description: 'The expression, e.g. "(16 - 3 - 4) * 2"' } },

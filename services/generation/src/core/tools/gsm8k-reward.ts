@@ -35,7 +35,10 @@ export function createGsm8kRewardTool(o: { schema: ToolSchema; timeoutMs: number
       const response = answer.startsWith('#### ') ? answer : `#### ${answer}`;
       const groundTruth = ctx.createKwargs.ground_truth;
       // gsm8k.compute_score compares with `==`: nothing equals a missing (None) ground truth.
-      const reward = groundTruth === undefined || groundTruth === null ? 0 : await scoreOne(o.port, gsm8kItem(response, groundTruth, 'flexible'), { signal: ctx.signal, timeoutMs: o.timeoutMs });
+      const reward =
+        groundTruth === undefined || groundTruth === null
+          ? 0
+          : await scoreOne(o.port, gsm8kItem(response, groundTruth, 'flexible'), { signal: ctx.signal, timeoutMs: o.timeoutMs });
       return { text: `Current parsed answer=${pyStringRepr(answer)} reward=${pyFloatRepr(reward)}`, reward: reward > 0 ? 0 : -0.05 };
     },
   };

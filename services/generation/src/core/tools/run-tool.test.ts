@@ -20,12 +20,18 @@ const tool = (execute: Tool['execute']): Tool => ({
 
 describe('runToolCall', () => {
   it('passes create_kwargs of the tool and records the reward', async () => {
-    const out = await runToolCall({ ok: true, name: 'echo', arguments: { a: 1 } }, ctxOf([tool(async (args, c) => ({ text: JSON.stringify([args, c.createKwargs]), reward: 0.5 }))]));
+    const out = await runToolCall(
+      { ok: true, name: 'echo', arguments: { a: 1 } },
+      ctxOf([tool(async (args, c) => ({ text: JSON.stringify([args, c.createKwargs]), reward: 0.5 }))]),
+    );
     expect(out).toEqual({ text: '[{"a":1},{"ground_truth":"7"}]', record: { turn: 2, name: 'echo', arguments: { a: 1 }, reward: 0.5 } });
   });
 
   it('turns an AppError into an error message, and a bug into a generic one', async () => {
-    const failing = await runToolCall({ ok: true, name: 'echo', arguments: {} }, ctxOf([tool(async () => Promise.reject(new AppError(ErrorCode.NoResponders, 'no service')))]));
+    const failing = await runToolCall(
+      { ok: true, name: 'echo', arguments: {} },
+      ctxOf([tool(async () => Promise.reject(new AppError(ErrorCode.NoResponders, 'no service')))]),
+    );
     expect(failing).toEqual({ text: 'Error when executing tool: no service', record: { turn: 2, name: 'echo', arguments: {}, error: 'failed', reward: 0 } });
     const buggy = await runToolCall({ ok: true, name: 'echo', arguments: {} }, ctxOf([tool(async () => Promise.reject(new TypeError('x is undefined')))]));
     expect(buggy.text).toBe('Error when executing tool: internal error');

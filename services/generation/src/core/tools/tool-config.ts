@@ -90,7 +90,10 @@ export function buildTools(file: ToolConfigFile, deps: BuildDeps, where = 'tool 
     const cls = entry.class_name.split('.').at(-1) ?? '';
     const factory = TOOL_CLASSES[cls];
     if (factory === undefined) {
-      throw new AppError(ErrorCode.InvalidConfig, `${where}: tools[${i}].class_name: unknown tool class '${entry.class_name}' (known: ${KNOWN_TOOL_CLASSES.join(', ')})`);
+      throw new AppError(
+        ErrorCode.InvalidConfig,
+        `${where}: tools[${i}].class_name: unknown tool class '${entry.class_name}' (known: ${KNOWN_TOOL_CLASSES.join(', ')})`,
+      );
     }
     const tool = factory(entry.tool_schema as ToolSchema | undefined, entry, entry.config.timeout_ms ?? deps.defaultTimeoutMs, deps);
     if (tools.has(tool.name)) throw new AppError(ErrorCode.InvalidConfig, `${where}: tools[${i}]: duplicate tool name '${tool.name}'`);

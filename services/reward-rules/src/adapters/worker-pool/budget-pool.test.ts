@@ -18,7 +18,8 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-const run = async (p: BudgetPool, inputs: TestInput[], signal?: AbortSignal) => JSON.parse((await p.run(JSON.stringify(inputs), signal)) as string) as unknown[];
+const run = async (p: BudgetPool, inputs: TestInput[], signal?: AbortSignal) =>
+  JSON.parse((await p.run(JSON.stringify(inputs), signal)) as string) as unknown[];
 const doubles = (n: number): TestInput[] => Array.from({ length: n }, (_, i) => ({ op: 'double', n: i }));
 
 describe('BudgetPool', () => {
@@ -75,7 +76,12 @@ describe('BudgetPool', () => {
 
   it('survives several pathological items in one batch, including catastrophic backtracking', async () => {
     const p = pool(1);
-    const out = await run(p, [{ op: 'double', n: 1 }, { op: 'backtrack', n: 60, budgetMs: 40 }, { op: 'spin', budgetMs: 40 }, { op: 'double', n: 3 }]);
+    const out = await run(p, [
+      { op: 'double', n: 1 },
+      { op: 'backtrack', n: 60, budgetMs: 40 },
+      { op: 'spin', budgetMs: 40 },
+      { op: 'double', n: 3 },
+    ]);
     expect(out).toEqual([2, { skipped: 'timeout' }, { skipped: 'timeout' }, 6]);
     expect(await run(p, doubles(2))).toEqual([0, 2]);
   });
@@ -86,20 +92,30 @@ describe('BudgetPool', () => {
   });
 
   it('fails the whole batch with the module’s error code when the payload is rejected', async () => {
-    const err = await pool().run('reject').catch((e: unknown) => e);
+    const err = await pool()
+      .run('reject')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('validation_failed');
     expect((err as AppError).status).toBe(400);
   });
 
   it('reports an exception thrown by an item as the batch error (modules catch per-item errors themselves)', async () => {
-    const err = await pool().run(JSON.stringify([{ op: 'throw' }])).catch((e: unknown) => e);
+    const err = await pool()
+      .run(JSON.stringify([{ op: 'throw' }]))
+      .catch((e: unknown) => e);
     expect((err as AppError).code).toBe('scorer_failed');
   });
 
   it('runs concurrent batches on separate workers independently', async () => {
     const p = pool();
-    const [a, b] = await Promise.all([run(p, doubles(2)), run(p, [{ op: 'spin', budgetMs: 30 }, { op: 'double', n: 3 }])]);
+    const [a, b] = await Promise.all([
+      run(p, doubles(2)),
+      run(p, [
+        { op: 'spin', budgetMs: 30 },
+        { op: 'double', n: 3 },
+      ]),
+    ]);
     expect(a).toEqual([0, 2]);
     expect(b).toEqual([{ skipped: 'timeout' }, 6]);
   });

@@ -3,7 +3,16 @@
 // sequence number) through shared memory so the main thread can tell which item
 // overran its budget without exchanging a single message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PROGRESS_BUDGET, PROGRESS_INDEX, PROGRESS_SEQ, type BatchModule, type JobMessage, type JobReport, type ReadyMessage, type WorkerBoot } from './protocol.ts';
+import {
+  PROGRESS_BUDGET,
+  PROGRESS_INDEX,
+  PROGRESS_SEQ,
+  type BatchModule,
+  type JobMessage,
+  type JobReport,
+  type ReadyMessage,
+  type WorkerBoot,
+} from './protocol.ts';
 
 const boot = workerData as WorkerBoot;
 const progress = new Int32Array(boot.progress);

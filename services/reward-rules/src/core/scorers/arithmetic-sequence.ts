@@ -22,7 +22,11 @@ const PROMPT = /^(\d+),(\d+):(\d+),(\d+)$/;
 /** task.py `generate_ground_truth_response`: the next n numbers, comma separated. */
 export function arithmeticAnswer(prompt: string): string {
   const m = PROMPT.exec(prompt.trim());
-  if (m === null) throw new AppError(ErrorCode.InvalidGroundTruth, `ground_truth must be the task prompt "first,second:max_number,count", got ${JSON.stringify(prompt.slice(0, 80))}`);
+  if (m === null)
+    throw new AppError(
+      ErrorCode.InvalidGroundTruth,
+      `ground_truth must be the task prompt "first,second:max_number,count", got ${JSON.stringify(prompt.slice(0, 80))}`,
+    );
   const [first, second, max, count] = m.slice(1).map(Number) as [number, number, number, number];
   if (max <= 0) throw new AppError(ErrorCode.InvalidGroundTruth, 'ground_truth: max_number must be positive');
   const mod = (x: number) => ((x % max) + max) % max; // Python's % on a positive modulus

@@ -42,10 +42,7 @@ export function lastBoxedOnlyStringDapo(s: string): string | null {
 
 /** verl `math_dapo.is_correct_strict_box`: raw (unnormalised) comparison of the last boxed content. */
 export function strictBoxPrediction(solution: string, pauseTokensIndex: readonly number[] | null): string | null {
-  const window =
-    pauseTokensIndex === null
-      ? pyTail(solution, STRICT_BOX_CHARS)
-      : pySliceFrom(solution, (pauseTokensIndex[3] as number) - STRICT_BOX_CHARS);
+  const window = pauseTokensIndex === null ? pyTail(solution, STRICT_BOX_CHARS) : pySliceFrom(solution, (pauseTokensIndex[3] as number) - STRICT_BOX_CHARS);
   const boxed = lastBoxedOnlyStringDapo(window);
   // remove_boxed's asserts always hold for a string found by the "\boxed{" scan.
   return boxed === null ? null : boxed.slice(BOXED_BRACE.length, -1);

@@ -114,7 +114,10 @@ export function detectHostLayout(nodeHostPath: string | undefined, nodePackagesH
   }
   let toolchainEtc: string[] = [];
   try {
-    toolchainEtc = readdirSync('/etc').filter((n) => ETC_TOOLCHAINS.test(n)).sort().map((n) => `/etc/${n}`);
+    toolchainEtc = readdirSync('/etc')
+      .filter((n) => ETC_TOOLCHAINS.test(n))
+      .sort()
+      .map((n) => `/etc/${n}`);
   } catch {
     // no readable /etc: the toolchains that need it fail their own way
   }
@@ -139,10 +142,14 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     ...(plan.nestedUserns === true ? [] : ['--disable-userns']),
     '--die-with-parent', // if bwrap's monitor dies (we kill it), the sandbox's pid 1 dies and takes the namespace down
     '--new-session', // no controlling terminal (TIOCSTI)
-    '--info-fd', String(plan.infoFd), // reports the host pid of the sandbox's pid 1, which the killer needs
-    '--uid', String(plan.uid),
-    '--gid', String(plan.uid),
-    '--hostname', 'sandbox',
+    '--info-fd',
+    String(plan.infoFd), // reports the host pid of the sandbox's pid 1, which the killer needs
+    '--uid',
+    String(plan.uid),
+    '--gid',
+    String(plan.uid),
+    '--hostname',
+    'sandbox',
     '--clearenv',
     ...(plan.seccompFd === undefined ? [] : ['--seccomp', String(plan.seccompFd)]),
   ];

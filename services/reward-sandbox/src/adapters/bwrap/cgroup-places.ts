@@ -20,12 +20,14 @@ function read(path: string): string {
 
 /** Our own cgroup dirs in which the memory and pids controllers can be used for children (v1 preferred). */
 export function ownPlaces(): { memory: Place | null; pids: Place | null } {
-  const mounts = read('/proc/self/mountinfo').split('\n').map((l) => {
-    const [pre, post] = l.split(' - ');
-    const f = (pre ?? '').split(' ');
-    const g = (post ?? '').split(' ');
-    return { root: f[3] ?? '', point: f[4] ?? '', type: g[0] ?? '', opts: (g[2] ?? '').split(',') };
-  });
+  const mounts = read('/proc/self/mountinfo')
+    .split('\n')
+    .map((l) => {
+      const [pre, post] = l.split(' - ');
+      const f = (pre ?? '').split(' ');
+      const g = (post ?? '').split(' ');
+      return { root: f[3] ?? '', point: f[4] ?? '', type: g[0] ?? '', opts: (g[2] ?? '').split(',') };
+    });
   const out: { memory: Place | null; pids: Place | null } = { memory: null, pids: null };
   for (const line of read('/proc/self/cgroup').split('\n')) {
     const [, ctrls, path] = line.split(':');

@@ -50,17 +50,24 @@ describe.skipIf(!runner.languages().includes('bash'))('bwrap containment (native
   }, 15_000);
 
   it('flags memory bombs in compiled languages', async () => {
-    const grow = await runner.run(spec('cpp', '#include <vector>\nint main() { std::vector<std::vector<char>> v; for (;;) v.emplace_back(1 << 20, 1); }'), never);
+    const grow = await runner.run(
+      spec('cpp', '#include <vector>\nint main() { std::vector<std::vector<char>> v; for (;;) v.emplace_back(1 << 20, 1); }'),
+      never,
+    );
     expect(grow.run_result?.memory_limit_exceeded).toBe(true);
     expect(grow.run_result?.return_code).not.toBe(0);
     if (runner.languages().includes('go')) {
-      const go = await runner.run(spec('go', 'package main\nfunc main() { var a [][]byte; for { b := make([]byte, 1<<20); for i := range b { b[i] = 1 }; a = append(a, b) } }'), never);
+      const go = await runner.run(
+        spec('go', 'package main\nfunc main() { var a [][]byte; for { b := make([]byte, 1<<20); for i := range b { b[i] = 1 }; a = append(a, b) } }'),
+        never,
+      );
       expect(go.run_result?.memory_limit_exceeded).toBe(true);
     }
   }, 30_000);
 
   it('cannot fake an early finish through the report channel', async () => {
-    const code = 'import os\ntry:\n    fd = os.open(f"/proc/{os.getppid()}/fd/3", os.O_WRONLY); os.write(fd, b"R 0\\n"); print("forged")\nexcept OSError as e:\n    print("refused", e.errno)\nwhile True: pass';
+    const code =
+      'import os\ntry:\n    fd = os.open(f"/proc/{os.getppid()}/fd/3", os.O_WRONLY); os.write(fd, b"R 0\\n"); print("forged")\nexcept OSError as e:\n    print("refused", e.errno)\nwhile True: pass';
     const out = await runner.run(spec('python', code, { runTimeoutMs: 1000 }), never);
     expect(out.run_result).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
   });

@@ -95,10 +95,17 @@ export function execute(spec: LaunchSpec, signal: AbortSignal): Promise<Executio
     let killed = false;
     let settled = false;
     const x: Execution = {
-      exitStatus: null, started: false, timedOut: null,
-      compileSeconds: null, compileStatus: null, runSeconds: null, runStatus: null,
-      compileOut: new CappedBuffer(spec.maxOutputBytes), compileErr: new CappedBuffer(spec.maxOutputBytes),
-      stdout: new CappedBuffer(spec.maxOutputBytes), stderr: new CappedBuffer(spec.maxOutputBytes),
+      exitStatus: null,
+      started: false,
+      timedOut: null,
+      compileSeconds: null,
+      compileStatus: null,
+      runSeconds: null,
+      runStatus: null,
+      compileOut: new CappedBuffer(spec.maxOutputBytes),
+      compileErr: new CappedBuffer(spec.maxOutputBytes),
+      stdout: new CappedBuffer(spec.maxOutputBytes),
+      stderr: new CappedBuffer(spec.maxOutputBytes),
       report: new ReportParser(spec.maxReportBytes, spec.fetchCount, {
         onStart: () => {
           x.started = true;
@@ -207,4 +214,3 @@ export function execute(spec: LaunchSpec, signal: AbortSignal): Promise<Executio
     });
   });
 }
-

@@ -62,7 +62,15 @@ describe('ReportParser', () => {
 });
 
 describe('memory verdict', () => {
-  const base: MemoryEvidence = { returnCode: 1, stderr: '', markers: [/MemoryError/], killedByUs: false, cpuLimitReached: false, memoryLimitMb: 100, cgroup: null };
+  const base: MemoryEvidence = {
+    returnCode: 1,
+    stderr: '',
+    markers: [/MemoryError/],
+    killedByUs: false,
+    cpuLimitReached: false,
+    memoryLimitMb: 100,
+    cgroup: null,
+  };
   it('maps 128+N exit statuses to -N', () => {
     expect([decodeReturnCode(137), decodeReturnCode(139), decodeReturnCode(1), decodeReturnCode(255)]).toEqual([-9, -11, 1, 255]);
   });
@@ -80,8 +88,14 @@ describe('memory verdict', () => {
 
 describe('bwrapArgs', () => {
   const plan: SandboxPlan = {
-    layout: { rootEntries: [], etc: [] }, uid: 65534, env: { ...SANDBOX_ENV }, tmpBytes: 1 << 20, shmBytes: 1 << 20,
-    files: [], infoFd: 6, command: ['/bin/true'],
+    layout: { rootEntries: [], etc: [] },
+    uid: 65534,
+    env: { ...SANDBOX_ENV },
+    tmpBytes: 1 << 20,
+    shmBytes: 1 << 20,
+    files: [],
+    infoFd: 6,
+    command: ['/bin/true'],
   };
   it('loads the seccomp program from its fd when given one, as a bwrap option before the command', () => {
     const a = bwrapArgs({ ...plan, seccompFd: 7 });

@@ -34,20 +34,25 @@ interface Hostile {
 
 const HOSTILE: Record<string, Hostile> = {
   java: {
-    connect: 'import java.net.*;\npublic class Main { public static void main(String[] a) { try (Socket s = new Socket()) { s.connect(new InetSocketAddress("1.1.1.1", 53), 2000); System.out.println("connected"); } catch (Exception e) { System.out.println("blocked"); } } }',
-    writeHost: 'import java.nio.file.*;\npublic class Main { public static void main(String[] a) { try { Files.writeString(Path.of("PATH"), "x"); System.out.println("written"); } catch (Exception e) { System.out.println("blocked"); } } }',
+    connect:
+      'import java.net.*;\npublic class Main { public static void main(String[] a) { try (Socket s = new Socket()) { s.connect(new InetSocketAddress("1.1.1.1", 53), 2000); System.out.println("connected"); } catch (Exception e) { System.out.println("blocked"); } } }',
+    writeHost:
+      'import java.nio.file.*;\npublic class Main { public static void main(String[] a) { try { Files.writeString(Path.of("PATH"), "x"); System.out.println("written"); } catch (Exception e) { System.out.println("blocked"); } } }',
     spin: 'public class Main { public static void main(String[] a) { long n = 0; for (;;) n++; } }',
     bomb: 'import java.util.*;\npublic class Main { public static void main(String[] a) { List<long[]> l = new ArrayList<>(); for (;;) l.add(new long[1 << 17]); } }',
   },
   rust: {
-    connect: 'fn main() { let a = "1.1.1.1:53".parse().unwrap(); match std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(2)) { Ok(_) => println!("connected"), Err(_) => println!("blocked") } }',
+    connect:
+      'fn main() { let a = "1.1.1.1:53".parse().unwrap(); match std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(2)) { Ok(_) => println!("connected"), Err(_) => println!("blocked") } }',
     writeHost: 'fn main() { match std::fs::write("PATH", "x") { Ok(_) => println!("written"), Err(_) => println!("blocked") } }',
     spin: 'fn main() { let mut n: u64 = 1; loop { n = n.wrapping_mul(3); if n == 0 { println!("{}", n); } } }',
     bomb: 'fn main() { let mut v: Vec<Vec<u8>> = Vec::new(); loop { v.push(vec![1u8; 1 << 20]); } }',
   },
   go: {
-    connect: 'package main\nimport ("fmt"; "net"; "time")\nfunc main() { if _, err := net.DialTimeout("tcp", "1.1.1.1:53", 2*time.Second); err != nil { fmt.Println("blocked") } else { fmt.Println("connected") } }',
-    writeHost: 'package main\nimport ("fmt"; "os")\nfunc main() { if err := os.WriteFile("PATH", []byte("x"), 0o644); err != nil { fmt.Println("blocked") } else { fmt.Println("written") } }',
+    connect:
+      'package main\nimport ("fmt"; "net"; "time")\nfunc main() { if _, err := net.DialTimeout("tcp", "1.1.1.1:53", 2*time.Second); err != nil { fmt.Println("blocked") } else { fmt.Println("connected") } }',
+    writeHost:
+      'package main\nimport ("fmt"; "os")\nfunc main() { if err := os.WriteFile("PATH", []byte("x"), 0o644); err != nil { fmt.Println("blocked") } else { fmt.Println("written") } }',
     spin: 'package main\nfunc main() { n := 0; for { n++ } }',
   },
   php: {
@@ -61,14 +66,18 @@ const HOSTILE: Record<string, Hostile> = {
     spin: 'loop {}',
   },
   csharp: {
-    connect: 'using System; using System.Net.Sockets;\nclass Program { static void Main() { try { var c = new TcpClient(); if (!c.ConnectAsync("1.1.1.1", 53).Wait(2000)) throw new Exception(); Console.WriteLine("connected"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
-    writeHost: 'using System; using System.IO;\nclass Program { static void Main() { try { File.WriteAllText("PATH", "x"); Console.WriteLine("written"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
+    connect:
+      'using System; using System.Net.Sockets;\nclass Program { static void Main() { try { var c = new TcpClient(); if (!c.ConnectAsync("1.1.1.1", 53).Wait(2000)) throw new Exception(); Console.WriteLine("connected"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
+    writeHost:
+      'using System; using System.IO;\nclass Program { static void Main() { try { File.WriteAllText("PATH", "x"); Console.WriteLine("written"); } catch (Exception) { Console.WriteLine("blocked"); } } }',
     spin: 'class Program { static void Main() { long n = 0; for (;;) n++; } }',
     bomb: 'using System.Collections.Generic;\nclass Program { static void Main() { var l = new List<long[]>(); for (;;) l.Add(new long[1 << 17]); } }',
   },
   D_ut: {
-    connect: 'import core.time, std.socket, std.stdio;\nvoid main() { try { auto s = new TcpSocket(); s.setOption(SocketOptionLevel.SOCKET, SocketOption.SNDTIMEO, dur!"seconds"(2)); s.connect(new InternetAddress("1.1.1.1", 53)); writeln("connected"); } catch (Exception e) { writeln("blocked"); } }',
-    writeHost: 'import std.file, std.stdio;\nvoid main() { try { std.file.write("PATH", "x"); writeln("written"); } catch (Exception e) { writeln("blocked"); } }',
+    connect:
+      'import core.time, std.socket, std.stdio;\nvoid main() { try { auto s = new TcpSocket(); s.setOption(SocketOptionLevel.SOCKET, SocketOption.SNDTIMEO, dur!"seconds"(2)); s.connect(new InternetAddress("1.1.1.1", 53)); writeln("connected"); } catch (Exception e) { writeln("blocked"); } }',
+    writeHost:
+      'import std.file, std.stdio;\nvoid main() { try { std.file.write("PATH", "x"); writeln("written"); } catch (Exception e) { writeln("blocked"); } }',
     spin: 'import std.stdio;\nvoid main() { ulong n = 1; while (true) { n = n * 3; if (n == 0) writeln(n); } }',
     bomb: 'void main() { ubyte[][] v; while (true) v ~= new ubyte[1 << 20]; }',
   },
@@ -78,19 +87,23 @@ const HOSTILE: Record<string, Hostile> = {
   },
   racket: {
     connect: '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "blocked"))]) (tcp-connect "1.1.1.1" 53) (displayln "connected"))',
-    writeHost: '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "blocked"))]) (with-output-to-file "PATH" (lambda () (display "x"))) (displayln "written"))',
+    writeHost:
+      '#lang racket\n(with-handlers ([exn:fail? (lambda (e) (displayln "blocked"))]) (with-output-to-file "PATH" (lambda () (display "x"))) (displayln "written"))',
     spin: '#lang racket\n(let loop () (loop))',
     bomb: '#lang racket\n(let loop ([l (list)]) (loop (cons (make-bytes 1048576 1) l)))',
   },
   scala: {
-    connect: 'import java.net._\nobject Main { def main(a: Array[String]): Unit = { val s = new Socket(); try { s.connect(new InetSocketAddress("1.1.1.1", 53), 2000); println("connected") } catch { case _: Exception => println("blocked") } } }',
-    writeHost: 'import java.nio.file._\nobject Main { def main(a: Array[String]): Unit = try { Files.write(Paths.get("PATH"), "x".getBytes); println("written") } catch { case _: Exception => println("blocked") } }',
+    connect:
+      'import java.net._\nobject Main { def main(a: Array[String]): Unit = { val s = new Socket(); try { s.connect(new InetSocketAddress("1.1.1.1", 53), 2000); println("connected") } catch { case _: Exception => println("blocked") } } }',
+    writeHost:
+      'import java.nio.file._\nobject Main { def main(a: Array[String]): Unit = try { Files.write(Paths.get("PATH"), "x".getBytes); println("written") } catch { case _: Exception => println("blocked") } }',
     spin: 'object Main { def main(a: Array[String]): Unit = { var n = 0L; while (true) n += 1 } }',
     bomb: 'object Main { def main(a: Array[String]): Unit = { val l = new java.util.ArrayList[Array[Long]](); while (true) l.add(new Array[Long](1 << 17)) } }',
   },
   // The compiler shares the script's JVM, so its heap is at least 512 MiB whatever the limit.
   kotlin_script: {
-    connect: 'import java.net.*\ntry { Socket().use { it.connect(InetSocketAddress("1.1.1.1", 53), 2000) }; println("connected") } catch (e: Exception) { println("blocked") }',
+    connect:
+      'import java.net.*\ntry { Socket().use { it.connect(InetSocketAddress("1.1.1.1", 53), 2000) }; println("connected") } catch (e: Exception) { println("blocked") }',
     writeHost: 'try { java.io.File("PATH").writeText("x"); println("written") } catch (e: Exception) { println("blocked") }',
     spin: 'var n = 0L\nwhile (true) n++',
     bomb: 'val l = ArrayList<LongArray>()\nwhile (true) l.add(LongArray(1 shl 17))',
@@ -99,8 +112,10 @@ const HOSTILE: Record<string, Hostile> = {
   },
   // A test file; jest prints its summary on stderr, so the verdict goes straight to stdout.
   jest: {
-    connect: 'test("c", async () => { const net = require("net"); await new Promise((done) => { const s = net.connect(53, "1.1.1.1"); s.on("connect", () => { process.stdout.write("connected\\n"); s.destroy(); done(); }); s.on("error", () => { process.stdout.write("blocked\\n"); done(); }); }); });',
-    writeHost: 'test("w", () => { try { require("fs").writeFileSync("PATH", "x"); process.stdout.write("written\\n"); } catch { process.stdout.write("blocked\\n"); } });',
+    connect:
+      'test("c", async () => { const net = require("net"); await new Promise((done) => { const s = net.connect(53, "1.1.1.1"); s.on("connect", () => { process.stdout.write("connected\\n"); s.destroy(); done(); }); s.on("error", () => { process.stdout.write("blocked\\n"); done(); }); }); });',
+    writeHost:
+      'test("w", () => { try { require("fs").writeFileSync("PATH", "x"); process.stdout.write("written\\n"); } catch { process.stdout.write("blocked\\n"); } });',
     spin: 'test("s", () => { for (;;) {} });',
     bomb: 'test("b", () => { const l: number[][] = []; for (;;) l.push(new Array(1e6).fill(1)); });',
     // Past jest's start-up (about a second here), so the test itself is spinning when killed.
@@ -110,10 +125,14 @@ const HOSTILE: Record<string, Hostile> = {
 
 for (const [language, h] of Object.entries(HOSTILE)) {
   describe.skipIf(!runner.languages().includes(language))(`${language} containment`, () => {
-    it.skipIf(h.connect === undefined)('has no network', async () => {
-      const out = await run(language, h.connect ?? '', { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
-      expect(out.run_result?.stdout).toBe('blocked\n');
-    }, 60_000);
+    it.skipIf(h.connect === undefined)(
+      'has no network',
+      async () => {
+        const out = await run(language, h.connect ?? '', { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
+        expect(out.run_result?.stdout).toBe('blocked\n');
+      },
+      60_000,
+    );
 
     it('cannot write to the host', async () => {
       const path = `/tmp/escape-${language}-${marker()}`;
@@ -130,11 +149,15 @@ for (const [language, h] of Object.entries(HOSTILE)) {
       if (out.run_result?.return_code !== null) expect(out.notes.join('\n')).toMatch(/CPU-time limit/);
     }, 60_000);
 
-    it.skipIf(h.bomb === undefined)('flags a memory bomb memory_limit_exceeded', async () => {
-      const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128, runTimeoutMs: h.runTimeoutMs ?? 5_000 });
-      expect(out.run_result?.return_code).not.toBe(0);
-      expect(out.run_result?.memory_limit_exceeded).toBe(true);
-    }, 60_000);
+    it.skipIf(h.bomb === undefined)(
+      'flags a memory bomb memory_limit_exceeded',
+      async () => {
+        const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128, runTimeoutMs: h.runTimeoutMs ?? 5_000 });
+        expect(out.run_result?.return_code).not.toBe(0);
+        expect(out.run_result?.memory_limit_exceeded).toBe(true);
+      },
+      60_000,
+    );
   });
 }
 
@@ -149,7 +172,9 @@ describe.skipIf(!runner.languages().includes('jest'))('jest workers', () => {
 
 describe.skipIf(!runner.languages().includes('go_test'))('go_test', () => {
   it('runs `go test` on the code as a _test.go file', async () => {
-    const pass = await run('go_test', 'package main\nimport "testing"\nfunc TestAdd(t *testing.T) { if 1+1 != 2 { t.Fatal("math") } }', { runTimeoutMs: 30_000 });
+    const pass = await run('go_test', 'package main\nimport "testing"\nfunc TestAdd(t *testing.T) { if 1+1 != 2 { t.Fatal("math") } }', {
+      runTimeoutMs: 30_000,
+    });
     expect(pass.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
     expect(pass.run_result?.stdout).toMatch(/^ok\s/m);
     const fail = await run('go_test', 'package main\nimport "testing"\nfunc TestAdd(t *testing.T) { t.Fatal("wrong") }', { runTimeoutMs: 30_000 });
@@ -184,7 +209,10 @@ describe.skipIf(!runner.languages().includes('scala'))('scala', () => {
 
 describe.skipIf(!runner.languages().includes('verilog'))('verilog', () => {
   it('simulates the `tb` module; $fatal exits 1', async () => {
-    const out = await run('verilog', 'module add(input [3:0] a, b, output [4:0] s); assign s = a + b; endmodule\nmodule tb; reg [3:0] a = 9, b = 8; wire [4:0] s; add u(a, b, s); initial begin #1 $display("%0d", s); $finish; end endmodule');
+    const out = await run(
+      'verilog',
+      'module add(input [3:0] a, b, output [4:0] s); assign s = a + b; endmodule\nmodule tb; reg [3:0] a = 9, b = 8; wire [4:0] s; add u(a, b, s); initial begin #1 $display("%0d", s); $finish; end endmodule',
+    );
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
     expect(out.run_result?.stdout).toMatch(/^17\n/);
     const fatal = await run('verilog', 'module tb; initial $fatal(1, "bad"); endmodule');

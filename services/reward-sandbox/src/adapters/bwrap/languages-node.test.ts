@@ -33,25 +33,34 @@ describe.skipIf(!installed)('npm packages for nodejs and typescript', () => {
     const cjs = await run('nodejs', 'const _ = require("lodash");\nconsole.log(_.chunk([1, 2, 3], 2));');
     expect(cjs.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: '[ [ 1, 2 ], [ 3 ] ]\n' });
     // ESM resolution ignores NODE_PATH; /node_modules is on every directory's lookup path.
-    const esm = await run('nodejs', 'import _ from "lodash";\nimport seedrandom from "seedrandom";\nprocess.chdir("/dev/shm");\nconsole.log(_.sum([1, 2]), typeof seedrandom);');
+    const esm = await run(
+      'nodejs',
+      'import _ from "lodash";\nimport seedrandom from "seedrandom";\nprocess.chdir("/dev/shm");\nconsole.log(_.sum([1, 2]), typeof seedrandom);',
+    );
     expect(esm.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: '3 function\n' });
   }, 60_000);
 
   it('runs typescript through tsx, so named and namespace imports of CommonJS packages work as in SandboxFusion', async () => {
-    const out = await run('typescript', 'import * as _ from "lodash";\nimport { chunk } from "lodash";\nimport md5 from "js-md5";\nconst n: number = 2;\nconsole.log(_.sum([1, n]), chunk([1, 2, 3], n), md5(""));');
+    const out = await run(
+      'typescript',
+      'import * as _ from "lodash";\nimport { chunk } from "lodash";\nimport md5 from "js-md5";\nconst n: number = 2;\nconsole.log(_.sum([1, n]), chunk([1, 2, 3], n), md5(""));',
+    );
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: '3 [ [ 1, 2 ], [ 3 ] ] d41d8cd98f00b204e9800998ecf8427e\n' });
   }, 60_000);
 
   it('cannot write to the packages', async () => {
     const lodash = `${runner.host.layout.nodePackagesHostPath ?? ''}/node_modules/lodash/lodash.js`;
     const before = readFileSync(lodash);
-    const out = await run('nodejs', [
-      'const fs = require("fs");',
-      'for (const p of [require.resolve("lodash"), "/node_modules/evil.js", "/opt/node-packages/jest.config.js", "/opt/node-packages/node_modules/lodash/evil.js"]) {',
-      '  try { fs.writeFileSync(p, "x"); console.log("written " + p); } catch (e) { console.log(e.code); }',
-      '}',
-      'try { fs.unlinkSync("/node_modules"); console.log("removed"); } catch (e) { console.log(e.code); }',
-    ].join('\n'));
+    const out = await run(
+      'nodejs',
+      [
+        'const fs = require("fs");',
+        'for (const p of [require.resolve("lodash"), "/node_modules/evil.js", "/opt/node-packages/jest.config.js", "/opt/node-packages/node_modules/lodash/evil.js"]) {',
+        '  try { fs.writeFileSync(p, "x"); console.log("written " + p); } catch (e) { console.log(e.code); }',
+        '}',
+        'try { fs.unlinkSync("/node_modules"); console.log("removed"); } catch (e) { console.log(e.code); }',
+      ].join('\n'),
+    );
     expect(out.run_result?.stdout).toBe('EROFS\nEROFS\nEROFS\nEROFS\nEROFS\n');
     expect(readFileSync(lodash).equals(before)).toBe(true);
   }, 60_000);
@@ -122,14 +131,20 @@ describe.skipIf(!installed)('jest', () => {
   }, 60_000);
 
   it('strips TypeScript types without checking them, and finds the packages and input files', async () => {
-    const code = 'import _ from "lodash";\nimport { half } from "./helper";\ntest("t", () => { const s: string = 5 as unknown as string; expect(_.sum([s as unknown as number, half(2)])).toBe(6); });';
+    const code =
+      'import _ from "lodash";\nimport { half } from "./helper";\ntest("t", () => { const s: string = 5 as unknown as string; expect(_.sum([s as unknown as number, half(2)])).toBe(6); });';
     const out = await run('jest', code, { files: { 'helper.ts': Buffer.from('export const half = (n: number): number => n / 2;') } });
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
   }, 60_000);
 });
 
 describe('without the package dir', () => {
-  const bare = new BwrapRunner({ cgroups: false, nodePath: process.execPath, nodePackagesPath: '/nonexistent/node-packages', slots: new SlotPool({ size: 1, uidBase: 2_000_000_410 }) });
+  const bare = new BwrapRunner({
+    cgroups: false,
+    nodePath: process.execPath,
+    nodePackagesPath: '/nonexistent/node-packages',
+    slots: new SlotPool({ size: 1, uidBase: 2_000_000_410 }),
+  });
   afterAll(() => bare.close());
 
   it('offers nodejs and typescript but not jest, which is a 400 unsupported_language', async () => {

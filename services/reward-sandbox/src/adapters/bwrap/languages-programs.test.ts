@@ -37,12 +37,16 @@ for (const [language, p] of Object.entries(PROGRAMS)) {
       expect(out.run_result?.return_code).toBe(p.exitCode ?? 3);
     }, 60_000);
 
-    it.skipIf(p.compileError === undefined)('reports a compile error without running anything', async () => {
-      const out = await run(language, p.compileError ?? '');
-      expect(out.compile_result?.status).toBe('Finished');
-      expect(out.compile_result?.return_code).not.toBe(0);
-      expect(out.compile_result?.stderr).not.toBe('');
-      expect(out.run_result).toBeNull();
-    }, 60_000);
+    it.skipIf(p.compileError === undefined)(
+      'reports a compile error without running anything',
+      async () => {
+        const out = await run(language, p.compileError ?? '');
+        expect(out.compile_result?.status).toBe('Finished');
+        expect(out.compile_result?.return_code).not.toBe(0);
+        expect(out.compile_result?.stderr).not.toBe('');
+        expect(out.run_result).toBeNull();
+      },
+      60_000,
+    );
   });
 }

@@ -45,8 +45,13 @@ export function buildOutcome(x: Execution, c: OutcomeContext): RunOutcome {
       stdout: text(x.compileOut, 'compile stdout', notes),
       stderr,
       memory_limit_exceeded: memoryLimitExceeded({
-        returnCode: return_code, stderr, markers: COMPILER_MEMORY_MARKERS, killedByUs: timedOut,
-        cpuLimitReached: false, memoryLimitMb: c.compileMemoryMb, cgroup: return_code === 0 ? null : c.cgroup,
+        returnCode: return_code,
+        stderr,
+        markers: COMPILER_MEMORY_MARKERS,
+        killedByUs: timedOut,
+        cpuLimitReached: false,
+        memoryLimitMb: c.compileMemoryMb,
+        cgroup: return_code === 0 ? null : c.cgroup,
       }),
       output_truncated: x.compileOut.truncated || x.compileErr.truncated,
     };
@@ -68,8 +73,13 @@ export function buildOutcome(x: Execution, c: OutcomeContext): RunOutcome {
       stdout: text(x.stdout, 'stdout', notes),
       stderr,
       memory_limit_exceeded: memoryLimitExceeded({
-        returnCode: return_code, stderr, markers: c.runMarkers, killedByUs: wallTimeout,
-        cpuLimitReached, memoryLimitMb: c.memoryLimitMb, cgroup: c.cgroup,
+        returnCode: return_code,
+        stderr,
+        markers: c.runMarkers,
+        killedByUs: wallTimeout,
+        cpuLimitReached,
+        memoryLimitMb: c.memoryLimitMb,
+        cgroup: c.cgroup,
       }),
       output_truncated: x.stdout.truncated || x.stderr.truncated,
     };

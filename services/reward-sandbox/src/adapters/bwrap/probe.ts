@@ -100,19 +100,33 @@ export function probeHost(opts: ProbeOptions): HostProbe {
   const layout = detectHostLayout(nodeHostPath, nodePackagesHostPath);
   const root = process.getuid?.() === 0;
   const setpriv = firstExecutable(['/usr/bin/setpriv', '/bin/setpriv']);
-  const launcher = setpriv === undefined ? null : {
-    setpriv,
-    unshare: firstExecutable(['/usr/bin/unshare', '/bin/unshare']) ?? '',
-    mount: firstExecutable(['/usr/bin/mount', '/bin/mount']) ?? '',
-  };
+  const launcher =
+    setpriv === undefined
+      ? null
+      : {
+          setpriv,
+          unshare: firstExecutable(['/usr/bin/unshare', '/bin/unshare']) ?? '',
+          mount: firstExecutable(['/usr/bin/mount', '/bin/mount']) ?? '',
+        };
   const u = String(opts.probeUid);
   const candidates: Array<{ prefix: string[]; launcher: LaunchTools | null; unprivileged: boolean }> = [];
-  if (root && launcher !== null) candidates.push({ prefix: [launcher.setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], launcher, unprivileged: true });
+  if (root && launcher !== null)
+    candidates.push({ prefix: [launcher.setpriv, `--reuid=${u}`, `--regid=${u}`, '--clear-groups'], launcher, unprivileged: true });
   if (!root || opts.allowRootSandbox === true) candidates.push({ prefix: [], launcher: null, unprivileged: !root });
   // The filter goes in on stdin (fd 0), which bwrap reads to EOF and closes before running the script.
   const seccompFd = opts.seccomp === undefined ? {} : { seccompFd: 0 };
   const args = (script: string) =>
-    bwrapArgs({ layout, uid: opts.sandboxUid, env: { ...SANDBOX_ENV }, tmpBytes: 16 << 20, shmBytes: 1 << 20, files: [], infoFd: 3, ...seccompFd, command: ['/bin/bash', '-c', script] });
+    bwrapArgs({
+      layout,
+      uid: opts.sandboxUid,
+      env: { ...SANDBOX_ENV },
+      tmpBytes: 16 << 20,
+      shmBytes: 1 << 20,
+      files: [],
+      infoFd: 3,
+      ...seccompFd,
+      command: ['/bin/bash', '-c', script],
+    });
   for (const c of candidates) {
     const r = spawnSync(c.prefix[0] ?? bwrap, [...c.prefix.slice(1), ...(c.prefix.length > 0 ? [bwrap] : []), ...args(TOOL_SCRIPT(opts.pythonPath))], {
       encoding: 'utf8',
@@ -138,9 +152,29 @@ export function probeHost(opts: ProbeOptions): HostProbe {
 
 /** Probe keys that are just a path, and their Toolchain field. */
 const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags'>>> = {
-  go: 'go', java: 'java', javac: 'javac', rustc: 'rustc', php: 'php', ruby: 'ruby', perl: 'perl', lua: 'lua', sqlite3: 'sqlite3', Rscript: 'rscript',
-  mcs: 'mcs', mono: 'mono', gdc: 'gdc', iverilog: 'iverilog', vvp: 'vvp', racket: 'racket', scala: 'scala', scalac: 'scalac', kotlinc: 'kotlinc', junitConsole: 'junitConsole',
-  nodePackages: 'nodePackages', tsx: 'tsx', jest: 'jest',
+  go: 'go',
+  java: 'java',
+  javac: 'javac',
+  rustc: 'rustc',
+  php: 'php',
+  ruby: 'ruby',
+  perl: 'perl',
+  lua: 'lua',
+  sqlite3: 'sqlite3',
+  Rscript: 'rscript',
+  mcs: 'mcs',
+  mono: 'mono',
+  gdc: 'gdc',
+  iverilog: 'iverilog',
+  vvp: 'vvp',
+  racket: 'racket',
+  scala: 'scala',
+  scalac: 'scalac',
+  kotlinc: 'kotlinc',
+  junitConsole: 'junitConsole',
+  nodePackages: 'nodePackages',
+  tsx: 'tsx',
+  jest: 'jest',
 };
 
 function parseTools(out: string): Toolchain {

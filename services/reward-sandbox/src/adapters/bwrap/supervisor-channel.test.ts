@@ -25,7 +25,7 @@ describe.skipIf(!runner.languages().includes('python'))('bwrap supervisor channe
     ].join('\n');
     const out = await runner.run(python(code), never);
     expect(out.run_result?.return_code).toBe(0);
-    const lines = (out.run_result?.stdout ?? "").trim().split('\n');
+    const lines = (out.run_result?.stdout ?? '').trim().split('\n');
     expect(lines).toHaveLength(4);
     // EACCES (13): the supervisor is not dumpable, so /proc closes its entries to the program.
     for (const line of lines) expect(line).toMatch(/ denied 13$/);

@@ -16,11 +16,7 @@ export class ModuleLinkError extends Error {
 }
 
 // Compile errors that Node's module-syntax detection retries as ES modules.
-const ESM_ONLY_SYNTAX = new Set([
-  'Cannot use import statement outside a module',
-  "Unexpected token 'export'",
-  "Cannot use 'import.meta' outside a module",
-]);
+const ESM_ONLY_SYNTAX = new Set(['Cannot use import statement outside a module', "Unexpected token 'export'", "Cannot use 'import.meta' outside a module"]);
 const CJS_ONLY_FAILURES = new Set([
   "Identifier 'module' has already been declared",
   "Identifier 'exports' has already been declared",

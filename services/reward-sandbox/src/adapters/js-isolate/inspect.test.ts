@@ -44,10 +44,7 @@ describe('in-isolate inspect', () => {
       for (const v of values) console.log(util.inspect(v));
       console.log('%s is %d, %i, %f, %j %o %O %%', 'Bob', 42.5, 42.5, '3.5', { a: 1 }, [1], { b: 2 });
       console.log('%c', 'css', 'rest', 5, { a: [1] });`;
-    const outcome = await runner.run(
-      testRunSpec('nodejs', code),
-      new AbortController().signal,
-    );
+    const outcome = await runner.run(testRunSpec('nodejs', code), new AbortController().signal);
     const values = new Function(`return [${EXPRESSIONS.join(',\n')}];`)() as unknown[];
     const expected = [
       ...values.map((v) => inspect(v)),

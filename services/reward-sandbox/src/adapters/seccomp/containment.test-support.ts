@@ -14,8 +14,19 @@ import { marker } from '../python-containment.test-support.ts';
 export const seccompCasesApply = process.arch === 'x64';
 
 const NR = {
-  add_key: 248, request_key: 249, keyctl: 250, ptrace: 101, mount: 165, unshare: 272, clone: 56, clone3: 435,
-  bpf: 321, userfaultfd: 323, io_uring_setup: 425, pidfd_open: 434, pidfd_getfd: 438,
+  add_key: 248,
+  request_key: 249,
+  keyctl: 250,
+  ptrace: 101,
+  mount: 165,
+  unshare: 272,
+  clone: 56,
+  clone3: 435,
+  bpf: 321,
+  userfaultfd: 323,
+  io_uring_setup: 425,
+  pidfd_open: 434,
+  pidfd_getfd: 438,
 };
 const EPERM = 1;
 const ENOSYS = 38;
@@ -106,14 +117,25 @@ for name, nr, args in [
 print("alive")`;
     const out = await run(code);
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stderr: '' });
-    expect(out.run_result?.stdout).toBe([
-      `unshare -1 ${EPERM}`, `mount -1 ${EPERM}`, `ptrace -1 ${EPERM}`, `bpf -1 ${EPERM}`, `userfaultfd -1 ${EPERM}`,
-      `io_uring_setup -1 ${ENOSYS}`, `clone3 -1 ${ENOSYS}`, `clone_newuser -1 ${EPERM}`, 'alive', '',
-    ].join('\n'));
+    expect(out.run_result?.stdout).toBe(
+      [
+        `unshare -1 ${EPERM}`,
+        `mount -1 ${EPERM}`,
+        `ptrace -1 ${EPERM}`,
+        `bpf -1 ${EPERM}`,
+        `userfaultfd -1 ${EPERM}`,
+        `io_uring_setup -1 ${ENOSYS}`,
+        `clone3 -1 ${ENOSYS}`,
+        `clone_newuser -1 ${EPERM}`,
+        'alive',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('a well-behaved program still works: threads, fork, subprocess, plausible timing', async () => {
-    const code = 'import os, subprocess, threading\nt = threading.Thread(target=print, args=("thread",)); t.start(); t.join()\npid = os.fork()\nif pid == 0: os._exit(7)\nprint("fork", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\nprint(subprocess.run(["echo", "sub"], capture_output=True, text=True).stdout, end="")\nprint("hello")';
+    const code =
+      'import os, subprocess, threading\nt = threading.Thread(target=print, args=("thread",)); t.start(); t.join()\npid = os.fork()\nif pid == 0: os._exit(7)\nprint("fork", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\nprint(subprocess.run(["echo", "sub"], capture_output=True, text=True).stdout, end="")\nprint("hello")';
     const out = await run(code);
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: 'thread\nfork 7\nsub\nhello\n', stderr: '' });
     expect(out.run_result?.execution_time).toBeGreaterThan(0);
@@ -175,7 +197,10 @@ int main() {
 
   it.each([
     ['bash', 'echo hello | cat; x=$(echo sub); (echo "$x"); sleep 0.01 & wait'],
-    ['cpp', '#include <iostream>\n#include <thread>\nint main() { std::thread t([] { std::cout << "thread" << std::endl; }); t.join(); std::cout << "hello" << std::endl; }'],
+    [
+      'cpp',
+      '#include <iostream>\n#include <thread>\nint main() { std::thread t([] { std::cout << "thread" << std::endl; }); t.join(); std::cout << "hello" << std::endl; }',
+    ],
   ])('a well-behaved %s program still works with plausible timing', async (language, code) => {
     const out = await run(language, code);
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stderr: '' });

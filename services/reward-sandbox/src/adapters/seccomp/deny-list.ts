@@ -55,7 +55,7 @@ export const DENY_LIST: readonly DenyRule[] = [
   { syscall: 'add_key', errno: E, why: "keys persist in the uid's keyring, readable by the next run" },
   { syscall: 'keyctl', errno: E, why: "links and reads another run's keyring (found in /proc/keys)" },
   { syscall: 'request_key', errno: E, why: 'keyring lookup and upcalls to user-space key helpers' },
-  { syscall: 'ptrace', errno: E, why: "controls the supervisor or another process of the same uid" },
+  { syscall: 'ptrace', errno: E, why: 'controls the supervisor or another process of the same uid' },
   { syscall: 'process_vm_readv', errno: E, why: "reads another process's memory" },
   { syscall: 'process_vm_writev', errno: E, why: "writes another process's memory" },
   { syscall: 'pidfd_getfd', errno: E, why: "steals the supervisor's report socket to forge a result" },

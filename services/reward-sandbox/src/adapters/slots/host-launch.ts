@@ -71,10 +71,19 @@ export function hostLaunchPrefix(tools: LaunchTools, plan: HostLaunchPlan): stri
   const sysctls = Object.entries(plan.ipcSysctls ?? {}).flat();
   const mounts = plan.mounts === undefined ? [] : [tmpfsOptions(plan.mounts.tmp, plan.uid), TMP_SOURCE, tmpfsOptions(plan.mounts.shm, plan.uid), SHM_SOURCE];
   const args = [
-    '/bin/bash', '--norc', '--noprofile', '-c', SCRIPT, 'slot-launch', tools.mount,
-    String(plan.cgroupProcs.length), ...plan.cgroupProcs,
-    String(sysctls.length / 2), ...sysctls,
-    String(mounts.length / 2), ...mounts,
+    '/bin/bash',
+    '--norc',
+    '--noprofile',
+    '-c',
+    SCRIPT,
+    'slot-launch',
+    tools.mount,
+    String(plan.cgroupProcs.length),
+    ...plan.cgroupProcs,
+    String(sysctls.length / 2),
+    ...sysctls,
+    String(mounts.length / 2),
+    ...mounts,
     ...drop,
   ];
   const namespaces = [...(plan.ipcSysctls !== undefined ? ['--ipc'] : []), ...(plan.mounts !== undefined ? ['--mount', '--propagation', 'private'] : [])];

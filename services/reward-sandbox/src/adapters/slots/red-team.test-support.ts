@@ -30,13 +30,16 @@ const lastNumber = (out: RunOutcome) => Math.max(0, ...(out.run_result?.stdout ?
 
 /** Host processes whose argv is exactly `sleep <m>`. */
 function sleepers(m: string): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${m}\0`;
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${m}\0`;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Fds of a host process whose link target starts with `kind` (`pipe:`, `anon_inode:inotify`). */
@@ -118,9 +121,11 @@ export function redTeamCases(t: RedTeamTarget): void {
   const capMb = MEMORY_MB + t.tmpMb + t.shmMb + CGROUP_SLACK_MB;
   const noCgroup = !t.cgroups;
 
-  it.skipIf(noCgroup)(`stops memfd files filled past the limit (768 MB asked, cap ${capMb} MB)`, async () => {
-    // Three 16 MiB writes per file keep each under RLIMIT_FSIZE; the pages are shmem, outside RLIMIT_AS.
-    const out = await run(`import os
+  it.skipIf(noCgroup)(
+    `stops memfd files filled past the limit (768 MB asked, cap ${capMb} MB)`,
+    async () => {
+      // Three 16 MiB writes per file keep each under RLIMIT_FSIZE; the pages are shmem, outside RLIMIT_AS.
+      const out = await run(`import os
 chunk = b'\\1' * (16 << 20)
 total, fds = 0, []
 try:
@@ -133,13 +138,17 @@ try:
             print(total >> 20, flush=True)
 except OSError as e:
     print('error', e.errno, flush=True)`);
-    expect(lastNumber(out)).toBeLessThan(capMb);
-    expect(lastNumber(out)).toBeGreaterThan(MEMORY_MB); // memfd is not address space: only the cgroup stops it
-    expect(out.run_result?.memory_limit_exceeded === true || (out.run_result?.stdout ?? '').includes('error')).toBe(true);
-  }, 60_000);
+      expect(lastNumber(out)).toBeLessThan(capMb);
+      expect(lastNumber(out)).toBeGreaterThan(MEMORY_MB); // memfd is not address space: only the cgroup stops it
+      expect(out.run_result?.memory_limit_exceeded === true || (out.run_result?.stdout ?? '').includes('error')).toBe(true);
+    },
+    60_000,
+  );
 
-  it.skipIf(!t.ipcAndInodeCaps)(`caps detached SysV segments at the /dev/shm budget (512 MB asked, ${t.shmMb} MB allowed)`, async () => {
-    const out = await run(`import ctypes
+  it.skipIf(!t.ipcAndInodeCaps)(
+    `caps detached SysV segments at the /dev/shm budget (512 MB asked, ${t.shmMb} MB allowed)`,
+    async () => {
+      const out = await run(`import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
 libc.shmat.restype = ctypes.c_void_p
@@ -162,15 +171,19 @@ for path in ('shmmax', 'shmall'):
         print('raised', path)
     except OSError as e:
         print('cannot raise', path, e.errno)`);
-    const stdout = out.run_result?.stdout ?? '';
-    expect(lastNumber(out)).toBeLessThanOrEqual(t.shmMb);
-    expect(stdout).toContain('shmget errno 28'); // ENOSPC: shmall reached
-    expect(stdout).not.toContain('raised');
-  }, 60_000);
+      const stdout = out.run_result?.stdout ?? '';
+      expect(lastNumber(out)).toBeLessThanOrEqual(t.shmMb);
+      expect(stdout).toContain('shmget errno 28'); // ENOSPC: shmall reached
+      expect(stdout).not.toContain('raised');
+    },
+    60_000,
+  );
 
-  it.skipIf(noCgroup)('caps forked python children summing past the limit', async () => {
-    // 8 children x 80 MiB, each under RLIMIT_AS on its own; together 640 MiB.
-    const out = await run(`import os, time
+  it.skipIf(noCgroup)(
+    'caps forked python children summing past the limit',
+    async () => {
+      // 8 children x 80 MiB, each under RLIMIT_AS on its own; together 640 MiB.
+      const out = await run(`import os, time
 r, w = os.pipe()
 kids = []
 for _ in range(8):
@@ -189,14 +202,18 @@ while os.read(r, 1):
     got += 1
 alive = sum(1 for p in kids if os.waitpid(p, os.WNOHANG) == (0, 0))
 print('alive', alive, 'allocated', got, flush=True)`);
-    const alive = Number(/alive (\d+)/.exec(out.run_result?.stdout ?? '')?.[1] ?? NaN);
-    expect(alive).toBeLessThan(8);
-    expect(alive * 80).toBeLessThan(capMb);
-    expect(out.run_result?.memory_limit_exceeded).toBe(true);
-  }, 60_000);
+      const alive = Number(/alive (\d+)/.exec(out.run_result?.stdout ?? '')?.[1] ?? NaN);
+      expect(alive).toBeLessThan(8);
+      expect(alive * 80).toBeLessThan(capMb);
+      expect(out.run_result?.memory_limit_exceeded).toBe(true);
+    },
+    60_000,
+  );
 
-  it.skipIf(!t.ipcAndInodeCaps)(`stops 300,000 empty files at the inode cap (${TMPFS_INODES.tmp})`, async () => {
-    const out = await run(`n = 0
+  it.skipIf(!t.ipcAndInodeCaps)(
+    `stops 300,000 empty files at the inode cap (${TMPFS_INODES.tmp})`,
+    async () => {
+      const out = await run(`n = 0
 try:
     while n < 300000:
         open('/tmp/f%d' % n, 'w').close()
@@ -204,10 +221,12 @@ try:
     print('created', n)
 except OSError as e:
     print('stopped', n, e.errno)`);
-    const [, count, errno] = /stopped (\d+) (\d+)/.exec(out.run_result?.stdout ?? '') ?? [];
-    expect(Number(errno)).toBe(28);
-    expect(Number(count)).toBeLessThanOrEqual(TMPFS_INODES.tmp);
-  }, 60_000);
+      const [, count, errno] = /stopped (\d+) (\d+)/.exec(out.run_result?.stdout ?? '') ?? [];
+      expect(Number(errno)).toBe(28);
+      expect(Number(count)).toBeLessThanOrEqual(TMPFS_INODES.tmp);
+    },
+    60_000,
+  );
 
   it('does not share inotify instances or pipe buffers with a concurrent run', async () => {
     const holder = await holdUserBudgets(t.runner());

@@ -12,7 +12,7 @@ const native = new BwrapRunner({ slots: new SlotPool({ size: 2, uidBase: 2_000_0
 const zygote = new ZygoteRunner({ slots: native.slots, cgroups: native.cgroups, host: native.host, seccomp: native.seccomp! });
 const root = process.getuid?.() === 0;
 const usable = native.languages().includes('python') && root;
-const skipWhy = !root ? 'not root (the gates read other uids\' /proc/<pid>/fd)' : !usable ? `no python sandbox: ${native.host.problems.join('; ')}` : null;
+const skipWhy = !root ? "not root (the gates read other uids' /proc/<pid>/fd)" : !usable ? `no python sandbox: ${native.host.problems.join('; ')}` : null;
 if (skipWhy !== null) console.warn(`slot red-team cases skipped: ${skipWhy}`);
 if (usable && native.cgroups === null) console.warn(`memory cgroup cases skipped: ${native.host.problems.join('; ')}`);
 if (usable && !native.host.privateMounts) console.warn('SysV and inode cases skipped for bwrap: no root launcher (unshare/mount) here');

@@ -39,7 +39,9 @@ const UID_LIMIT = 2 ** 32 - 1;
 function readLines(path: string): string[] {
   try {
     // These files are a few KiB; a huge one is a broken system, not a reason to hang.
-    return readFileSync(path, 'utf8').slice(0, 16 << 20).split('\n');
+    return readFileSync(path, 'utf8')
+      .slice(0, 16 << 20)
+      .split('\n');
   } catch {
     return []; // absent (no subordinate ids configured): nothing can collide
   }

@@ -12,19 +12,45 @@ export interface CaseProgram {
 // may use them without importing (`List`, `defaultdict`, `sqrt`, `heappush`, ...), and the
 // order decides which module wins a shadowed name (`builtins` restores `pow`, `open`, ...).
 const STAR_MODULES = [
-  'string', 're', 'datetime', 'collections', 'heapq', 'bisect', 'copy', 'math', 'random', 'statistics',
-  'itertools', 'functools', 'operator', 'io', 'sys', 'json', 'builtins', 'typing',
+  'string',
+  're',
+  'datetime',
+  'collections',
+  'heapq',
+  'bisect',
+  'copy',
+  'math',
+  'random',
+  'statistics',
+  'itertools',
+  'functools',
+  'operator',
+  'io',
+  'sys',
+  'json',
+  'builtins',
+  'typing',
 ];
 const PLAIN_MODULES = [
-  'string', 're', 'datetime', 'collections', 'heapq', 'bisect', 'copy', 'math', 'random', 'statistics',
-  'itertools', 'functools', 'operator', 'io', 'sys', 'json',
+  'string',
+  're',
+  'datetime',
+  'collections',
+  'heapq',
+  'bisect',
+  'copy',
+  'math',
+  'random',
+  'statistics',
+  'itertools',
+  'functools',
+  'operator',
+  'io',
+  'sys',
+  'json',
 ];
 
-const PRELUDE = [
-  'import traceback',
-  ...STAR_MODULES.map((m) => `from ${m} import *`),
-  ...PLAIN_MODULES.map((m) => `import ${m}`),
-].join('\n');
+const PRELUDE = ['import traceback', ...STAR_MODULES.map((m) => `from ${m} import *`), ...PLAIN_MODULES.map((m) => `import ${m}`)].join('\n');
 
 // Behaviour of verl's `_execute_user_function` + `__main__` block (sandbox_fusion/utils.py):
 // - stdin, when not blank, is split on "\n" and EVERY line is json.loads-ed into one positional

@@ -5,8 +5,9 @@
 const FENCE = '```';
 const PYTHON_FENCE = '```python';
 // Python str.strip() whitespace (str.isspace()).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: Python's str.strip() whitespace includes the separators \x1c-\x1f
-const PY_STRIP = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/gu;
+const PY_STRIP =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: Python's str.strip() whitespace includes the separators \x1c-\x1f
+  /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/gu;
 // Python str.isalpha(): non-empty, every code point in Lu/Ll/Lt/Lm/Lo.
 const PY_ALPHA = /^\p{L}+$/u;
 

@@ -61,72 +61,169 @@ const tenPlusTwo = { inputs: Array.from({ length: 12 }, (_, i) => String(i)), ou
 
 const ROWS: Row[] = [
   {
-    name: 'stdin problem, all pass (ground truth as object)', solution: fenced('DOUBLE'), groundTruth: { inputs: ['1', '2', '3'], outputs: ['2', '4', '6\n'] },
-    score: 1, passRate: 1, verlResults: [true, true, true], verdicts: { passed: 3 }, executed: 3,
+    name: 'stdin problem, all pass (ground truth as object)',
+    solution: fenced('DOUBLE'),
+    groundTruth: { inputs: ['1', '2', '3'], outputs: ['2', '4', '6\n'] },
+    score: 1,
+    passRate: 1,
+    verlResults: [true, true, true],
+    verdicts: { passed: 3 },
+    executed: 3,
   },
   {
-    name: 'stdin problem, ground truth as JSON string', solution: fenced('DOUBLE'), groundTruth: '{"inputs": ["1", "2"], "outputs": ["2", "5"]}',
-    score: 0.5, passRate: 0.5, verlResults: [true, false], verdicts: { passed: 1, wrong_answer: 1 }, executed: 2,
+    name: 'stdin problem, ground truth as JSON string',
+    solution: fenced('DOUBLE'),
+    groundTruth: '{"inputs": ["1", "2"], "outputs": ["2", "5"]}',
+    score: 0.5,
+    passRate: 0.5,
+    verlResults: [true, false],
+    verdicts: { passed: 1, wrong_answer: 1 },
+    executed: 2,
   },
   {
-    name: 'output quirks: trailing newlines ignored, trailing space and CRLF are not', solution: fenced('ECHO'),
+    name: 'output quirks: trailing newlines ignored, trailing space and CRLF are not',
+    solution: fenced('ECHO'),
     groundTruth: { inputs: ['a\n\n', 'b ', 'c\r\n', '1.0'], outputs: ['a', 'b', 'c', '1'] },
-    score: 0.25, passRate: 0.25, verlResults: [true, false, false, false], verdicts: { passed: 1, wrong_answer: 3 }, executed: 4,
+    score: 0.25,
+    passRate: 0.25,
+    verlResults: [true, false, false, false],
+    verdicts: { passed: 1, wrong_answer: 3 },
+    executed: 4,
   },
   {
-    name: 'non-string inputs reach stdin as Python str()', solution: fenced('ECHO'), groundTruth: '{"inputs": [[1, "a"], 2.0, true], "outputs": ["[1, \'a\']", "2.0", "True"]}',
-    score: 1, passRate: 1, verlResults: [true, true, true], verdicts: { passed: 3 }, executed: 3,
+    name: 'non-string inputs reach stdin as Python str()',
+    solution: fenced('ECHO'),
+    groundTruth: '{"inputs": [[1, "a"], 2.0, true], "outputs": ["[1, \'a\']", "2.0", "True"]}',
+    score: 1,
+    passRate: 1,
+    verlResults: [true, true, true],
+    verdicts: { passed: 3 },
+    executed: 3,
   },
   {
-    name: 'a crash on one case (verl -2)', solution: fenced('FAIL_ON_1 DOUBLE'), groundTruth: { inputs: ['1', '2'], outputs: ['2', '4'] },
-    score: 0.5, passRate: 0.5, verlResults: [-2, true], verdicts: { runtime_error: 1, passed: 1 }, executed: 2,
+    name: 'a crash on one case (verl -2)',
+    solution: fenced('FAIL_ON_1 DOUBLE'),
+    groundTruth: { inputs: ['1', '2'], outputs: ['2', '4'] },
+    score: 0.5,
+    passRate: 0.5,
+    verlResults: [-2, true],
+    verdicts: { runtime_error: 1, passed: 1 },
+    executed: 2,
   },
   {
-    name: 'timeout', solution: fenced('SLEEP'), groundTruth: { inputs: ['1'], outputs: ['2'] },
-    score: 0, passRate: 0, verlResults: [-3], verdicts: { time_limit: 1 }, executed: 1,
+    name: 'timeout',
+    solution: fenced('SLEEP'),
+    groundTruth: { inputs: ['1'], outputs: ['2'] },
+    score: 0,
+    passRate: 0,
+    verlResults: [-3],
+    verdicts: { time_limit: 1 },
+    executed: 1,
   },
   {
-    name: 'memory limit', solution: fenced('HOG'), groundTruth: { inputs: ['1'], outputs: ['2'] },
-    score: 0, passRate: 0, verlResults: [-2], verdicts: { memory_limit: 1 }, executed: 1,
+    name: 'memory limit',
+    solution: fenced('HOG'),
+    groundTruth: { inputs: ['1'], outputs: ['2'] },
+    score: 0,
+    passRate: 0,
+    verlResults: [-2],
+    verdicts: { memory_limit: 1 },
+    executed: 1,
   },
   {
-    name: 'binary (continuous=false) is the pass rate over ALL cases', solution: fenced('FAIL_ON_10 FAIL_ON_11 DOUBLE'), groundTruth: tenPlusTwo,
-    score: 10 / 12, passRate: 10 / 12, verlResults: [...Array<true>(10).fill(true), -2, -2], verdicts: { passed: 10, runtime_error: 2 }, executed: 12,
+    name: 'binary (continuous=false) is the pass rate over ALL cases',
+    solution: fenced('FAIL_ON_10 FAIL_ON_11 DOUBLE'),
+    groundTruth: tenPlusTwo,
+    score: 10 / 12,
+    passRate: 10 / 12,
+    verlResults: [...Array<true>(10).fill(true), -2, -2],
+    verdicts: { passed: 10, runtime_error: 2 },
+    executed: 12,
   },
   {
-    name: 'continuous=true scores the first 10 cases only (all are still run)', solution: fenced('FAIL_ON_10 FAIL_ON_11 DOUBLE'), groundTruth: tenPlusTwo, params: { continuous: true },
-    score: 1, passRate: 10 / 12, verlResults: [...Array<true>(10).fill(true), -2, -2], verdicts: { passed: 10, runtime_error: 2 }, executed: 12,
+    name: 'continuous=true scores the first 10 cases only (all are still run)',
+    solution: fenced('FAIL_ON_10 FAIL_ON_11 DOUBLE'),
+    groundTruth: tenPlusTwo,
+    params: { continuous: true },
+    score: 1,
+    passRate: 10 / 12,
+    verlResults: [...Array<true>(10).fill(true), -2, -2],
+    verdicts: { passed: 10, runtime_error: 2 },
+    executed: 12,
   },
   {
-    name: 'continuous=true: failures among the first 10', solution: fenced('FAIL_ON_0 FAIL_ON_1 DOUBLE'), groundTruth: tenPlusTwo, params: { continuous: true },
-    score: 0.8, passRate: 10 / 12, verlResults: [-2, -2, ...Array<true>(10).fill(true)], verdicts: { passed: 10, runtime_error: 2 }, executed: 12,
+    name: 'continuous=true: failures among the first 10',
+    solution: fenced('FAIL_ON_0 FAIL_ON_1 DOUBLE'),
+    groundTruth: tenPlusTwo,
+    params: { continuous: true },
+    score: 0.8,
+    passRate: 10 / 12,
+    verlResults: [-2, -2, ...Array<true>(10).fill(true)],
+    verdicts: { passed: 10, runtime_error: 2 },
+    executed: 12,
   },
   {
-    name: 'no early stop on a wrong answer', solution: fenced('DOUBLE'), groundTruth: { inputs: ['1', '2', '3'], outputs: ['0', '4', '6'] }, opts: { maxParallelCases: 1 },
-    score: 2 / 3, passRate: 2 / 3, verlResults: [false, true, true], verdicts: { wrong_answer: 1, passed: 2 }, executed: 3,
+    name: 'no early stop on a wrong answer',
+    solution: fenced('DOUBLE'),
+    groundTruth: { inputs: ['1', '2', '3'], outputs: ['0', '4', '6'] },
+    opts: { maxParallelCases: 1 },
+    score: 2 / 3,
+    passRate: 2 / 3,
+    verlResults: [false, true, true],
+    verdicts: { wrong_answer: 1, passed: 2 },
+    executed: 3,
   },
   {
-    name: 'compile error stops the remaining cases (check_correctness post-processing)', solution: '```cpp\nBROKEN\n```', params: { language: 'cpp' },
-    groundTruth: { inputs: ['1', '2', '3'], outputs: ['2', '4', '6'] }, opts: { maxParallelCases: 1 },
-    score: 0, passRate: 0, verlResults: [-4, -4, -4], verdicts: { compile_error: 3 }, executed: 1,
+    name: 'compile error stops the remaining cases (check_correctness post-processing)',
+    solution: '```cpp\nBROKEN\n```',
+    params: { language: 'cpp' },
+    groundTruth: { inputs: ['1', '2', '3'], outputs: ['2', '4', '6'] },
+    opts: { maxParallelCases: 1 },
+    score: 0,
+    passRate: 0,
+    verlResults: [-4, -4, -4],
+    verdicts: { compile_error: 3 },
+    executed: 1,
   },
   {
-    name: 'call-based problem through the wrapper', solution: fenced('def add(a, b):\n    return a + b'),
+    name: 'call-based problem through the wrapper',
+    solution: fenced('def add(a, b):\n    return a + b'),
     groundTruth: { fn_name: 'add', inputs: ['1\n2', '5\n5'], outputs: ['3', '11'] },
-    score: 0.5, passRate: 0.5, verlResults: [true, false], verdicts: { passed: 1, wrong_answer: 1 }, executed: 2,
+    score: 0.5,
+    passRate: 0.5,
+    verlResults: [true, false],
+    verdicts: { passed: 1, wrong_answer: 1 },
+    executed: 2,
   },
   {
-    name: 'assert_case: expected None passes any clean run, a failing assert is -2', solution: fenced('def g(x):\n    return x'),
+    name: 'assert_case: expected None passes any clean run, a failing assert is -2',
+    solution: fenced('def g(x):\n    return x'),
     groundTruth: { fn_name: 'g', assert_case: ['assert g(1) == 1', 'assert g(2) == 3  # ASSERT_FAILS'] },
-    score: 0.5, passRate: 0.5, verlResults: [true, -2], verdicts: { passed: 1, runtime_error: 1 }, executed: 2,
+    score: 0.5,
+    passRate: 0.5,
+    verlResults: [true, -2],
+    verdicts: { passed: 1, runtime_error: 1 },
+    executed: 2,
   },
   {
-    name: 'sandbox failure is verl -1 (api_error) and counts as not passed', solution: fenced('DOWN'), groundTruth: { inputs: ['1'], outputs: ['2'] },
-    score: 0, passRate: 0, verlResults: [-1], verdicts: { sandbox_error: 1 }, executed: 1,
+    name: 'sandbox failure is verl -1 (api_error) and counts as not passed',
+    solution: fenced('DOWN'),
+    groundTruth: { inputs: ['1'], outputs: ['2'] },
+    score: 0,
+    passRate: 0,
+    verlResults: [-1],
+    verdicts: { sandbox_error: 1 },
+    executed: 1,
   },
   {
-    name: 'missing code block scores 0 without running anything', solution: 'print(2)', groundTruth: { inputs: ['1'], outputs: ['2'] },
-    score: 0, passRate: 0, verlResults: [], verdicts: {}, executed: 0,
+    name: 'missing code block scores 0 without running anything',
+    solution: 'print(2)',
+    groundTruth: { inputs: ['1'], outputs: ['2'] },
+    score: 0,
+    passRate: 0,
+    verlResults: [],
+    verdicts: {},
+    executed: 0,
   },
 ];
 
@@ -143,16 +240,30 @@ describe('scoreCodeItem (sandbox_fusion compute_score)', () => {
 
   it('sends verl limits and the extracted code to the sandbox', async () => {
     const { execute, calls } = fakeSandbox();
-    await scoreCodeItem({ solution: fenced('DOUBLE'), groundTruth: { inputs: ['4'], outputs: ['8'] }, params: P({ timeout: 3, memory_limit_mb: 256 }) }, execute);
+    await scoreCodeItem(
+      { solution: fenced('DOUBLE'), groundTruth: { inputs: ['4'], outputs: ['8'] }, params: P({ timeout: 3, memory_limit_mb: 256 }) },
+      execute,
+    );
     expect(calls).toEqual([{ language: 'python', code: '\nDOUBLE\n\n\n', stdin: '4', compile_timeout: 3, run_timeout: 3, memory_limit_MB: 256 }]);
   });
 
   it('keeps per-case details of failures and marks skipped compile cases', async () => {
     const { execute } = fakeSandbox();
     const params = P({ language: 'cpp' });
-    const out = await scoreCodeItem({ solution: '```cpp\nBROKEN\n```', groundTruth: { inputs: ['1', '2'], outputs: ['2', '4'] }, params }, execute, { maxParallelCases: 1 });
+    const out = await scoreCodeItem({ solution: '```cpp\nBROKEN\n```', groundTruth: { inputs: ['1', '2'], outputs: ['2', '4'] }, params }, execute, {
+      maxParallelCases: 1,
+    });
     expect(out.extra.cases).toEqual([
-      { index: 0, verdict: 'compile_error', verl_result: -4, verl_status: 'compile_error', time_s: null, compile_time_s: 0.01, exit_code: null, stderr_head: 'error: expected ;' },
+      {
+        index: 0,
+        verdict: 'compile_error',
+        verl_result: -4,
+        verl_status: 'compile_error',
+        time_s: null,
+        compile_time_s: 0.01,
+        exit_code: null,
+        stderr_head: 'error: expected ;',
+      },
       { index: 1, verdict: 'compile_error', verl_result: -4, verl_status: 'compile_error_skipped', time_s: null, compile_time_s: null, exit_code: null },
     ]);
   });
@@ -160,8 +271,18 @@ describe('scoreCodeItem (sandbox_fusion compute_score)', () => {
   it('a compile error after passing cases keeps the earlier results', async () => {
     const { execute } = fakeSandbox();
     const byStdin: ExecuteFn = (req, signal) => (req.stdin === '3' ? execute({ ...req, code: 'BROKEN' }, signal) : execute(req, signal));
-    const out = await scoreCodeItem({ solution: fenced('DOUBLE'), groundTruth: { inputs: ['1', '2', '3', '4', '5'], outputs: ['2', '4', '6', '8', '10'] }, params: P() }, byStdin, { maxParallelCases: 2 });
-    expect((out.extra.cases as CaseEntry[]).map((c) => c.verl_status)).toEqual(['success', 'success', 'compile_error', 'compile_error_skipped', 'compile_error_skipped']);
+    const out = await scoreCodeItem(
+      { solution: fenced('DOUBLE'), groundTruth: { inputs: ['1', '2', '3', '4', '5'], outputs: ['2', '4', '6', '8', '10'] }, params: P() },
+      byStdin,
+      { maxParallelCases: 2 },
+    );
+    expect((out.extra.cases as CaseEntry[]).map((c) => c.verl_status)).toEqual([
+      'success',
+      'success',
+      'compile_error',
+      'compile_error_skipped',
+      'compile_error_skipped',
+    ]);
     expect(out.score).toBeCloseTo(0.4, 12);
   });
 
@@ -203,7 +324,11 @@ describe('scoreCodeItem (sandbox_fusion compute_score)', () => {
       signal: controller.signal,
     });
     expect(calls).toHaveLength(1);
-    expect((out.extra.cases as CaseEntry[]).map((c) => [c.verl_result, c.error])).toEqual([[true, undefined], [-1, BUDGET_EXHAUSTED], [-1, BUDGET_EXHAUSTED]]);
+    expect((out.extra.cases as CaseEntry[]).map((c) => [c.verl_result, c.error])).toEqual([
+      [true, undefined],
+      [-1, BUDGET_EXHAUSTED],
+      [-1, BUDGET_EXHAUSTED],
+    ]);
     expect(out.extra.budget_exhausted).toBe(true);
     expect(out.score).toBeCloseTo(1 / 3, 12);
   });

@@ -59,10 +59,19 @@ const INVALID: Array<{ name: string; groundTruth: unknown; message: RegExp; maxC
   { name: 'no cases', groundTruth: { inputs: [], outputs: [] }, message: /ground_truth\.inputs has no test cases/ },
   { name: 'count mismatch', groundTruth: { inputs: ['1'], outputs: ['1', '2'] }, message: /ground_truth\.outputs has 2 entries for 1 inputs/ },
   { name: 'assert_case not strings', groundTruth: { assert_case: [1] }, message: /ground_truth\.assert_case must be an array of strings/ },
-  { name: 'assert_case count', groundTruth: { inputs: ['', ''], outputs: [null, null], assert_case: ['x'] }, message: /assert_case has 1 entries for 2 inputs/ },
+  {
+    name: 'assert_case count',
+    groundTruth: { inputs: ['', ''], outputs: [null, null], assert_case: ['x'] },
+    message: /assert_case has 1 entries for 2 inputs/,
+  },
   { name: 'fn_name not a string', groundTruth: '{"fn_name": 3, "inputs": ["1"], "outputs": ["1"]}', message: /ground_truth\.fn_name must be a string/ },
   { name: 'non-JSON entry', groundTruth: { inputs: [undefined], outputs: ['1'] }, message: /ground_truth\.inputs\[0\] is not a JSON value/ },
-  { name: 'over the case cap', groundTruth: { inputs: ['1', '2', '3'], outputs: ['1', '2', '3'] }, maxCases: 2, message: /3 test cases, more than the limit of 2/ },
+  {
+    name: 'over the case cap',
+    groundTruth: { inputs: ['1', '2', '3'], outputs: ['1', '2', '3'] },
+    maxCases: 2,
+    message: /3 test cases, more than the limit of 2/,
+  },
 ];
 
 describe('parseTestSpec: malformed ground truths', () => {

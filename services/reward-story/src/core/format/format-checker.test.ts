@@ -52,7 +52,12 @@ describe('JSON-schema output formats', () => {
   });
 
   it('selects draft 2020-12 by $schema, draft-07 otherwise', () => {
-    const tuple = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false };
+    const tuple = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+      items: false,
+    };
     expect(check({ type: 'json_schema', schema: tuple }, '["a", 1]')).toBe(true);
     expect(check({ type: 'json_schema', schema: tuple }, '["a", 1, 2]')).toBe(false);
   });

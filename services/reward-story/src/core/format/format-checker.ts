@@ -43,6 +43,9 @@ function build(spec: OutputFormat): FormatCheck | { failure: string; subfield: s
     return spec.type === 'regex' ? compileRegexCheck(spec.pattern, spec.flags) : compileJsonSchemaCheck(spec.schema);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return { failure: spec.type === 'regex' ? `not a valid RE2 regex: ${message}` : `not a usable JSON schema: ${message.replace(/^schema(\.|: )?/, '')}`, subfield };
+    return {
+      failure: spec.type === 'regex' ? `not a valid RE2 regex: ${message}` : `not a usable JSON schema: ${message.replace(/^schema(\.|: )?/, '')}`,
+      subfield,
+    };
   }
 }

@@ -4,8 +4,28 @@ import { DEFAULT_TUNING, type RewardSettings } from '../tuning.ts';
 
 /** Content words of the fixture story: the dimensions of the tests' bag-of-words embedder. */
 export const STORY_VOCABULARY = [
-  'knight', 'castle', 'gate', 'night', 'dragon', 'village', 'lantern', 'name', 'mill', 'burned',
-  'sword', 'fight', 'cave', 'dawn', 'sleeps', 'fire', 'fears', 'shield', 'bananas', 'potassium', 'sweet', 'market',
+  'knight',
+  'castle',
+  'gate',
+  'night',
+  'dragon',
+  'village',
+  'lantern',
+  'name',
+  'mill',
+  'burned',
+  'sword',
+  'fight',
+  'cave',
+  'dawn',
+  'sleeps',
+  'fire',
+  'fears',
+  'shield',
+  'bananas',
+  'potassium',
+  'sweet',
+  'market',
 ] as const;
 
 /** A hand-written role-play turn: the setting, two earlier exchanges, the user's new action. */
@@ -31,7 +51,8 @@ export const REPLIES = {
   /** The second assistant turn again, wrapped in the format. */
   copy: '*He nods.* The dragon burned the village mill last night.',
   /** The good reply's words without the *action* the format asks for. */
-  malformed: 'The knight draws his sword. "Fight the dragon at dawn, while it sleeps in its cave above the village. It fears fire: bring a torch and my shield."',
+  malformed:
+    'The knight draws his sword. "Fight the dragon at dawn, while it sleeps in its cave above the village. It fears fire: bring a torch and my shield."',
 } as const;
 
 /** A story item with `context` (or overrides). */

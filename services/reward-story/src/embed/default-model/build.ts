@@ -56,7 +56,13 @@ export function buildDefaultModelFiles(): Promise<ModelFiles> {
 
 /** Builds a model of the default model's design with other parameters (for measuring variants). */
 export async function buildModelFiles(p: ModelParams): Promise<ModelFiles> {
-  const [englishWords, chineseWords, cedict, senses, synsets] = await Promise.all([loadWordsByFrequency(p.englishWords), loadChineseWords(), loadCedict(), loadWordSenses(), loadSynsets()]);
+  const [englishWords, chineseWords, cedict, senses, synsets] = await Promise.all([
+    loadWordsByFrequency(p.englishWords),
+    loadChineseWords(),
+    loadCedict(),
+    loadWordSenses(),
+    loadSynsets(),
+  ]);
   if (englishWords.length !== p.englishWords) throw new Error(`word list has only ${englishWords.length} usable words, need ${p.englishWords}`);
   const vocab = buildVocabulary({ englishWords, chineseWords, cedict, senses, synsets }, p);
   const graph = buildDefaultGraph(vocab, { dim: p.dim, tableRows: p.tableRows, bigramWeight: p.bigramWeight, seed: p.seed }, [

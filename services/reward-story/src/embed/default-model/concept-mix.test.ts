@@ -4,7 +4,12 @@ import { addMix, ConceptIds, packMix } from './concept-mix.ts';
 describe('packMix', () => {
   it('keeps the heaviest concepts, scaled to unit norm times the token weight, and pads with the null concept', () => {
     const ids = new ConceptIds();
-    const mix = new Map([['en:a', 3], ['en:b', 4], ['en:c', 0.001], ['en:d', 0]]);
+    const mix = new Map([
+      ['en:a', 3],
+      ['en:b', 4],
+      ['en:c', 0.001],
+      ['en:d', 0],
+    ]);
     const packed = packMix(mix, 3, 0.5, ids);
     expect(packed.ids).toEqual([ids.idOf('en:b'), ids.idOf('en:a'), ids.idOf('en:c')]);
     expect(packed.weights[0]).toBeCloseTo(0.4, 6);
@@ -20,8 +25,24 @@ describe('packMix', () => {
   });
 
   it('breaks weight ties by key, so the order of insertion does not change the file', () => {
-    const a = packMix(new Map([['x', 1], ['y', 1]]), 1, 1, new ConceptIds());
-    const b = packMix(new Map([['y', 1], ['x', 1]]), 1, 1, new ConceptIds());
+    const a = packMix(
+      new Map([
+        ['x', 1],
+        ['y', 1],
+      ]),
+      1,
+      1,
+      new ConceptIds(),
+    );
+    const b = packMix(
+      new Map([
+        ['y', 1],
+        ['x', 1],
+      ]),
+      1,
+      1,
+      new ConceptIds(),
+    );
     expect(a).toEqual(b);
   });
 });
@@ -29,7 +50,19 @@ describe('packMix', () => {
 describe('addMix', () => {
   it('adds a scaled mix into another', () => {
     const into = new Map([['a', 1]]);
-    addMix(into, new Map([['a', 1], ['b', 2]]), 0.5);
-    expect(into).toEqual(new Map([['a', 1.5], ['b', 1]]));
+    addMix(
+      into,
+      new Map([
+        ['a', 1],
+        ['b', 2],
+      ]),
+      0.5,
+    );
+    expect(into).toEqual(
+      new Map([
+        ['a', 1.5],
+        ['b', 1],
+      ]),
+    );
   });
 });

@@ -12,11 +12,15 @@
 /** Weight-0 words: pure acknowledgements. */
 export const ACKNOWLEDGEMENTS: ReadonlySet<string> = new Set(
   `okay ok sure alright yes yeah yep yup hmm hm uh um mhm
-  好的 好吧 好啊 嗯 嗯嗯 哦 噢 喔 行 是的 对 没问题`.split(/\s+/).filter((w) => w.length > 0),
+  好的 好吧 好啊 嗯 嗯嗯 哦 噢 喔 行 是的 对 没问题`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
 );
 
 /** Role-play stock words, capped at the function-word weight. */
 export const STOCK_WORDS: ReadonlySet<string> = new Set(
   `ask tell say reply answer nod shrug smile grin laugh sigh look glance
-  问 说 道 告诉 回答 点头 摇头 笑 看 说道 问道`.split(/\s+/).filter((w) => w.length > 0),
+  问 说 道 告诉 回答 点头 摇头 笑 看 说道 问道`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
 );

@@ -34,7 +34,36 @@ export const FUNCTION_WORD_WEIGHT = 0.1;
 const SUFFIX_SCORE = -12;
 const CHAR_SCORE = -30;
 
-const SUFFIXES = ['s', 'es', 'ed', 'd', 'ing', 'ly', 'er', 'ers', 'est', 'y', 'ies', 'ied', 'ily', 'ness', 'ment', 'ments', 'ful', 'less', 'able', 'ion', 'ions', 'ism', 'ist', 'ists', 'ity', 'ish', 'en', 'n'];
+const SUFFIXES = [
+  's',
+  'es',
+  'ed',
+  'd',
+  'ing',
+  'ly',
+  'er',
+  'ers',
+  'est',
+  'y',
+  'ies',
+  'ied',
+  'ily',
+  'ness',
+  'ment',
+  'ments',
+  'ful',
+  'less',
+  'able',
+  'ion',
+  'ions',
+  'ism',
+  'ist',
+  'ists',
+  'ity',
+  'ish',
+  'en',
+  'n',
+];
 const CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789'];
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -17,5 +17,7 @@ export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
   not nt s t ll ve re d m o don didn doesn isn aren wasn weren hasn haven hadn couldn wouldn shouldn ain
   there here where when why how whether
   just also too very quite rather only even still again ever never always often
-  yes oh ah`.split(/\s+/).filter((w) => w.length > 0),
+  yes oh ah`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
 );

@@ -33,7 +33,18 @@ const SYNSETS = new Map<string, SynsetInfo>([
   ['n2', { lemmas: ['blade'], hypernyms: [], glossWords: ['a', 'leaf'] }],
   ['v9', { lemmas: ['fear', 'dread'], hypernyms: [], glossWords: ['be', 'afraid'] }],
 ]);
-const PARAMS: VocabularyParams = { chineseWords: 7, slots: 8, sensesPerWord: 3, senseWeight: 0.6, synonymWeight: 0.5, hypernymWeight: 0.3, definitionWeight: 0.3, glossesPerWord: 4, glossWeight: 0.8, charWeight: 0.5 };
+const PARAMS: VocabularyParams = {
+  chineseWords: 7,
+  slots: 8,
+  sensesPerWord: 3,
+  senseWeight: 0.6,
+  synonymWeight: 0.5,
+  hypernymWeight: 0.3,
+  definitionWeight: 0.3,
+  glossesPerWord: 4,
+  glossWeight: 0.8,
+  charWeight: 0.5,
+};
 
 describe('buildVocabulary', () => {
   const v = buildVocabulary({ englishWords: ENGLISH, chineseWords: CHINESE, cedict: CEDICT, senses: SENSES, synsets: SYNSETS }, PARAMS);

@@ -64,7 +64,21 @@ export interface DefaultVocabulary {
   slots: number;
 }
 
-const PUNCTUATION = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', '‘', '’', '“', '”', '–', '—', '…', '«', '»', '¿', '¡', ...'，。！？、；：（）《》【】「」『』〈〉·～'];
+const PUNCTUATION = [
+  ...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
+  '‘',
+  '’',
+  '“',
+  '”',
+  '–',
+  '—',
+  '…',
+  '«',
+  '»',
+  '¿',
+  '¡',
+  ...'，。！？、；：（）《》【】「」『』〈〉·～',
+];
 
 /** Builds the vocabulary; the same sources and parameters give the same arrays. */
 export function buildVocabulary(src: VocabularySources, p: VocabularyParams): DefaultVocabulary {
@@ -87,9 +101,20 @@ export function buildVocabulary(src: VocabularySources, p: VocabularyParams): De
       const spread = (keys: string[], weight: number) => {
         for (const k of keys) mix.set(k, (mix.get(k) ?? 0) + (share * weight) / keys.length);
       };
-      spread(contentWords(info.lemmas, lemma).map((w) => `en:${w}`), p.synonymWeight);
-      spread(info.hypernyms.map((h) => `wn:${h}`), p.hypernymWeight);
-      spread(contentWords(info.glossWords, lemma).slice(0, 6).map((w) => `en:${w}`), p.definitionWeight);
+      spread(
+        contentWords(info.lemmas, lemma).map((w) => `en:${w}`),
+        p.synonymWeight,
+      );
+      spread(
+        info.hypernyms.map((h) => `wn:${h}`),
+        p.hypernymWeight,
+      );
+      spread(
+        contentWords(info.glossWords, lemma)
+          .slice(0, 6)
+          .map((w) => `en:${w}`),
+        p.definitionWeight,
+      );
     }
     return mix;
   };
@@ -110,7 +135,9 @@ export function buildVocabulary(src: VocabularySources, p: VocabularyParams): De
     const chars = [...new Set(word)].filter((c) => !CHINESE_FUNCTION_WORDS.has(c));
     if ([...word].length > 1) for (const c of chars) mix.set(`zh:${c}`, (mix.get(`zh:${c}`) ?? 0) + p.charWeight / chars.length);
     const glossWords = (src.cedict.get(word)?.glosses ?? []).slice(0, p.glossesPerWord).flatMap(glossContentWords);
-    const linked = [...new Set(glossWords)].map((w) => englishByWord.get(w) ?? (src.senses.has(w) ? { root: w, kind: 'word' as const } : undefined)).filter((t) => t !== undefined);
+    const linked = [...new Set(glossWords)]
+      .map((w) => englishByWord.get(w) ?? (src.senses.has(w) ? { root: w, kind: 'word' as const } : undefined))
+      .filter((t) => t !== undefined);
     for (const t of linked) addMix(mix, englishMix(t), p.glossWeight / linked.length);
     return mix;
   };

@@ -48,9 +48,7 @@ export function buildBertPipelineJson(vocab: readonly string[], maxLength: numbe
       type: 'TemplateProcessing',
       single: [special(SpecialToken.Cls, 0), sequence('A', 0), special(SpecialToken.Sep, 0)],
       pair: [special(SpecialToken.Cls, 0), sequence('A', 0), special(SpecialToken.Sep, 0), sequence('B', 1), special(SpecialToken.Sep, 1)],
-      special_tokens: Object.fromEntries(
-        [SpecialToken.Cls, SpecialToken.Sep].map((t) => [t, { id: t, ids: [idOf(t)], tokens: [t] }]),
-      ),
+      special_tokens: Object.fromEntries([SpecialToken.Cls, SpecialToken.Sep].map((t) => [t, { id: t, ids: [idOf(t)], tokens: [t] }])),
     },
     decoder: parts.decoder,
     model: parts.model(idOf),

@@ -3,7 +3,11 @@ import { AlgoConfig } from '../algos/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 
 const traj = (uid: string, len: number, score: number): ScoredTrajectory => ({
-  uid, responseIds: Array.from({ length: len }, (_, i) => i + 4), responseMask: Array(len).fill(1), score, oldLogprobs: Array(len).fill(-1),
+  uid,
+  responseIds: Array.from({ length: len }, (_, i) => i + 4),
+  responseMask: Array(len).fill(1),
+  score,
+  oldLogprobs: Array(len).fill(-1),
 });
 
 describe('buildExperience', () => {

@@ -10,8 +10,19 @@ import type { PolicyPort, RolloutPort, TraceAt, TracePort } from './ports.ts';
 import type { TrainerState } from './trainer-state.ts';
 
 const row = (id: number): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'd', prompt: `q${id}`, prompt_without_context: null, ability: null, ground_truth: '1',
-  reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
+  row_id: id,
+  file_index: 0,
+  data_source: 'd',
+  prompt: `q${id}`,
+  prompt_without_context: null,
+  ability: null,
+  ground_truth: '1',
+  reward_model: null,
+  extra_info: {},
+  agent_name: null,
+  tools_kwargs: {},
+  interaction_kwargs: {},
+  index: id,
 });
 const rows = Array.from({ length: 8 }, (_, i) => row(i));
 
@@ -20,14 +31,23 @@ function context(failures: number) {
   const rollout: RolloutPort = {
     takeComputeSeconds: () => 0,
     rollout: async (rs, s) => {
-      return rs.flatMap((r, i) => Array.from({ length: s.n }, (_, k) => ({
-        row: i, uid: `u${r.row_id}`, promptIds: [1], responseIds: [2, 3], responseMask: [1, 1], text: k % 2 === 0 ? '1' : '2', modelVersion: 'v',
-      })));
+      return rs.flatMap((r, i) =>
+        Array.from({ length: s.n }, (_, k) => ({
+          row: i,
+          uid: `u${r.row_id}`,
+          promptIds: [1],
+          responseIds: [2, 3],
+          responseMask: [1, 1],
+          text: k % 2 === 0 ? '1' : '2',
+          modelVersion: 'v',
+        })),
+      );
     },
   };
   const rewards = {
     score: async (items: readonly { solution_str: string }[]) => ({
-      results: items.map((it) => ({ score: it.solution_str === '1' ? 1 : 0, extra: {}, error: null })), stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} },
+      results: items.map((it) => ({ score: it.solution_str === '1' ? 1 : 0, extra: {}, error: null })),
+      stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} },
     }),
   } as unknown as RewardClient;
   let updates = 0;
@@ -52,15 +72,35 @@ function context(failures: number) {
   const c: FitContext = {
     job: 'j',
     step: {
-      policy, rollout, rewards, kl, sampling, algorithm: AlgoConfig.parse({ adv_estimator: 'grpo', use_kl_in_reward: true, kl_ctrl: { type: 'adaptive', kl_coef: 0.1, horizon: 10, target_kl: 0.01 } }),
-      loss: { ppo_mini_batch_size: 4 }, needRef: true, tokenRewardsKey: null, widths: { promptWidth: 8, responseWidth: 8 }, signal: new AbortController().signal,
+      policy,
+      rollout,
+      rewards,
+      kl,
+      sampling,
+      algorithm: AlgoConfig.parse({ adv_estimator: 'grpo', use_kl_in_reward: true, kl_ctrl: { type: 'adaptive', kl_coef: 0.1, horizon: 10, target_kl: 0.01 } }),
+      loss: { ppo_mini_batch_size: 4 },
+      needRef: true,
+      tokenRewardsKey: null,
+      widths: { promptWidth: 8, responseWidth: 8 },
+      signal: new AbortController().signal,
     },
     sampler: createBatchSampler({ rows, fileSizes: [8] }, { batchSize: 2, shuffle: false, seed: 1 }),
-    valData: { rows: rows.slice(0, 2), fileSizes: [2], files: [], filteredOverlong: 0 }, valBatchSize: null, valSampling: { ...sampling, temperature: 0, n: 1 },
-    rollout, rewards, kl, totalSteps: 3, testFreq: 2, saveFreq: 2, valBeforeTrain: true,
+    valData: { rows: rows.slice(0, 2), fileSizes: [2], files: [], filteredOverlong: 0 },
+    valBatchSize: null,
+    valSampling: { ...sampling, temperature: 0, n: 1 },
+    rollout,
+    rewards,
+    kl,
+    totalSteps: 3,
+    testFreq: 2,
+    saveFreq: 2,
+    valBeforeTrain: true,
     checkpoints: { policyDir: (s) => `/c/${s}`, commit: async (s) => (commits.push(s), `/c/${s.step}`), latest: async () => null },
     metrics: { path: 'm', append: async (r) => void records.push(r), close: async () => {} },
-    resume: null, initialSampler: { epoch: 0, index: 0 }, emit: (e) => events.push(e), signal: new AbortController().signal,
+    resume: null,
+    initialSampler: { epoch: 0, index: 0 },
+    emit: (e) => events.push(e),
+    signal: new AbortController().signal,
     stepRetry: { sleep: async () => {} },
   };
   return { c, kl, records, events, commits, updates: () => updates };

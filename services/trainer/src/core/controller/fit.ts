@@ -64,7 +64,14 @@ export async function fit(c: FitContext): Promise<string> {
   const runValidation = async () => {
     if (c.valData === null || c.valData.rows.length === 0) return {};
     const m = await validate({
-      data: c.valData, batchSize: c.valBatchSize, rollout: c.rollout, rewards: c.rewards, sampling: c.valSampling, version, signal: c.signal, step,
+      data: c.valData,
+      batchSize: c.valBatchSize,
+      rollout: c.rollout,
+      rewards: c.rewards,
+      sampling: c.valSampling,
+      version,
+      signal: c.signal,
+      step,
       ...(c.validationDump && { dump: c.validationDump }),
     });
     c.emit({ type: 'validation', job: c.job, step, metrics: m });
@@ -88,7 +95,11 @@ export async function fit(c: FitContext): Promise<string> {
         if (klBefore !== undefined) c.kl!.restore(klBefore);
         return runStep(c.step, step, batch.epoch, batch.rows, version);
       };
-      const out = await retryStep(step, attempt, { signal: c.signal, onRetry: (r) => c.emit({ type: 'log', job: c.job, message: describeStepRetry(r) }), ...c.stepRetry });
+      const out = await retryStep(step, attempt, {
+        signal: c.signal,
+        onRetry: (r) => c.emit({ type: 'log', job: c.job, message: describeStepRetry(r) }),
+        ...c.stepRetry,
+      });
       version = out.version;
       state = batch.state;
       const last = step === c.totalSteps;

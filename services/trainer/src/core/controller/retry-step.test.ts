@@ -33,7 +33,11 @@ describe('retryStep', () => {
     expect(out).toBe(4);
     expect(step.calls).toEqual([1, 2, 3, 4]);
     expect(delays).toEqual([100, 200, 400]);
-    expect(retries.map((r) => [r.step, r.attempt, r.error.code])).toEqual([[7, 1, 'unavailable'], [7, 2, 'no_responders'], [7, 3, 'timeout']]);
+    expect(retries.map((r) => [r.step, r.attempt, r.error.code])).toEqual([
+      [7, 1, 'unavailable'],
+      [7, 2, 'no_responders'],
+      [7, 3, 'timeout'],
+    ]);
   });
 
   it('never retries a validation error or a bug', async () => {

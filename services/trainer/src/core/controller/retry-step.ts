@@ -77,10 +77,16 @@ export function describeStepRetry(r: StepRetry): string {
 /** Runs `run` (one attempt of step `step`) until it succeeds, fails for good, or the attempts are spent. */
 export async function retryStep<T>(step: number, run: (attempt: number) => Promise<T>, options: StepRetryOptions = {}): Promise<T> {
   const {
-    attempts = DEFAULT_STEP_RETRY.attempts, baseDelayMs = DEFAULT_STEP_RETRY.baseDelayMs, maxDelayMs = DEFAULT_STEP_RETRY.maxDelayMs,
-    retryableCodes = RETRYABLE_STEP_CODES, sleep = defaultSleep, onRetry, signal = new AbortController().signal,
+    attempts = DEFAULT_STEP_RETRY.attempts,
+    baseDelayMs = DEFAULT_STEP_RETRY.baseDelayMs,
+    maxDelayMs = DEFAULT_STEP_RETRY.maxDelayMs,
+    retryableCodes = RETRYABLE_STEP_CODES,
+    sleep = defaultSleep,
+    onRetry,
+    signal = new AbortController().signal,
   } = options;
-  if (!(Number.isInteger(attempts) && attempts >= 1)) throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`);
+  if (!(Number.isInteger(attempts) && attempts >= 1))
+    throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`);
   return retry(run, {
     retries: attempts - 1,
     isRetryable: (err) => isRetryableStepError(err, retryableCodes),

@@ -8,7 +8,10 @@ import { toMessages } from './to-messages.ts';
 
 /** What the embedded path needs from the policy worker. */
 export interface GeneratePort {
-  generate(prompts: number[][], sampling: { temperature: number; top_k: number; top_p: number; max_tokens: number; seed: number }): Promise<{ version: string; generations: Array<{ token_ids: number[] }> }>;
+  generate(
+    prompts: number[][],
+    sampling: { temperature: number; top_k: number; top_p: number; max_tokens: number; seed: number },
+  ): Promise<{ version: string; generations: Array<{ token_ids: number[] }> }>;
 }
 
 export function createEmbeddedRollout(policy: GeneratePort, tokenizer: PolicyTokenizer | ReturnType<typeof createTokenizer>): RolloutPort {
@@ -27,14 +30,16 @@ export function createEmbeddedRollout(policy: GeneratePort, tokenizer: PolicyTok
         }
       });
       const out = await policy.generate(prompts, { temperature: s.temperature, top_k: s.topK, top_p: s.topP, max_tokens: s.maxTokens, seed: s.seed });
-      return out.generations.map((g, j): RolloutResult => ({
-        ...owners[j]!,
-        promptIds: prompts[j]!,
-        responseIds: g.token_ids,
-        responseMask: g.token_ids.map(() => 1),
-        text: tokenizer.decode(g.token_ids),
-        modelVersion: out.version,
-      }));
+      return out.generations.map(
+        (g, j): RolloutResult => ({
+          ...owners[j]!,
+          promptIds: prompts[j]!,
+          responseIds: g.token_ids,
+          responseMask: g.token_ids.map(() => 1),
+          text: tokenizer.decode(g.token_ids),
+          modelVersion: out.version,
+        }),
+      );
     },
   };
 }

@@ -6,8 +6,19 @@ import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './
 import { runStep, type StepContext } from './step.ts';
 
 const row = (id: number, answer: string): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: 'openai/gsm8k', prompt: `q${id}`, prompt_without_context: null, ability: null, ground_truth: answer,
-  reward_model: null, extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: id,
+  row_id: id,
+  file_index: 0,
+  data_source: 'openai/gsm8k',
+  prompt: `q${id}`,
+  prompt_without_context: null,
+  ability: null,
+  ground_truth: answer,
+  reward_model: null,
+  extra_info: {},
+  agent_name: null,
+  tools_kwargs: {},
+  interaction_kwargs: {},
+  index: id,
 });
 
 // Greedy rollouts answer "1"; sampled ones alternate "1" and "2" within each group.
@@ -56,9 +67,15 @@ function fakePolicy(updates: unknown[]): PolicyPort {
 
 function ctx(estimator: string, calls: RolloutSampling[], updates: unknown[]): StepContext {
   return {
-    policy: fakePolicy(updates), rollout: fakeRollout(calls), rewards, algorithm: AlgoConfig.parse({ adv_estimator: estimator }),
+    policy: fakePolicy(updates),
+    rollout: fakeRollout(calls),
+    rewards,
+    algorithm: AlgoConfig.parse({ adv_estimator: estimator }),
     sampling: { temperature: 1, topP: 1, topK: -1, n: 4, maxTokens: 8, seed: 7 },
-    loss: { ppo_mini_batch_size: 8 }, needRef: false, tokenRewardsKey: null, widths: { promptWidth: 8, responseWidth: 8 },
+    loss: { ppo_mini_batch_size: 8 },
+    needRef: false,
+    tokenRewardsKey: null,
+    widths: { promptWidth: 8, responseWidth: 8 },
     signal: new AbortController().signal,
   };
 }
@@ -75,7 +92,16 @@ describe('runStep', () => {
     expect(calls[1]).toMatchObject({ temperature: 0, n: 1 });
     const adv = (updates[0] as Update).batch.map((b) => b.advantages);
     // Row 0: scores 1,0,1,0 minus baseline 1; row 1: scores 0,1,0,1 minus baseline 0. Reward-to-go is the score on every token.
-    expect(adv).toEqual([[0, 0], [-1, -1], [0, 0], [-1, -1], [0, 0], [1, 1], [0, 0], [1, 1]]);
+    expect(adv).toEqual([
+      [0, 0],
+      [-1, -1],
+      [0, 0],
+      [-1, -1],
+      [0, 0],
+      [1, 1],
+      [0, 0],
+      [1, 1],
+    ]);
     expect(out.metrics['timing_s/gen_max']).toBeTypeOf('number');
   });
 
@@ -98,7 +124,12 @@ describe('runStep with a critic (GAE, verl fit)', () => {
     const out = await runStep(gae(0, [], updates), 1, 0, [row(0, '1')], 'v0');
     const critic = (updates[0] as { critic: { batch: Array<{ values: number[]; returns: number[] }> } }).critic;
     // gamma = lam = 1: the return of every token is the sequence score (1 for "1", 0 for "2"); values are the critic's 0.25.
-    expect(critic.batch.map((b) => b.returns)).toEqual([[1, 1], [0, 0], [1, 1], [0, 0]]);
+    expect(critic.batch.map((b) => b.returns)).toEqual([
+      [1, 1],
+      [0, 0],
+      [1, 1],
+      [0, 0],
+    ]);
     expect(critic.batch[0]!.values).toEqual([0.25, 0.25]);
     expect(updates).toHaveLength(2);
     expect(out.metrics['critic/vf_loss']).toBe(0.1);
@@ -137,21 +168,48 @@ describe('runStep with story signals (reward.signals)', () => {
     const scoring: RewardClient = {
       score: async (items) => {
         sent.push(...items);
-        return { results: items.map(() => ({ score: 0.5, extra: { info_gain: 0.6 }, error: null })), stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} } };
+        return {
+          results: items.map(() => ({ score: 0.5, extra: { info_gain: 0.6 }, error: null })),
+          stats: { requests: 1, retries: 0, splits: 0, itemsBySubject: {} },
+        };
       },
     } as RewardClient;
     const story = { ...row(0, 'ref'), data_source: 'story', prompt_without_context: 'bare' };
     const step: StepContext = {
-      ...ctx('grpo', [], []), policy, rewards: scoring,
+      ...ctx('grpo', [], []),
+      policy,
+      rewards: scoring,
       rollout: {
         takeComputeSeconds: () => 0,
         // The second reply's last token came from a tool (mask 0): not the model's.
-        rollout: async () => [0, 1].map((k): RolloutResult => ({ row: 0, uid: 'u', promptIds: [1, 2], responseIds: [5, 6], responseMask: k === 0 ? [1, 1] : [1, 0], text: 't', modelVersion: 'v0' })),
+        rollout: async () =>
+          [0, 1].map(
+            (k): RolloutResult => ({
+              row: 0,
+              uid: 'u',
+              promptIds: [1, 2],
+              responseIds: [5, 6],
+              responseMask: k === 0 ? [1, 1] : [1, 0],
+              text: 't',
+              modelVersion: 'v0',
+            }),
+          ),
       },
       signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 },
     };
     const out = await runStep(step, 1, 0, [story], 'v0');
-    expect(asked).toEqual([{ entropy: true, without: { entries: [{ index: 0, prompt: [9] }, { index: 1, prompt: [9] }], promptWidth: 4 } }]);
+    expect(asked).toEqual([
+      {
+        entropy: true,
+        without: {
+          entries: [
+            { index: 0, prompt: [9] },
+            { index: 1, prompt: [9] },
+          ],
+          promptWidth: 4,
+        },
+      },
+    ]);
     expect(sent.map((s) => s.signals)).toEqual([
       { logprobs_with_context: [-1, -2], logprobs_without_context: [-3, -4], entropies: [0.5, 0.7] },
       { logprobs_with_context: [-2], logprobs_without_context: [-4], entropies: [0.5] },
@@ -162,8 +220,17 @@ describe('runStep with story signals (reward.signals)', () => {
 
   it('sends no signals (and asks for no second pass) for rows whose reward takes none', async () => {
     const asked: unknown[] = [];
-    const policy: PolicyPort = { ...fakePolicy([]), logprobs: async (_m, pairs, entropy, _w, without) => (asked.push({ entropy, without }), { logprobs: pairs.map((p) => p.response.map(() => -1)) }) };
-    await runStep({ ...ctx('grpo', [], []), policy, signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 } }, 1, 0, [row(0, '1')], 'v0');
+    const policy: PolicyPort = {
+      ...fakePolicy([]),
+      logprobs: async (_m, pairs, entropy, _w, without) => (asked.push({ entropy, without }), { logprobs: pairs.map((p) => p.response.map(() => -1)) }),
+    };
+    await runStep(
+      { ...ctx('grpo', [], []), policy, signals: { needs: (ds) => ds === 'story', promptIds: () => [9], promptWidth: 4 } },
+      1,
+      0,
+      [row(0, '1')],
+      'v0',
+    );
     expect(asked).toEqual([{ entropy: false, without: undefined }]);
   });
 });

@@ -51,27 +51,37 @@ export interface StepOutcome {
 type Timed = <T>(timing: Record<string, number>, stage: string, f: () => Promise<T>) => Promise<T>;
 
 function stageTimer(trace: TracePort = NO_TRACE): Timed {
-  return (timing, stage, f) => trace.span(stage, async () => {
-    const t = performance.now();
-    try {
-      return await f();
-    } finally {
-      timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
-    }
-  });
+  return (timing, stage, f) =>
+    trace.span(stage, async () => {
+      const t = performance.now();
+      try {
+        return await f();
+      } finally {
+        timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
+      }
+    });
 }
 
 /**
  * Scores the rollouts that did not fail through the reward services (an
  * errored reward counts 0 and is reported); `signals[i]` goes with the i-th of them.
  */
-export async function scoreRollouts(rewards: RewardClient, rows: readonly DatasetRow[], results: readonly RolloutResult[], signal: AbortSignal, signals?: ReadonlyArray<StorySignals | undefined>) {
+export async function scoreRollouts(
+  rewards: RewardClient,
+  rows: readonly DatasetRow[],
+  results: readonly RolloutResult[],
+  signal: AbortSignal,
+  signals?: ReadonlyArray<StorySignals | undefined>,
+) {
   const ok = results.filter((r) => r.error === undefined);
-  const { results: scored } = await rewards.score(ok.map((r, i) => {
-    const src = rows[r.row]!;
-    const s = signals?.[i];
-    return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info, ...(s && { signals: s }) };
-  }), { signal });
+  const { results: scored } = await rewards.score(
+    ok.map((r, i) => {
+      const src = rows[r.row]!;
+      const s = signals?.[i];
+      return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info, ...(s && { signals: s }) };
+    }),
+    { signal },
+  );
   return ok.map((r, i) => ({ rollout: r, result: scored[i]! }));
 }
 
@@ -82,9 +92,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const started = performance.now();
   const results = await timed(timing, 'gen', () => ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal));
   // ReMax (verl RayPPOTrainer.fit): one greedy response per prompt; its score is the baseline of that prompt's samples.
-  const baselines = ctx.algorithm.adv_estimator === 'remax'
-    ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version))
-    : undefined;
+  const baselines = ctx.algorithm.adv_estimator === 'remax' ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version)) : undefined;
   const ok = results.filter((r) => r.error === undefined);
   const failedRollouts = results.length - ok.length;
   if (ok.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
@@ -97,7 +105,10 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, ok, ctx.signal, signals));
   if (ctx.rolloutDump !== undefined) {
     const { sink, decode } = ctx.rolloutDump;
-    await sink.write(step, scored.map((s) => dumpEntry(decode(s.rollout.promptIds), s.rollout.text, rows[s.rollout.row]!.ground_truth, s.result.score ?? 0, step, s.result.extra)));
+    await sink.write(
+      step,
+      scored.map((s) => dumpEntry(decode(s.rollout.promptIds), s.rollout.text, rows[s.rollout.row]!.ground_truth, s.result.score ?? 0, step, s.result.extra)),
+    );
   }
   const ref = ctx.needRef ? await timed(timing, 'ref', () => ctx.policy.logprobs('ref', pairs, false, ctx.widths)) : undefined;
   const values = ctx.critic ? await timed(timing, 'values', () => ctx.policy.values(pairs, ctx.widths)) : undefined;
@@ -119,32 +130,41 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
     response: pairs[b]!.response,
     response_mask: t.responseMask.map((m) => (m > 0 ? 1 : 0)),
   });
-  const criticMetrics = ctx.critic === undefined ? {} : await timed(timing, 'update_critic', () => ctx.policy.updateCritic({
-    step,
-    loss: ctx.critic!.loss,
-    prompt_width: ctx.widths.promptWidth,
-    response_width: ctx.widths.responseWidth,
-    batch: trajs.map((t, b) => ({
-      ...tokensOf(t, b),
-      values: row(x.values!, x.shape, b, t.responseIds.length),
-      returns: row(x.returns, x.shape, b, t.responseIds.length),
-    })),
-  }));
+  const criticMetrics =
+    ctx.critic === undefined
+      ? {}
+      : await timed(timing, 'update_critic', () =>
+          ctx.policy.updateCritic({
+            step,
+            loss: ctx.critic!.loss,
+            prompt_width: ctx.widths.promptWidth,
+            response_width: ctx.widths.responseWidth,
+            batch: trajs.map((t, b) => ({
+              ...tokensOf(t, b),
+              values: row(x.values!, x.shape, b, t.responseIds.length),
+              returns: row(x.returns, x.shape, b, t.responseIds.length),
+            })),
+          }),
+        );
   // verl: the actor trains once trainer.critic_warmup <= global step.
   const trainActor = ctx.critic === undefined || ctx.critic.warmup <= step;
-  const update = !trainActor ? { metrics: {} } : await timed(timing, 'update_actor', () => ctx.policy.update({
-    step,
-    seed: step,
-    loss: ctx.loss,
-    prompt_width: ctx.widths.promptWidth,
-    response_width: ctx.widths.responseWidth,
-    batch: trajs.map((t, b) => ({
-      ...tokensOf(t, b),
-      advantages: row(x.advantages, x.shape, b, t.responseIds.length),
-      old_logprobs: t.oldLogprobs,
-      ...(t.refLogprobs && { ref_logprobs: t.refLogprobs }),
-    })),
-  }));
+  const update = !trainActor
+    ? { metrics: {} }
+    : await timed(timing, 'update_actor', () =>
+        ctx.policy.update({
+          step,
+          seed: step,
+          loss: ctx.loss,
+          prompt_width: ctx.widths.promptWidth,
+          response_width: ctx.widths.responseWidth,
+          batch: trajs.map((t, b) => ({
+            ...tokensOf(t, b),
+            advantages: row(x.advantages, x.shape, b, t.responseIds.length),
+            old_logprobs: t.oldLogprobs,
+            ...(t.refLogprobs && { ref_logprobs: t.refLogprobs }),
+          })),
+        }),
+      );
   const newVersion = await timed(timing, 'publish', () => ctx.policy.export(true));
   timing.step = (performance.now() - started) / 1000;
   // Model time as the generating and training processes measured it; what remains of the
@@ -160,8 +180,14 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   }));
   const modelTokens = trajs.reduce((n, t) => n + t.responseMask.reduce((a, m) => a + m, 0), 0);
   const metrics = buildStepMetrics({
-    step, epoch, samples,
-    lengths: { responseLengths: trajs.map((t) => t.responseIds.length), promptLengths: pairs.map((p) => p.prompt.length), maxResponseLength: ctx.sampling.maxTokens },
+    step,
+    epoch,
+    samples,
+    lengths: {
+      responseLengths: trajs.map((t) => t.responseIds.length),
+      promptLengths: pairs.map((p) => p.prompt.length),
+      maxResponseLength: ctx.sampling.maxTokens,
+    },
     timingS: timing,
     scalars: {
       ...update.metrics,

@@ -4,11 +4,28 @@ import type { RolloutResult } from './ports.ts';
 import { replySignals, signalsOf, withoutContextPass, type SignalsContext } from './story-signals.ts';
 
 const row = (dataSource: string, id: number): DatasetRow => ({
-  row_id: id, file_index: 0, data_source: dataSource, prompt: 'with r', prompt_without_context: 'bare', ability: null, ground_truth: null, reward_model: null,
-  extra_info: {}, agent_name: null, tools_kwargs: {}, interaction_kwargs: {}, index: 0,
+  row_id: id,
+  file_index: 0,
+  data_source: dataSource,
+  prompt: 'with r',
+  prompt_without_context: 'bare',
+  ability: null,
+  ground_truth: null,
+  reward_model: null,
+  extra_info: {},
+  agent_name: null,
+  tools_kwargs: {},
+  interaction_kwargs: {},
+  index: 0,
 });
 const rollout = (r: number, responseMask: number[]): RolloutResult => ({
-  row: r, uid: `u${r}`, promptIds: [1, 2, 3], responseIds: responseMask.map(() => 4), responseMask, text: 't', modelVersion: 'v0',
+  row: r,
+  uid: `u${r}`,
+  promptIds: [1, 2, 3],
+  responseIds: responseMask.map(() => 4),
+  responseMask,
+  text: 't',
+  modelVersion: 'v0',
 });
 
 describe('story signals', () => {
@@ -18,7 +35,11 @@ describe('story signals', () => {
 
   it('scores again, without r, exactly the rollouts whose rows get signals', () => {
     expect(withoutContextPass(ctx, rows, rollouts)).toEqual({
-      entries: [{ index: 0, prompt: [9, 10] }, { index: 2, prompt: [9, 12] }, { index: 3, prompt: [9, 10] }],
+      entries: [
+        { index: 0, prompt: [9, 10] },
+        { index: 2, prompt: [9, 12] },
+        { index: 3, prompt: [9, 10] },
+      ],
       promptWidth: 8,
     });
     expect(withoutContextPass({ ...ctx, needs: () => false }, rows, rollouts)).toBeUndefined();
@@ -26,7 +47,9 @@ describe('story signals', () => {
 
   it('keeps only the tokens the model produced (mask 1), so lengths equal the reply as the reward sees it', () => {
     expect(replySignals([1, 0, 1, 1], [-1, -2, -3, -4], [-5, -6, -7, -8], [0.5, 0.6, -1e-7, 0.8])).toEqual({
-      logprobs_with_context: [-1, -3, -4], logprobs_without_context: [-5, -7, -8], entropies: [0.5, 0, 0.8],
+      logprobs_with_context: [-1, -3, -4],
+      logprobs_without_context: [-5, -7, -8],
+      entropies: [0.5, 0, 0.8],
     });
   });
 

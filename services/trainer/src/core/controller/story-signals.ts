@@ -34,7 +34,12 @@ export function withoutContextPass(ctx: SignalsContext, rows: readonly DatasetRo
 }
 
 /** The signals of one reply: the values at its mask-1 tokens, in order. */
-export function replySignals(mask: readonly number[], withContext: readonly number[], withoutContext: readonly number[], entropies: readonly number[]): StorySignals {
+export function replySignals(
+  mask: readonly number[],
+  withContext: readonly number[],
+  withoutContext: readonly number[],
+  entropies: readonly number[],
+): StorySignals {
   const out: StorySignals = { logprobs_with_context: [], logprobs_without_context: [], entropies: [] };
   mask.forEach((m, t) => {
     if (m <= 0) return;
@@ -54,7 +59,9 @@ export function signalsOf(
 ): Array<StorySignals | undefined> {
   const { entropies, logprobsWithoutContext: without } = reply;
   if (entropies === undefined || without === undefined || without.length !== pass.entries.length) {
-    throw new Error(`the policy worker's log-prob reply lacks the story signals it was asked for (${pass.entries.length} replies without r, got ${without?.length ?? 'none'})`);
+    throw new Error(
+      `the policy worker's log-prob reply lacks the story signals it was asked for (${pass.entries.length} replies without r, got ${without?.length ?? 'none'})`,
+    );
   }
   const out: Array<StorySignals | undefined> = rollouts.map(() => undefined);
   pass.entries.forEach(({ index }, k) => {

@@ -36,10 +36,17 @@ function context(over: Partial<SftFitContext> = {}) {
   const commits: TrainerState[] = [];
   let t = 0;
   const c: SftFitContext = {
-    job: 'j', policy: f.policy, sampler: createBatchSampler({ rows, fileSizes: [rows.length] }, { batchSize: 4, shuffle: true, seed: 1 }),
-    valRows: rows.slice(0, 5), microBatchSize: 2, widths,
+    job: 'j',
+    policy: f.policy,
+    sampler: createBatchSampler({ rows, fileSizes: [rows.length] }, { batchSize: 4, shuffle: true, seed: 1 }),
+    valRows: rows.slice(0, 5),
+    microBatchSize: 2,
+    widths,
     schedule: { kind: 'cosine', peakLr: 1e-3, warmupSteps: 1, totalSteps: 4 },
-    totalSteps: 4, testFreq: 3, saveFreq: -1, valBeforeTrain: false,
+    totalSteps: 4,
+    testFreq: 3,
+    saveFreq: -1,
+    valBeforeTrain: false,
     checkpoints: {
       policyDir: (s) => `/ckpt/global_step_${s}/policy`,
       commit: async (s) => {
@@ -49,7 +56,10 @@ function context(over: Partial<SftFitContext> = {}) {
       latest: async () => null,
     },
     metrics: { path: 'm', append: async (r) => void records.push(r), close: async () => {} },
-    resume: null, initialSampler: { epoch: 0, index: 0 }, emit: (e) => events.push(e), signal: new AbortController().signal,
+    resume: null,
+    initialSampler: { epoch: 0, index: 0 },
+    emit: (e) => events.push(e),
+    signal: new AbortController().signal,
     now: () => (t += 0.25),
     ...over,
   };
@@ -60,11 +70,23 @@ describe('sftFit (verl fsdp_sft_trainer.fit)', () => {
   it('takes one optimizer step per batch over micro-batches at the scheduled lr, and logs verl SFT metrics', async () => {
     const { c, f, records } = context();
     await sftFit(c);
-    expect(f.calls.map((x) => x.micro)).toEqual([[2, 2], [2, 2], [2, 2], [2, 2]]);
+    expect(f.calls.map((x) => x.micro)).toEqual([
+      [2, 2],
+      [2, 2],
+      [2, 2],
+      [2, 2],
+    ]);
     // Warmup 1 step: the first step runs at lr 0, then the cosine over 4 steps: lambda(1..3).
     expect(f.calls.map((x) => x.lr)).toEqual([0, 1e-3, 0.5e-3 * (1 + Math.cos(Math.PI / 3)), 0.5e-3 * (1 + Math.cos((2 * Math.PI) / 3))]);
     expect(records.map((r) => r['train/loss'])).toEqual([1, 0.5, 1 / 3, 0.25]);
-    expect(records[0]).toMatchObject({ step: 1, 'train/lr': 0, 'train/grad_norm': 0.5, 'train/learned_tokens': 8, 'timing_s/step': 0.25, 'training/global_step': 1 });
+    expect(records[0]).toMatchObject({
+      step: 1,
+      'train/lr': 0,
+      'train/grad_norm': 0.5,
+      'train/learned_tokens': 8,
+      'timing_s/step': 0.25,
+      'training/global_step': 1,
+    });
   });
 
   it('validates every test_freq steps and at the last step, and checkpoints at the last step', async () => {

@@ -44,8 +44,16 @@ export async function validationLoss(policy: SftPolicyPort, rows: readonly SftSe
   const losses: number[] = [];
   for (const batch of microBatches(rows, batchSize)) {
     if (batch.length < batchSize) break;
-    const lp = await policy.logprobs(batch.map((r) => ({ prompt: r.prompt, response: r.response })), widths);
-    losses.push(tokenMeanNll(lp, batch.map((r) => r.lossMask)));
+    const lp = await policy.logprobs(
+      batch.map((r) => ({ prompt: r.prompt, response: r.response })),
+      widths,
+    );
+    losses.push(
+      tokenMeanNll(
+        lp,
+        batch.map((r) => r.lossMask),
+      ),
+    );
   }
   return losses.length === 0 ? null : losses.reduce((a, b) => a + b, 0) / losses.length;
 }
@@ -84,11 +92,16 @@ export async function sftFit(c: SftFitContext): Promise<string> {
     const last = step === c.totalSteps;
     const learned = batch.rows.reduce((n, r) => n + r.lossMask.reduce((a, b) => a + b, 0), 0);
     let record = buildStepMetrics({
-      step, epoch: batch.epoch,
+      step,
+      epoch: batch.epoch,
       timingS: { step: stepS },
       scalars: {
-        [MetricKey.SftLoss]: out.loss, [MetricKey.SftLr]: lr, [MetricKey.SftGradNorm]: out.gradNorm, 'train/update_skipped': out.skipped ? 1 : 0,
-        'train/learned_tokens': learned, 'perf/throughput': learned / Math.max(stepS, 1e-9),
+        [MetricKey.SftLoss]: out.loss,
+        [MetricKey.SftLr]: lr,
+        [MetricKey.SftGradNorm]: out.gradNorm,
+        'train/update_skipped': out.skipped ? 1 : 0,
+        'train/learned_tokens': learned,
+        'perf/throughput': learned / Math.max(stepS, 1e-9),
       },
     });
     if ((c.testFreq > 0 && step % c.testFreq === 0) || last) record = { ...record, ...(await validate()) };

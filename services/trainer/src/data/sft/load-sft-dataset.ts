@@ -47,7 +47,12 @@ export async function loadSftDataset(o: LoadSftOptions): Promise<SftDataset> {
       }
     }
   }
-  const keep = sampleIds(opened.reduce((n, f) => n + f.numRows, 0), o.maxSamples, true, o.seed);
+  const keep = sampleIds(
+    opened.reduce((n, f) => n + f.numRows, 0),
+    o.maxSamples,
+    true,
+    o.seed,
+  );
   const rows: SftSequence[] = [];
   const fileSizes: number[] = [];
   let offset = 0;

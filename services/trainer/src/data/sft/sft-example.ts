@@ -31,7 +31,12 @@ function bad(origin: RowOrigin, field: string, why: string): AppError {
 }
 
 // verl series_to_item + `[key]` per dict key: follows struct members.
-function follow(row: { [key: string]: JsonValue }, column: string, keys: readonly string[], origin: RowOrigin): { value: JsonValue | undefined; field: string } {
+function follow(
+  row: { [key: string]: JsonValue },
+  column: string,
+  keys: readonly string[],
+  origin: RowOrigin,
+): { value: JsonValue | undefined; field: string } {
   let value: JsonValue | undefined = row[column];
   let field = column;
   for (const key of keys) {

@@ -5,18 +5,41 @@ import { tokenizeSft } from './sft-tokenize.ts';
 
 const tok = createTokenizer({ kind: 'byte' });
 const origin = { path: 'train.parquet', fileIndex: 0, row: 3, rowId: 3 };
-const single: SftColumns = { promptKey: 'extra_info', responseKey: 'extra_info', promptDictKeys: ['question'], responseDictKeys: ['answer'], messagesKey: null };
+const single: SftColumns = {
+  promptKey: 'extra_info',
+  responseKey: 'extra_info',
+  promptDictKeys: ['question'],
+  responseDictKeys: ['answer'],
+  messagesKey: null,
+};
 const text = (ids: number[]) => tok.decode(ids, { keepSpecial: true });
 
 describe('toSftExample', () => {
   it('follows verl prompt_dict_keys / response_dict_keys into struct columns', () => {
     const ex = toSftExample({ extra_info: { question: 'Q?', answer: 'A.' } }, origin, single);
-    expect(ex).toEqual({ row_id: 3, messages: [{ role: 'user', content: 'Q?' }, { role: 'assistant', content: 'A.' }], lossOn: 'last' });
+    expect(ex).toEqual({
+      row_id: 3,
+      messages: [
+        { role: 'user', content: 'Q?' },
+        { role: 'assistant', content: 'A.' },
+      ],
+      lossOn: 'last',
+    });
   });
 
   it('takes a list of messages as the prompt (the RL prompt column as is)', () => {
     const cols = { ...single, promptKey: 'prompt', promptDictKeys: [] };
-    const ex = toSftExample({ prompt: [{ role: 'system', content: 'S' }, { role: 'user', content: 'Q' }], extra_info: { answer: 'A' } }, origin, cols);
+    const ex = toSftExample(
+      {
+        prompt: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'Q' },
+        ],
+        extra_info: { answer: 'A' },
+      },
+      origin,
+      cols,
+    );
     expect(ex.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
   });
 
@@ -40,9 +63,18 @@ describe('tokenizeSft', () => {
   });
 
   it('multi-turn: every assistant turn is learned, other turns and headers are context', () => {
-    const multi = toSftExample({
-      messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }, { role: 'assistant', content: 'd' }],
-    }, origin, { ...single, messagesKey: 'messages' });
+    const multi = toSftExample(
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'c' },
+          { role: 'assistant', content: 'd' },
+        ],
+      },
+      origin,
+      { ...single, messagesKey: 'messages' },
+    );
     const s = tokenizeSft(multi, tok, 1024, 'error');
     expect(text(s.prompt)).toBe('<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\n');
     expect(text(s.response)).toBe('b<|im_end|>\n<|im_start|>user\nc<|im_end|>\n<|im_start|>assistant\nd<|im_end|>');

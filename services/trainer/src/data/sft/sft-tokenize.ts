@@ -50,9 +50,13 @@ function fit(s: SftSequence, maxLength: number, truncation: Truncation): SftSequ
   const total = s.prompt.length + s.response.length;
   if (total <= maxLength) return s;
   if (truncation === 'error') {
-    throw new AppError(ErrorCode.BadRequest, `row ${s.row_id}: ${total} tokens, more than data.max_length (${maxLength}); raise it or set data.truncation to left or right`, {
-      details: { row: s.row_id, tokens: total, max_length: maxLength },
-    });
+    throw new AppError(
+      ErrorCode.BadRequest,
+      `row ${s.row_id}: ${total} tokens, more than data.max_length (${maxLength}); raise it or set data.truncation to left or right`,
+      {
+        details: { row: s.row_id, tokens: total, max_length: maxLength },
+      },
+    );
   }
   if (truncation === 'right') {
     // The prompt keeps at least one token: a response token needs something to be predicted from.

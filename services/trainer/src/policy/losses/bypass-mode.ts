@@ -61,10 +61,18 @@ export const bypassModeLoss = (c: PpoLossConfig): PgLoss => {
     } else {
       weights?.dispose();
       const inner: PgContext = {
-        get logp() { return logp.ref; },
-        get old() { return old.ref; },
-        get adv() { return ctx.adv; },
-        get mask() { return effective.ref; },
+        get logp() {
+          return logp.ref;
+        },
+        get old() {
+          return old.ref;
+        },
+        get adv() {
+          return ctx.adv;
+        },
+        get mask() {
+          return effective.ref;
+        },
         input: (name) => ctx.input(name),
         hasInput: (name) => ctx.hasInput(name),
       };

@@ -17,10 +17,18 @@ export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
   return (t: LossInputs) => {
     const mask = t.mask.mul(t.input('response_mask'));
     const ctx: PgContext = {
-      get logp() { return t.logprobs; },
-      get old() { return t.input('old_logprobs'); },
-      get adv() { return t.input('advantages'); },
-      get mask() { return mask.ref; },
+      get logp() {
+        return t.logprobs;
+      },
+      get old() {
+        return t.input('old_logprobs');
+      },
+      get adv() {
+        return t.input('advantages');
+      },
+      get mask() {
+        return mask.ref;
+      },
       input: (name) => t.input(name),
       hasInput: (name) => t.inputNames.includes(name),
     };

@@ -6,22 +6,24 @@ import type { PgLoss, PpoLossConfig } from './types.ts';
  * verl `compute_policy_loss_geo_mean` (array twin: computePolicyLossGeoMean): a row's ratio is the
  * geometric mean of its sign-clipped token ratios; the loss is the plain mean over rows.
  */
-export const geoMeanLoss = (c: PpoLossConfig): PgLoss => (ctx) => {
-  const mask = ctx.mask;
-  const adv = ctx.adv;
-  const negApproxKl = ctx.logp.sub(ctx.old);
-  const sign = np.sign(adv.ref);
-  const clampedKl = np.clip(negApproxKl.ref, -c.clip_ratio_low, c.clip_ratio_high);
-  const klMin = sign.ref.mul(np.minimum(sign.ref.mul(negApproxKl.ref), sign.mul(clampedKl.ref)));
-  const count = np.sum(mask.ref, 1).add(1e-8);
-  const ratio = np.exp(np.sum(klMin.mul(mask.ref), 1).div(count.ref));
-  const rowAdv = np.sum(adv.ref.mul(mask.ref), 1).div(count);
-  const loss = np.mean(rowAdv.mul(ratio).mul(-1));
-  const clipped = f32(np.notEqual(negApproxKl.ref, clampedKl));
-  const metrics = {
-    'actor/pg_clipfrac': maskedMean(clipped.ref.mul(f32(np.greater(adv.ref, 0))), mask.ref),
-    'actor/ppo_kl': maskedMean(negApproxKl.mul(-1), mask.ref),
-    'actor/pg_clipfrac_lower': maskedMean(clipped.mul(f32(np.less(adv, 0))), mask),
+export const geoMeanLoss =
+  (c: PpoLossConfig): PgLoss =>
+  (ctx) => {
+    const mask = ctx.mask;
+    const adv = ctx.adv;
+    const negApproxKl = ctx.logp.sub(ctx.old);
+    const sign = np.sign(adv.ref);
+    const clampedKl = np.clip(negApproxKl.ref, -c.clip_ratio_low, c.clip_ratio_high);
+    const klMin = sign.ref.mul(np.minimum(sign.ref.mul(negApproxKl.ref), sign.mul(clampedKl.ref)));
+    const count = np.sum(mask.ref, 1).add(1e-8);
+    const ratio = np.exp(np.sum(klMin.mul(mask.ref), 1).div(count.ref));
+    const rowAdv = np.sum(adv.ref.mul(mask.ref), 1).div(count);
+    const loss = np.mean(rowAdv.mul(ratio).mul(-1));
+    const clipped = f32(np.notEqual(negApproxKl.ref, clampedKl));
+    const metrics = {
+      'actor/pg_clipfrac': maskedMean(clipped.ref.mul(f32(np.greater(adv.ref, 0))), mask.ref),
+      'actor/ppo_kl': maskedMean(negApproxKl.mul(-1), mask.ref),
+      'actor/pg_clipfrac_lower': maskedMean(clipped.mul(f32(np.less(adv, 0))), mask),
+    };
+    return { loss, metrics };
   };
-  return { loss, metrics };
-};

@@ -2,7 +2,9 @@ import { aggregate } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /** verl `compute_policy_loss_gpg`: agg(-logp * A), no metrics (array twin: computePolicyLossGpg). */
-export const gpgLoss = (c: PpoLossConfig): PgLoss => (ctx) => {
-  ctx.old.dispose();
-  return { loss: aggregate(ctx.logp.mul(ctx.adv).mul(-1), ctx.mask, c.loss_agg_mode, c.loss_scale_factor), metrics: {} };
-};
+export const gpgLoss =
+  (c: PpoLossConfig): PgLoss =>
+  (ctx) => {
+    ctx.old.dispose();
+    return { loss: aggregate(ctx.logp.mul(ctx.adv).mul(-1), ctx.mask, c.loss_agg_mode, c.loss_scale_factor), metrics: {} };
+  };

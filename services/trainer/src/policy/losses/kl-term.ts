@@ -20,7 +20,9 @@ function forward(logprob: Tensor, ref: Tensor, kind: string): Tensor {
       return np.clip(np.exp(kl.ref).sub(kl).sub(1), -10, 10);
     }
     default:
-      throw new AppError(ErrorCode.InvalidParams, `kl_loss_type ${kind} is not implemented (verl raises NotImplementedError)`, { details: { field: 'kl_loss_type' } });
+      throw new AppError(ErrorCode.InvalidParams, `kl_loss_type ${kind} is not implemented (verl raises NotImplementedError)`, {
+        details: { field: 'kl_loss_type' },
+      });
   }
 }
 

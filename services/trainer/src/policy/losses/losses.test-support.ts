@@ -32,10 +32,18 @@ export async function runJaxLoss(loss: PolicyLoss, batch: HostBatch): Promise<Ja
   const f = jit((logp: Tensor, entropy: Tensor, inputs: Record<string, Tensor>) => {
     const objective = (lp: Tensor): [Tensor, Record<string, Tensor>] => {
       const li: LossInputs = {
-        get logprobs() { return lp.ref; },
-        get entropy() { return entropy.ref; },
-        get mask() { return np.onesLike(lp.ref); },
-        get values(): Tensor { throw new Error('actor losses do not read values'); },
+        get logprobs() {
+          return lp.ref;
+        },
+        get entropy() {
+          return entropy.ref;
+        },
+        get mask() {
+          return np.onesLike(lp.ref);
+        },
+        get values(): Tensor {
+          throw new Error('actor losses do not read values');
+        },
         input: (name: string) => (inputs[name] as Tensor).ref,
         inputNames: names,
       };
@@ -63,14 +71,28 @@ export function toActorLossConfig(c: PpoLossConfig): ActorLossConfig {
   const rc = p.rollout_correction;
   return {
     policyLossMode: p.loss_mode,
-    clipRatioLow: c.clip_ratio_low, clipRatioHigh: c.clip_ratio_high, clipRatioC: c.clip_ratio_c,
-    lossAggMode: c.loss_agg_mode, entropyCoeff: c.entropy_coeff,
-    useKlLoss: c.use_kl_loss, klLossCoef: c.kl_loss_coef, klLossType: c.kl_loss_type,
-    tauPos: c.tau_pos, tauNeg: c.tau_neg,
-    clipCovRatio: p.clip_cov_ratio, clipCovLb: p.clip_cov_lb, clipCovUb: p.clip_cov_ub, klCovRatio: p.kl_cov_ratio, ppoKlCoef: p.ppo_kl_coef,
+    clipRatioLow: c.clip_ratio_low,
+    clipRatioHigh: c.clip_ratio_high,
+    clipRatioC: c.clip_ratio_c,
+    lossAggMode: c.loss_agg_mode,
+    entropyCoeff: c.entropy_coeff,
+    useKlLoss: c.use_kl_loss,
+    klLossCoef: c.kl_loss_coef,
+    klLossType: c.kl_loss_type,
+    tauPos: c.tau_pos,
+    tauNeg: c.tau_neg,
+    clipCovRatio: p.clip_cov_ratio,
+    clipCovLb: p.clip_cov_lb,
+    clipCovUb: p.clip_cov_ub,
+    klCovRatio: p.kl_cov_ratio,
+    ppoKlCoef: p.ppo_kl_coef,
     rolloutCorrection: {
-      rolloutIs: rc.rollout_is, rolloutIsThreshold: rc.rollout_is_threshold, rolloutIsBatchNormalize: rc.rollout_is_batch_normalize,
-      rolloutRs: rc.rollout_rs, rolloutRsThreshold: rc.rollout_rs_threshold, lossType: rc.loss_type,
+      rolloutIs: rc.rollout_is,
+      rolloutIsThreshold: rc.rollout_is_threshold,
+      rolloutIsBatchNormalize: rc.rollout_is_batch_normalize,
+      rolloutRs: rc.rollout_rs,
+      rolloutRsThreshold: rc.rollout_rs_threshold,
+      lossType: rc.loss_type,
     },
   };
 }

@@ -17,10 +17,18 @@ async function runJax(mode: LossAggMode, vpreds: Float32Array, inputs: Record<st
   const f = jit((v: Tensor, ins: Record<string, Tensor>) => {
     const objective = (vp: Tensor): [Tensor, Record<string, Tensor>] => {
       const li: LossInputs = {
-        get logprobs(): Tensor { throw new Error('not read'); },
-        get entropy(): Tensor { throw new Error('not read'); },
-        get values() { return vp.ref; },
-        get mask() { return np.onesLike(vp.ref); },
+        get logprobs(): Tensor {
+          throw new Error('not read');
+        },
+        get entropy(): Tensor {
+          throw new Error('not read');
+        },
+        get values() {
+          return vp.ref;
+        },
+        get mask() {
+          return np.onesLike(vp.ref);
+        },
         input: (name: string) => (ins[name] as Tensor).ref,
         inputNames: Object.keys(ins),
       };
@@ -52,7 +60,16 @@ describe('critic value loss (jax-js) against core/algos computeValueLoss', () =>
       const mask = Float32Array.from({ length: N }, (_, i) => (i >= 2 * COLS ? 0 : rng.next() < 0.8 ? 1 : 0));
       mask[0] = 1;
       const jax = await runJax(mode, vpreds, { old_values: old, returns, response_mask: mask });
-      const ref = computeValueLoss({ shape: { batchSize: ROWS, seqLen: COLS }, vpreds, returns, values: old, responseMask: mask, cliprangeValue: 0.2, lossAggMode: mode, global: { lossScaleFactor: COLS } as never });
+      const ref = computeValueLoss({
+        shape: { batchSize: ROWS, seqLen: COLS },
+        vpreds,
+        returns,
+        values: old,
+        responseMask: mask,
+        cliprangeValue: 0.2,
+        lossAggMode: mode,
+        global: { lossScaleFactor: COLS } as never,
+      });
       expect(jax.loss).toBeCloseTo(ref.vfLoss, 5);
       expect(jax.metrics['critic/vf_clipfrac']).toBeCloseTo(ref.vfClipfrac, 5);
       for (let i = 0; i < N; i++) expect(jax.grad[i]).toBeCloseTo(ref.dVpreds[i]!, 5);

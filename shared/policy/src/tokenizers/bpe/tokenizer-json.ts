@@ -46,7 +46,11 @@ const PRE_TOKENIZERS = {
 } satisfies Record<PreTokenizerStyle, unknown>;
 
 /** Builds the tokenizer.json of a byte-level BPE with these specials and merges (each merge joins two existing tokens). */
-export function byteLevelBpeJson(specials: readonly string[], merges: ReadonlyArray<readonly [string, string]>, style: PreTokenizerStyle = 'qwen2'): TokenizerJson {
+export function byteLevelBpeJson(
+  specials: readonly string[],
+  merges: ReadonlyArray<readonly [string, string]>,
+  style: PreTokenizerStyle = 'qwen2',
+): TokenizerJson {
   const vocab: Record<string, number> = {};
   BYTE_TO_CHAR.forEach((c, b) => (vocab[c] = b));
   // A merge whose result already exists (reached by another path) keeps that id.
@@ -60,8 +64,16 @@ export function byteLevelBpeJson(specials: readonly string[], merges: ReadonlyAr
     post_processor: null,
     decoder: byteLevel(false),
     model: {
-      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
-      fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: merges.map(([a, b]) => [a, b]),
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
+      vocab,
+      merges: merges.map(([a, b]) => [a, b]),
     },
   };
 }

@@ -6,7 +6,11 @@ describe('trainBpe', () => {
   it('merges the most frequent pair first and breaks ties by the merged string', () => {
     // "ab" and "cd" both occur twice: "ab" sorts first; then "abab" (once, allowed by minFrequency 1).
     const json = trainBpe(['abab', 'cd', 'cd', 'xy'], { vocabSize: 256 + 1 + 3, specials: ['<pad>'], minFrequency: 1 });
-    expect(json.model.merges).toEqual([['a', 'b'], ['c', 'd'], ['ab', 'ab']]);
+    expect(json.model.merges).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['ab', 'ab'],
+    ]);
     expect(json.model.vocab).toMatchObject({ ab: 257, cd: 258, abab: 259 });
   });
 

@@ -7,10 +7,9 @@ import { latexToText } from '../pylatexenc/latex-to-text.ts';
 import { intString, isNearInt, pyFloat, pyRound } from '../cpython/py-float.ts';
 
 const TEXT_WRAPPED = new RegExp(`^\\\\text\\{(${PY_DOT}+?)\\}(?=\\n?$)`, 'u');
-const UNITS = [
-  'degree', 'cm', 'centimeter', 'meter', 'mile', 'second', 'minute', 'hour',
-  'day', 'week', 'month', 'year', 'foot', 'feet', 'inch', 'yard',
-].map((u) => new RegExp(`${u}(es)?(s)? *(\\^[0-9]+)?`, 'g'));
+const UNITS = ['degree', 'cm', 'centimeter', 'meter', 'mile', 'second', 'minute', 'hour', 'day', 'week', 'month', 'year', 'foot', 'feet', 'inch', 'yard'].map(
+  (u) => new RegExp(`${u}(es)?(s)? *(\\^[0-9]+)?`, 'g'),
+);
 // Python `\d` / `\D` on str are Unicode decimal digits.
 const PROPER_COMMA = /(\p{Nd})(,)(\p{Nd}\p{Nd}\p{Nd})($|[^\p{Nd}])/gu;
 const LATEX_TO_SYMPY: ReadonlyArray<readonly [string, string]> = [

@@ -44,10 +44,32 @@ export const MACRO_FORMATS: ReadonlyMap<string, string> = new Map([
 export const JOIN_ARGS: ReadonlySet<string> = new Set(['mathrm', 'emph', 'textrm', 'textit', 'textbf', 'textsc', 'textsl', 'text']);
 
 const ACCENTS: Record<string, string> = {
-  "'": '\u0301', '`': '\u0300', '"': '\u0308', c: '\u0327', '^': '\u0302', '~': '\u0303', H: '\u030b',
-  k: '\u0328', '=': '\u0304', b: '\u0331', '.': '\u0307', d: '\u0323', r: '\u030a', u: '\u0306',
-  v: '\u030c', vec: '\u20d7', dot: '\u0307', hat: '\u0302', check: '\u030c', breve: '\u0306',
-  acute: '\u0301', grave: '\u0300', tilde: '\u0303', bar: '\u0305', ddot: '\u0308', not: '\u0338',
+  "'": '\u0301',
+  '`': '\u0300',
+  '"': '\u0308',
+  c: '\u0327',
+  '^': '\u0302',
+  '~': '\u0303',
+  H: '\u030b',
+  k: '\u0328',
+  '=': '\u0304',
+  b: '\u0331',
+  '.': '\u0307',
+  d: '\u0323',
+  r: '\u030a',
+  u: '\u0306',
+  v: '\u030c',
+  vec: '\u20d7',
+  dot: '\u0307',
+  hat: '\u0302',
+  check: '\u030c',
+  breve: '\u0306',
+  acute: '\u0301',
+  grave: '\u0300',
+  tilde: '\u0303',
+  bar: '\u0305',
+  ddot: '\u0308',
+  not: '\u0338',
 };
 
 // _fmt_math_style_offsets / _fmt_math_style_exceptions: (capital A, small a) code points.

@@ -74,10 +74,7 @@ export const ENV_ARGSPECS: ReadonlyMap<string, string> = table(ENV_GROUPS);
 
 /** Environments pylatexenc parses in math mode. */
 export const MATH_ENVS: ReadonlySet<string> = new Set(
-  (
-    'equation equation* eqnarray eqnarray* align align* gather gather* flalign flalign* ' +
-    'multline multline* alignat alignat* split'
-  ).split(' '),
+  ('equation equation* eqnarray eqnarray* align align* gather gather* flalign flalign* ' + 'multline multline* alignat alignat* split').split(' '),
 );
 
 /** Latex "specials" (longest match wins) and their text. */

@@ -104,11 +104,29 @@ NestedGreaterGreater ⪢ openbracketleft 〚 openbracketright 〛 id 𝕀 Ident 
 
 /** Fixed replacements that do not fit the packed form (blank text, symbols, backslash, backtick). */
 const OTHERS: Record<string, string> = {
-  '&': '&', $: '$', '{': '{', '}': '}', '#': '#', _: '_',
-  limsup: 'lim sup', liminf: 'lim inf',
-  ',': ' ', ';': ' ', ':': ' ', ' ': ' ', '!': '',
-  quad: '  ', qquad: '    ', hspace: '', vspace: '\n', '\\': '\n', '-': '\u00ad', enskip: ' ',
-  backslash: '\\', textbackslash: '\\', textasciigrave: '`',
+  '&': '&',
+  $: '$',
+  '{': '{',
+  '}': '}',
+  '#': '#',
+  _: '_',
+  limsup: 'lim sup',
+  liminf: 'lim inf',
+  ',': ' ',
+  ';': ' ',
+  ':': ' ',
+  ' ': ' ',
+  '!': '',
+  quad: '  ',
+  qquad: '    ',
+  hspace: '',
+  vspace: '\n',
+  '\\': '\n',
+  '-': '\u00ad',
+  enskip: ' ',
+  backslash: '\\',
+  textbackslash: '\\',
+  textasciigrave: '`',
 };
 
 function unpack(): Map<string, string> {

@@ -9,9 +9,7 @@ import { SPECIALS_TEXT } from './latex-specs.ts';
 import { FIXED_MACRO_TEXT } from './latex-symbols.ts';
 import { parseLatex } from './latex-walker.ts';
 
-const EQUATION_ENVS = new Set(
-  'equation equation* eqnarray eqnarray* align multline gather align* multline* gather* dmath dmath*'.split(' '),
-);
+const EQUATION_ENVS = new Set('equation equation* eqnarray eqnarray* align multline gather align* multline* gather* dmath dmath*'.split(' '));
 const MATRIX_ENVS = new Set('array pmatrix bmatrix smallmatrix psmallmatrix bsmallmatrix'.split(' '));
 const BLOCK_ENVS = new Set(['center', 'flushleft', 'flushright']);
 
@@ -33,7 +31,15 @@ class Converter implements TextCtx {
     let s = '';
     let prev: LNode | null = null;
     for (const node of nodes) {
-      if (!this.strict && prev !== null && prev.t === 'macro' && prev.optArg === null && prev.legacyArgs !== null && prev.legacyArgs.length === 0 && node?.t === 'chars') {
+      if (
+        !this.strict &&
+        prev !== null &&
+        prev.t === 'macro' &&
+        prev.optArg === null &&
+        prev.legacyArgs !== null &&
+        prev.legacyArgs.length === 0 &&
+        node?.t === 'chars'
+      ) {
         s += prev.postSpace;
       }
       s += this.nodeToText(node);
@@ -71,7 +77,11 @@ class Converter implements TextCtx {
     const handler = MACRO_HANDLERS.get(node.name);
     if (handler !== undefined) return handler(node, this);
     const fmt = MACRO_FORMATS.get(node.name);
-    if (fmt !== undefined) return applyPercentFormat(fmt, (node.args ?? []).map((a) => this.contents(a)));
+    if (fmt !== undefined)
+      return applyPercentFormat(
+        fmt,
+        (node.args ?? []).map((a) => this.contents(a)),
+      );
     const fixed = FIXED_MACRO_TEXT.get(node.name);
     if (fixed !== undefined) return fixed;
     if (JOIN_ARGS.has(node.name)) return (node.args ?? []).map((a) => this.contents(a)).join('');

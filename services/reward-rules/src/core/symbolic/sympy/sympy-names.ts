@@ -10,10 +10,35 @@ const CONSTANTS = ['pi', 'oo', 'nan', 'zoo', 'I', 'E'];
 /** Names bound to callables: functions, classes and builtins. */
 const CALLABLES = [
   // inserted by the transformations
-  'Symbol', 'Function', 'Integer', 'Float', 'Rational', 'Number', 'factorial', 'factorial2',
+  'Symbol',
+  'Function',
+  'Integer',
+  'Float',
+  'Rational',
+  'Number',
+  'factorial',
+  'factorial2',
   // reachable from a normalised answer
-  'sqrt', 'frac', 'ln', 're', 'im', 'csc', 'ff', 'rf', 'li', 'jn', 'yn', 'hn1', 'hn2', 'eye', 'fft',
-  'gff', 'ntt', 'fu', 'all', 'id',
+  'sqrt',
+  'frac',
+  'ln',
+  're',
+  'im',
+  'csc',
+  'ff',
+  'rf',
+  'li',
+  'jn',
+  'yn',
+  'hn1',
+  'hn2',
+  'eye',
+  'fft',
+  'gff',
+  'ntt',
+  'fu',
+  'all',
+  'id',
 ];
 
 const KNOWN = new Set([...CONSTANTS, ...CALLABLES]);

@@ -8,13 +8,26 @@ import type { Arith, BinOp } from './sympy-eval.ts';
 import { SympyParseError } from '../cpython/py-tokenize.ts';
 
 const BASE: ReadonlyArray<readonly [number, number]> = [
-  [0.73, 0.41], [-1.37, 0.68], [0.52, -1.19], [-0.61, -0.93],
-  [1.81, 0.27], [-0.29, 1.53], [1.12, -0.47], [-1.64, -0.35],
+  [0.73, 0.41],
+  [-1.37, 0.68],
+  [0.52, -1.19],
+  [-0.61, -0.93],
+  [1.81, 0.27],
+  [-0.29, 1.53],
+  [1.12, -0.47],
+  [-1.64, -0.35],
 ];
 // BASE indices of the first two symbols at each point. Arguments (degrees) of the
 // pairs: plain (29, 8), sum past -180 (-123, -168), sum past 180 (154, 101),
 // difference past 180 (154, -123) and (101, -168), plain (-23, -66).
-const PAIRS: ReadonlyArray<readonly [number, number]> = [[0, 4], [3, 7], [1, 5], [1, 3], [6, 2], [5, 7]];
+const PAIRS: ReadonlyArray<readonly [number, number]> = [
+  [0, 4],
+  [3, 7],
+  [1, 5],
+  [1, 3],
+  [6, 2],
+  [5, 7],
+];
 /** Number of sample points tried. */
 export const SAMPLE_POINTS = PAIRS.length;
 const MAX_FACTORIAL_ORDER = 1_000;

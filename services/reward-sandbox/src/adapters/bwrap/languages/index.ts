@@ -11,9 +11,21 @@ import { ENOMEM, type LanguageSpec } from './types.ts';
 
 export type { CommandSpec, LanguageContext, LanguageSpec, Toolchain } from './types.ts';
 
-export const LANGUAGES: Readonly<Record<string, LanguageSpec>> = { ...SCRIPTING_LANGUAGES, ...NODE_LANGUAGES, ...NATIVE_LANGUAGES, ...JVM_LANGUAGES, ...MONO_LANGUAGES };
+export const LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
+  ...SCRIPTING_LANGUAGES,
+  ...NODE_LANGUAGES,
+  ...NATIVE_LANGUAGES,
+  ...JVM_LANGUAGES,
+  ...MONO_LANGUAGES,
+};
 
 /** Markers for the compile step (g++, go, rustc or javac running out of memory). */
 export const COMPILER_MEMORY_MARKERS: RegExp[] = [
-  /virtual memory exhausted/, /out of memory allocating/, /runtime: out of memory/, /java\.lang\.OutOfMemoryError/, /memory allocation of \d+ bytes failed/, /System\.OutOfMemoryException/, ENOMEM,
+  /virtual memory exhausted/,
+  /out of memory allocating/,
+  /runtime: out of memory/,
+  /java\.lang\.OutOfMemoryError/,
+  /memory allocation of \d+ bytes failed/,
+  /System\.OutOfMemoryException/,
+  ENOMEM,
 ];

@@ -53,9 +53,10 @@ export const NODE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     // esbuild's sync API would start a worker thread (a second V8 isolate, ~100 ms and
     // another ~1 GiB address-space reservation); without it, it runs the esbuild binary
     // once for the file. tsx's transform cache is useless in a fresh /tmp.
-    run: (c) => c.tools.tsx !== undefined
-      ? node(c, ['--require', c.tools.tsx, c.source], { ESBUILD_WORKER_THREADS: '0', TSX_DISABLE_CACHE: '1' })
-      : node(c, ['--experimental-transform-types', '--disable-warning=ExperimentalWarning', c.source]),
+    run: (c) =>
+      c.tools.tsx !== undefined
+        ? node(c, ['--require', c.tools.tsx, c.source], { ESBUILD_WORKER_THREADS: '0', TSX_DISABLE_CACHE: '1' })
+        : node(c, ['--experimental-transform-types', '--disable-warning=ExperimentalWarning', c.source]),
   },
   jest: {
     ...base,

@@ -99,9 +99,7 @@ export class Execution {
   // or 'tle' when the next timer is due after the time limit.
   async #drive(): Promise<Final | 'tle'> {
     const { ctl } = this.#vm;
-    const write = new ivm.Callback((fd: unknown, text: unknown) =>
-      (fd === 1 || fd === 2) && typeof text === 'string' ? this.#sink.write(fd, text) : false,
-    );
+    const write = new ivm.Callback((fd: unknown, text: unknown) => ((fd === 1 || fd === 2) && typeof text === 'string' ? this.#sink.write(fd, text) : false));
     const exit = new ivm.Callback((code: unknown) => {
       this.#exitCode = typeof code === 'number' && Number.isInteger(code) ? code : 1;
       // Disposing stops the program where it stands, like process.exit() does.
@@ -142,10 +140,7 @@ export class Execution {
     const origin = { filename: this.#req.filename, lineOffset: -1 };
     let script: ivm.Script;
     try {
-      script =
-        source.length <= SYNC_COMPILE_LIMIT
-          ? isolate.compileScriptSync(source, origin)
-          : await this.#guard(isolate.compileScript(source, origin));
+      script = source.length <= SYNC_COMPILE_LIMIT ? isolate.compileScriptSync(source, origin) : await this.#guard(isolate.compileScript(source, origin));
     } catch (err) {
       if (isolate.isDisposed) throw err;
       const retry = esmRetryKind(err);
@@ -181,8 +176,7 @@ export class Execution {
       if (synthetic === undefined) {
         const members = shape.members.join(', ');
         synthetic = isolate.compileModuleSync(
-          `const m = globalThis[Symbol.for('sandbox.require')](${JSON.stringify(name)});\n` +
-            `export default m;\nexport const { ${members} } = m;\n`,
+          `const m = globalThis[Symbol.for('sandbox.require')](${JSON.stringify(name)});\n` + `export default m;\nexport const { ${members} } = m;\n`,
           { filename: `node:${name}` },
         );
         synthetic.instantiateSync(context, () => {
@@ -204,9 +198,7 @@ export class Execution {
 
   // Prints a host-formatted fatal error through the runtime (keeping output order) and ends the run.
   async #die(text: string): Promise<Final> {
-    return (await this.#guard(
-      this.#vm.ctl.apply(undefined, ['die', text, 1], { result: { copy: true }, timeout: DIE_TIMEOUT_MS }),
-    )) as Final;
+    return (await this.#guard(this.#vm.ctl.apply(undefined, ['die', text, 1], { result: { copy: true }, timeout: DIE_TIMEOUT_MS }))) as Final;
   }
 
   #guard<T>(work: Promise<T>): Promise<T> {

@@ -12,8 +12,16 @@ describe('exitVerdict', () => {
     ['killed at shutdown', exit({ signal: 'SIGKILL', killedFor: 'close' }), 'closed'],
     ['killed for a protocol violation', exit({ signal: 'SIGKILL', killedFor: 'JS_WORKER_PROTOCOL' }), 'crashed'],
     ['a SIGKILL nobody here sent (the OOM killer)', exit({ signal: 'SIGKILL' }), 'memory-limit'],
-    ['V8 out of memory in the worker', exit({ signal: 'SIGTRAP', stderrTail: '# Fatal process out of memory: NewSpace::EnsureCurrentCapacity' }), 'memory-limit'],
-    ['Node heap exhaustion', exit({ signal: 'SIGABRT', stderrTail: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' }), 'memory-limit'],
+    [
+      'V8 out of memory in the worker',
+      exit({ signal: 'SIGTRAP', stderrTail: '# Fatal process out of memory: NewSpace::EnsureCurrentCapacity' }),
+      'memory-limit',
+    ],
+    [
+      'Node heap exhaustion',
+      exit({ signal: 'SIGABRT', stderrTail: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' }),
+      'memory-limit',
+    ],
     ['a segfault with nothing on stderr', exit({ signal: 'SIGSEGV' }), 'crashed'],
     ['an ordinary non-zero exit', exit({ code: 1, stderrTail: 'TypeError: x is not a function' }), 'crashed'],
   ] as const)('%s', (_, e, verdict) => {

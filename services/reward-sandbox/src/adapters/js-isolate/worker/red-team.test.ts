@@ -38,7 +38,10 @@ function workerEvents() {
   };
 }
 
-const killedFor = (reasons: string[]) => (e: WorkerEvent): e is Exited => e.type === 'exited' && e.killedFor !== null && reasons.includes(e.killedFor);
+const killedFor =
+  (reasons: string[]) =>
+  (e: WorkerEvent): e is Exited =>
+    e.type === 'exited' && e.killedFor !== null && reasons.includes(e.killedFor);
 
 function alive(pid: number): boolean {
   try {

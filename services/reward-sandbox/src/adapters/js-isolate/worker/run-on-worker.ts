@@ -72,7 +72,14 @@ export function runOnWorker(worker: WorkerProcess, request: RunRequest, pool: Wo
   });
 }
 
-function settleGone(exit: WorkerExit, memoryMb: number, sink: OutputSink, elapsedS: number, resolve: (o: RunOutcome) => void, reject: (e: unknown) => void): void {
+function settleGone(
+  exit: WorkerExit,
+  memoryMb: number,
+  sink: OutputSink,
+  elapsedS: number,
+  resolve: (o: RunOutcome) => void,
+  reject: (e: unknown) => void,
+): void {
   const verdict = exitVerdict(exit);
   if (verdict === 'time-limit') {
     resolve(outcome(commandResult(CommandStatus.TimeLimitExceeded, null, elapsedS, sink), sink));

@@ -106,7 +106,10 @@ export class WorkerPool {
       return;
     }
     // Left referenced: a run waiting for this worker must keep the service's event loop alive.
-    this.#recycling.set(worker, setTimeout(() => worker.kill('recycle-timeout'), RECYCLE_TIMEOUT_MS));
+    this.#recycling.set(
+      worker,
+      setTimeout(() => worker.kill('recycle-timeout'), RECYCLE_TIMEOUT_MS),
+    );
   }
 
   /** Kills a worker that is no longer trusted; a spare takes its place. */
@@ -157,13 +160,10 @@ export class WorkerPool {
       this.#spareStarts.set(memoryMb, (this.#spareStarts.get(memoryMb) ?? 0) + 1);
       const worker = this.#start(memoryMb);
       const settled = () => this.#spareStarts.set(memoryMb, (this.#spareStarts.get(memoryMb) ?? 1) - 1);
-      worker.ready.then(
-        () => {
-          settled();
-          this.#admit(worker);
-        },
-        settled,
-      );
+      worker.ready.then(() => {
+        settled();
+        this.#admit(worker);
+      }, settled);
     }
   }
 
@@ -175,7 +175,10 @@ export class WorkerPool {
       // One attempt; its success resets the count and later takes top up as usual.
       if (!this.#closed && this.#idle.has(memoryMb)) {
         const worker = this.#start(memoryMb);
-        worker.ready.then(() => this.#admit(worker), () => {});
+        worker.ready.then(
+          () => this.#admit(worker),
+          () => {},
+        );
       }
     }, delayMs);
     this.#retry.unref();

@@ -66,9 +66,6 @@ describe('computeGaeAdvantageReturn (verl compute_gae_advantage_return)', () => 
   });
 
   it('names the field whose length does not match the shape', () => {
-    expectInvalid(
-      () => computeGaeAdvantageReturn({ shape, tokenLevelRewards: R, values: V.subarray(1), responseMask: M, gamma: 1, lam: 1 }),
-      'values',
-    );
+    expectInvalid(() => computeGaeAdvantageReturn({ shape, tokenLevelRewards: R, values: V.subarray(1), responseMask: M, gamma: 1, lam: 1 }), 'values');
   });
 });

@@ -15,9 +15,17 @@ describe('computeGrpoOutcomeAdvantage (verl compute_grpo_outcome_advantage)', ()
   it('normalises by the unbiased group std (verl test_algo_config rewards, numpy grpo_cfg)', () => {
     // scores 1.5, 3 | 0.7, 2.3: each group is mean ± 1 std/sqrt(2) -> ±0.70710617 after the 1e-6 epsilon.
     const { advantages, returns } = computeGrpoOutcomeAdvantage({
-      shape, tokenLevelRewards: RG, responseMask: new Float64Array(12).fill(1), index: [0, 0, 1, 1], normAdvByStdInGrpo: true,
+      shape,
+      tokenLevelRewards: RG,
+      responseMask: new Float64Array(12).fill(1),
+      index: [0, 0, 1, 1],
+      normAdvByStdInGrpo: true,
     });
-    expectAllClose(advantages, [-0.70710617, -0.70710617, -0.70710617, 0.70710617, 0.70710617, 0.70710617, -0.70710623, -0.70710623, -0.70710623, 0.70710617, 0.70710617, 0.70710617], 1e-6);
+    expectAllClose(
+      advantages,
+      [-0.70710617, -0.70710617, -0.70710617, 0.70710617, 0.70710617, 0.70710617, -0.70710623, -0.70710623, -0.70710623, 0.70710617, 0.70710617, 0.70710617],
+      1e-6,
+    );
     expect(returns).toBe(advantages);
   });
 
@@ -38,7 +46,12 @@ describe('computeGrpoOutcomeAdvantage (verl compute_grpo_outcome_advantage)', ()
   });
 
   it('gives 0 to a group whose scores are all equal', () => {
-    const { advantages } = computeGrpoOutcomeAdvantage({ shape: { batchSize: 2, seqLen: 1 }, tokenLevelRewards: f64([1, 1]), responseMask: f64([1, 1]), index: ['u', 'u'] });
+    const { advantages } = computeGrpoOutcomeAdvantage({
+      shape: { batchSize: 2, seqLen: 1 },
+      tokenLevelRewards: f64([1, 1]),
+      responseMask: f64([1, 1]),
+      index: ['u', 'u'],
+    });
     expectAllClose(advantages, [0, 0]);
   });
 
@@ -86,7 +99,13 @@ describe('computeGrpoPasskOutcomeAdvantage (verl compute_grpo_passk_outcome_adva
 
   it('needs at least two samples per group', () => {
     expectInvalid(
-      () => computeGrpoPasskOutcomeAdvantage({ shape: { batchSize: 3, seqLen: 1 }, tokenLevelRewards: f64([0, 1, 2]), responseMask: f64([1, 1, 1]), index: [0, 0, 1] }),
+      () =>
+        computeGrpoPasskOutcomeAdvantage({
+          shape: { batchSize: 3, seqLen: 1 },
+          tokenLevelRewards: f64([0, 1, 2]),
+          responseMask: f64([1, 1, 1]),
+          index: [0, 0, 1],
+        }),
       'index',
     );
   });

@@ -81,8 +81,7 @@ function grouped(input: AdvantageInput, estimator: string): OutcomeInput {
 export const ADV_ESTIMATORS = {
   gae: (i, c) => computeGaeAdvantageReturn({ ...i, values: need(i.values, 'values', 'gae'), gamma: c.gamma, lam: c.lam }),
   grpo: (i, c) => computeGrpoOutcomeAdvantage({ ...grouped(i, 'grpo'), normAdvByStdInGrpo: c.norm_adv_by_std_in_grpo }),
-  grpo_vectorized: (i, c) =>
-    computeGrpoVectorizedOutcomeAdvantage({ ...grouped(i, 'grpo_vectorized'), normAdvByStdInGrpo: c.norm_adv_by_std_in_grpo }),
+  grpo_vectorized: (i, c) => computeGrpoVectorizedOutcomeAdvantage({ ...grouped(i, 'grpo_vectorized'), normAdvByStdInGrpo: c.norm_adv_by_std_in_grpo }),
   grpo_passk: (i, c) => computeGrpoPasskOutcomeAdvantage({ ...grouped(i, 'grpo_passk'), normAdvByStdInGrpo: c.norm_adv_by_std_in_grpo }),
   reinforce_plus_plus: (i, c) => computeReinforcePlusPlusOutcomeAdvantage({ ...i, gamma: c.gamma }),
   reinforce_plus_plus_baseline: (i) => computeReinforcePlusPlusBaselineOutcomeAdvantage(grouped(i, 'reinforce_plus_plus_baseline')),

@@ -21,11 +21,7 @@ describe('computeReinforcePlusPlusOutcomeAdvantage (verl compute_reinforce_plus_
 
   it('whitens the returns over the mask and zeroes padding (numpy rpp_adv)', () => {
     const { advantages } = computeReinforcePlusPlusOutcomeAdvantage(input);
-    expectAllClose(
-      advantages,
-      [0.37870076, 0.65136552, 0.95432639, 0, -0.24236873, -0.71195781, -0.56047738, -2.07528114, 0.65136552, 0.95432639, 0, 0],
-      2e-6,
-    );
+    expectAllClose(advantages, [0.37870076, 0.65136552, 0.95432639, 0, -0.24236873, -0.71195781, -0.56047738, -2.07528114, 0.65136552, 0.95432639, 0, 0], 2e-6);
     expect(maskedMean(advantages, input.responseMask)).toBeCloseTo(0, 6);
   });
 });
@@ -38,10 +34,6 @@ describe('computeReinforcePlusPlusBaselineOutcomeAdvantage (verl reinforce_plus_
       responseMask: f64([1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1]),
       index: [7, 7, 7, 9],
     });
-    expectAllClose(
-      advantages,
-      [-1.00623477, -1.00623477, 0, 0.19590417, 0.19590417, 0.19590417, -1.6473757, 0, 0, 1.02404428, 1.02404428, 1.02404428],
-      2e-6,
-    );
+    expectAllClose(advantages, [-1.00623477, -1.00623477, 0, 0.19590417, 0.19590417, 0.19590417, -1.6473757, 0, 0, 1.02404428, 1.02404428, 1.02404428], 2e-6);
   });
 });

@@ -8,10 +8,7 @@ const BASE_KINDS = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3', 'full'] 
  * but takes the gradient of k2, 0.5 * (logp - ref)^2 (verl's straight-through trick). "full" needs
  * whole-vocabulary log-probs and is rejected, as verl raises NotImplementedError for it.
  */
-export const KL_PENALTY_KINDS = [
-  ...BASE_KINDS,
-  ...(['kl+', 'k1+', 'abs+', 'mse+', 'k2+', 'low_var_kl+', 'k3+', 'full+'] as const),
-] as const;
+export const KL_PENALTY_KINDS = [...BASE_KINDS, ...(['kl+', 'k1+', 'abs+', 'mse+', 'k2+', 'low_var_kl+', 'k3+', 'full+'] as const)] as const;
 /** Schema of {@link KL_PENALTY_KINDS}. */
 export const KlPenaltyKind = z.enum(KL_PENALTY_KINDS);
 /** A KL estimator name. */

@@ -93,7 +93,15 @@ export function computeActorLoss(input: ActorLossInput): ActorLossResult {
   if (input.useKlLoss === true) {
     if (input.refLogProb === undefined) throw invalid('refLogProb', 'reference log-probs are required when useKlLoss');
     const coef = input.klLossCoef ?? 0.001;
-    const kl = computeKlLoss({ shape, logProb: input.logProb, refLogProb: input.refLogProb, responseMask, klLossType: input.klLossType, lossAggMode: mode, global });
+    const kl = computeKlLoss({
+      shape,
+      logProb: input.logProb,
+      refLogProb: input.refLogProb,
+      responseMask,
+      klLossType: input.klLossType,
+      lossAggMode: mode,
+      global,
+    });
     metrics['actor/kl_loss'] = kl.klLoss;
     metrics['actor/kl_coef'] = coef;
     loss += kl.klLoss * coef;

@@ -33,8 +33,15 @@ describe('aggLoss (verl agg_loss)', () => {
   it('micro-batch losses with global counts add up to the full-batch loss', () => {
     const full = aggLoss({ shape, lossMat: LM, lossMask: AM, mode: 'token-mean' }).loss;
     const half = { batchSize: 1, seqLen: 4 };
-    const parts = [0, 1, 2].map((b) =>
-      aggLoss({ shape: half, lossMat: LM.subarray(b * 4, b * 4 + 4), lossMask: AM.subarray(b * 4, b * 4 + 4), mode: 'token-mean', global: { batchNumTokens: 6 } }).loss,
+    const parts = [0, 1, 2].map(
+      (b) =>
+        aggLoss({
+          shape: half,
+          lossMat: LM.subarray(b * 4, b * 4 + 4),
+          lossMask: AM.subarray(b * 4, b * 4 + 4),
+          mode: 'token-mean',
+          global: { batchNumTokens: 6 },
+        }).loss,
     );
     expect(parts.reduce((a, b) => a + b, 0)).toBeCloseTo(full, 10);
   });

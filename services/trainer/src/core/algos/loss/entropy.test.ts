@@ -24,7 +24,11 @@ describe('entropyFromLogits (verl entropy_from_logits)', () => {
       for (let r = 0; r < 3; r++) s += (upstream[r] as number) * entropyDouble(z.subarray(r * vocab, (r + 1) * vocab));
       return s;
     };
-    expectAllClose(entropyFromLogits(logits, vocab), [0, 1, 2].map((r) => entropyDouble(logits.subarray(r * vocab, (r + 1) * vocab))), 1e-6);
+    expectAllClose(
+      entropyFromLogits(logits, vocab),
+      [0, 1, 2].map((r) => entropyDouble(logits.subarray(r * vocab, (r + 1) * vocab))),
+      1e-6,
+    );
     expectGradientMatches(total, logits, entropyFromLogitsBackward(logits, vocab, upstream));
   });
 

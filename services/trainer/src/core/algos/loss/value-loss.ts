@@ -30,7 +30,12 @@ const greaterWeight = (a: number, b: number): number => (a > b ? 1 : a === b ? 0
 export function computeValueLoss(input: ValueLossInput): { vfLoss: number; vfClipfrac: number; dVpreds: Float32Array } {
   const { shape, vpreds, returns, values, responseMask, cliprangeValue } = input;
   assertShape(shape);
-  for (const [name, m] of [['vpreds', vpreds], ['returns', returns], ['values', values], ['responseMask', responseMask]] as const) {
+  for (const [name, m] of [
+    ['vpreds', vpreds],
+    ['returns', returns],
+    ['values', values],
+    ['responseMask', responseMask],
+  ] as const) {
     assertMatrix(name, m, shape);
   }
   const n = vpreds.length;

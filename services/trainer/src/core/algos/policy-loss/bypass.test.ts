@@ -10,9 +10,35 @@ import bypassExpected from '../testdata/bypass-mode-expected.json' with { type: 
 const EXPECTED: Record<string, Record<string, number>> = bypassExpected;
 
 const CASES: [string, RolloutCorrectionParams, 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum'][] = [
-  ['reinforce_token_is_rs', { lossType: 'reinforce', rolloutIs: 'token', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_mean_k3', rolloutRsThreshold: '0.3_2.5,0.5' }, 'token-mean'],
-  ['ppo_clip_seq_is_norm', { lossType: 'ppo_clip', rolloutIs: 'sequence', rolloutIsThreshold: 1.5, rolloutIsBatchNormalize: true, rolloutRs: 'seq_sum_k1,seq_max_k2,token_k3,seq_sum_k2', rolloutRsThreshold: '3.0' }, 'seq-mean-token-mean'],
-  ['reinforce_seq_is_norm', { lossType: 'reinforce', rolloutIs: 'sequence', rolloutIsThreshold: 3, rolloutIsBatchNormalize: true, rolloutRs: 'seq_mean_k1,token_k2,seq_mean_k2,token_k1,seq_max_k3,seq_sum_k3,seq_mean_k3', rolloutRsThreshold: '0.2_5,2,2,0.2_5,2,4,2' }, 'seq-mean-token-sum'],
+  [
+    'reinforce_token_is_rs',
+    { lossType: 'reinforce', rolloutIs: 'token', rolloutIsThreshold: 2, rolloutRs: 'token_k1,seq_mean_k3', rolloutRsThreshold: '0.3_2.5,0.5' },
+    'token-mean',
+  ],
+  [
+    'ppo_clip_seq_is_norm',
+    {
+      lossType: 'ppo_clip',
+      rolloutIs: 'sequence',
+      rolloutIsThreshold: 1.5,
+      rolloutIsBatchNormalize: true,
+      rolloutRs: 'seq_sum_k1,seq_max_k2,token_k3,seq_sum_k2',
+      rolloutRsThreshold: '3.0',
+    },
+    'seq-mean-token-mean',
+  ],
+  [
+    'reinforce_seq_is_norm',
+    {
+      lossType: 'reinforce',
+      rolloutIs: 'sequence',
+      rolloutIsThreshold: 3,
+      rolloutIsBatchNormalize: true,
+      rolloutRs: 'seq_mean_k1,token_k2,seq_mean_k2,token_k1,seq_max_k3,seq_sum_k3,seq_mean_k3',
+      rolloutRsThreshold: '0.2_5,2,2,0.2_5,2,4,2',
+    },
+    'seq-mean-token-sum',
+  ],
   ['ppo_clip_token_is_norm', { lossType: 'ppo_clip', rolloutIs: 'token', rolloutIsThreshold: 1.2, rolloutIsBatchNormalize: true }, 'token-mean'],
 ];
 
@@ -28,7 +54,11 @@ describe('computePolicyLossBypassMode (verl compute_policy_loss_bypass_mode + ro
     const exact = keys.filter((k) => !k.endsWith('_std'));
     const stds = keys.filter((k) => k.endsWith('_std'));
     expectAllClose([r.pgLoss, ...exact.map((k) => r.metrics[k] as number)], [pgLoss as number, ...exact.map((k) => metrics[k] as number)], 2e-6);
-    expectAllClose(stds.map((k) => r.metrics[k] as number), stds.map((k) => metrics[k] as number), 1e-4);
+    expectAllClose(
+      stds.map((k) => r.metrics[k] as number),
+      stds.map((k) => metrics[k] as number),
+      1e-4,
+    );
   });
 
   it('ppo_clip ignores incoming IS weights and equals vanilla PPO when nothing is rejected', () => {

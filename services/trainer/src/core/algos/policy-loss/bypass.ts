@@ -24,7 +24,11 @@ export function computePolicyLossBypassMode(input: PolicyLossFnInput): PolicyLos
   const base = { ...input, responseMask: corr.mask, rolloutIsWeights: undefined };
   let pg: PolicyLossFnResult;
   if (lossType === 'reinforce') {
-    pg = computePolicyLossReinforce({ ...base, lossAggMode: input.lossAggMode ?? 'token-mean', ...(corr.weights !== null && { rolloutIsWeights: corr.weights }) });
+    pg = computePolicyLossReinforce({
+      ...base,
+      lossAggMode: input.lossAggMode ?? 'token-mean',
+      ...(corr.weights !== null && { rolloutIsWeights: corr.weights }),
+    });
   } else if (lossType === 'ppo_clip') {
     const v = computePolicyLossVanilla({ ...base, lossAggMode: input.lossAggMode ?? 'token-mean' });
     pg = {

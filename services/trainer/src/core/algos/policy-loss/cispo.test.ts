@@ -3,7 +3,12 @@ import { expectAllClose } from '../algos.test-support.ts';
 import { computePolicyLossCispo } from './cispo.ts';
 import { expectGradientsForAllModes, FIXTURE_IS_WEIGHTS, LOSS_FIXTURE } from './fixture.test-support.ts';
 
-const metrics = (r: ReturnType<typeof computePolicyLossCispo>) => [r.pgLoss, r.metrics['actor/pg_clipfrac'] ?? NaN, r.metrics['actor/ppo_kl'] ?? NaN, r.metrics['actor/pg_clipfrac_lower'] ?? NaN];
+const metrics = (r: ReturnType<typeof computePolicyLossCispo>) => [
+  r.pgLoss,
+  r.metrics['actor/pg_clipfrac'] ?? NaN,
+  r.metrics['actor/ppo_kl'] ?? NaN,
+  r.metrics['actor/pg_clipfrac_lower'] ?? NaN,
+];
 
 describe('computePolicyLossCispo (verl compute_policy_loss_cispo)', () => {
   it('matches the numpy re-statement of verl (cispo, cispo_seqsum of testdata/verl-reference.py)', () => {
@@ -15,7 +20,13 @@ describe('computePolicyLossCispo (verl compute_policy_loss_cispo)', () => {
 
   it('the clipped ratio is detached: the gradient is -clip(r) A even where the ratio is clipped', () => {
     const one = { batchSize: 1, seqLen: 1 };
-    const r = computePolicyLossCispo({ shape: one, oldLogProb: Float64Array.from([0]), logProb: Float64Array.from([Math.log(2)]), advantages: Float64Array.from([1]), responseMask: Float64Array.from([1]) });
+    const r = computePolicyLossCispo({
+      shape: one,
+      oldLogProb: Float64Array.from([0]),
+      logProb: Float64Array.from([Math.log(2)]),
+      advantages: Float64Array.from([1]),
+      responseMask: Float64Array.from([1]),
+    });
     expect(r.dLogProb[0]).toBeCloseTo(-1.2, 6);
     expect(r.metrics['actor/pg_clipfrac']).toBeCloseTo(1, 7);
   });

@@ -9,7 +9,15 @@ const KEYS = [0.9, 0.1, 0.5, 0.3, 0.2, 0.8, 0.4, 0.05];
 
 describe('computePolicyLossClipCov (verl compute_policy_loss_clip_cov)', () => {
   it('matches the numpy re-statement of verl (clip_cov of testdata/verl-reference.py: tokens 4 and 6 detached)', () => {
-    const r = computePolicyLossClipCov({ ...LOSS_FIXTURE, clipCovRatio: 0.3, clipCovLb: -0.5, clipCovUb: 0.5, clipRatioLow: 0.2, clipRatioHigh: 0.28, rng: replayRng(KEYS) });
+    const r = computePolicyLossClipCov({
+      ...LOSS_FIXTURE,
+      clipCovRatio: 0.3,
+      clipCovLb: -0.5,
+      clipCovUb: 0.5,
+      clipRatioLow: 0.2,
+      clipRatioHigh: 0.28,
+      rng: replayRng(KEYS),
+    });
     expectAllClose([r.pgLoss, r.metrics['actor/pg_clipfrac'] ?? NaN, r.metrics['actor/ppo_kl'] ?? NaN], [1.13586831, 0.2857143, -0.29285714], 1e-6);
     expect(Math.abs(r.dLogProb[4] as number)).toBe(0);
     expect(Math.abs(r.dLogProb[6] as number)).toBe(0);

@@ -35,8 +35,7 @@ export const passes = (x: number, lo: number, hi: number): number => (x >= lo &&
 export const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
 
 /** The rollout-correction weight of token i (1 when there are none). */
-export const isWeight = (input: PolicyLossFnInput, i: number): number =>
-  input.rolloutIsWeights === undefined ? 1 : at(input.rolloutIsWeights, i);
+export const isWeight = (input: PolicyLossFnInput, i: number): number => (input.rolloutIsWeights === undefined ? 1 : at(input.rolloutIsWeights, i));
 
 /**
  * verl's `agg_loss(pg_losses, response_mask, mode, **global_batch_info)` plus the chain rule:

@@ -15,7 +15,11 @@ import { invalid } from '../types.ts';
 export const POLICY_LOSSES = {
   vanilla: (input) => {
     const r = computePolicyLossVanilla(input);
-    return { pgLoss: r.pgLoss, dLogProb: r.dLogProb, metrics: { 'actor/pg_clipfrac': r.pgClipfrac, 'actor/ppo_kl': r.ppoKl, 'actor/pg_clipfrac_lower': r.pgClipfracLower } };
+    return {
+      pgLoss: r.pgLoss,
+      dLogProb: r.dLogProb,
+      metrics: { 'actor/pg_clipfrac': r.pgClipfrac, 'actor/ppo_kl': r.ppoKl, 'actor/pg_clipfrac_lower': r.pgClipfracLower },
+    };
   },
   gspo: computePolicyLossGspo,
   sapo: computePolicyLossSapo,

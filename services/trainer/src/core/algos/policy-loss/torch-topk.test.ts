@@ -10,8 +10,18 @@ describe('torchTopkIndices (torch.topk largest=True on the CPU, verl kl_cov)', (
   });
 
   it('std::partial_sort path (k * 64 <= n): heap selection keeps later equal values', () => {
-    expect(torchTopkIndices(Array.from({ length: 130 }, (_, i) => (i * 7) % 3), 2)).toEqual([2, 5]);
-    expect(torchTopkIndices(Array.from({ length: 200 }, (_, i) => (i * 5) % 4), 3)).toEqual([3, 7, 11]);
+    expect(
+      torchTopkIndices(
+        Array.from({ length: 130 }, (_, i) => (i * 7) % 3),
+        2,
+      ),
+    ).toEqual([2, 5]);
+    expect(
+      torchTopkIndices(
+        Array.from({ length: 200 }, (_, i) => (i * 5) % 4),
+        3,
+      ),
+    ).toEqual([3, 7, 11]);
   });
 
   it('NaN ranks above every number (torch sorts NaN to the top for largest=True)', () => {

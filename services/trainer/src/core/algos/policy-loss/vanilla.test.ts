@@ -28,7 +28,14 @@ describe('computePolicyLossVanilla (verl compute_policy_loss_vanilla)', () => {
     expect(run(2, -1).pgLoss).toBeCloseTo(2, 12);
     expect(run(2, -1).dLogProb[0]).toBeCloseTo(2, 6);
     // clip_ratio_high widens only the upper side: ratio 1.25 with high 0.28 is not clipped.
-    const high = computePolicyLossVanilla({ shape: one, oldLogProb: f64([0]), logProb: f64([Math.log(1.25)]), advantages: f64([1]), responseMask: f64([1]), clipRatioHigh: 0.28 });
+    const high = computePolicyLossVanilla({
+      shape: one,
+      oldLogProb: f64([0]),
+      logProb: f64([Math.log(1.25)]),
+      advantages: f64([1]),
+      responseMask: f64([1]),
+      clipRatioHigh: 0.28,
+    });
     expect(high.pgLoss).toBeCloseTo(-1.25, 12);
   });
 
@@ -43,7 +50,11 @@ describe('computePolicyLossVanilla (verl compute_policy_loss_vanilla)', () => {
   it.each([
     ['symmetric clip 0.2', {}, [0.56383526, 0.14285715, -0.29285714, 0.14285715]],
     ['clip 0.2 / 0.28', { clipRatioLow: 0.2, clipRatioHigh: 0.28 }, [0.55240673, 0.14285715, -0.29285714, 0.14285715]],
-    ['seq-mean-token-mean, 0.2 / 0.28', { clipRatioLow: 0.2, clipRatioHigh: 0.28, lossAggMode: 'seq-mean-token-mean' as const }, [0.49991658, 0.14285715, -0.29285714, 0.14285715]],
+    [
+      'seq-mean-token-mean, 0.2 / 0.28',
+      { clipRatioLow: 0.2, clipRatioHigh: 0.28, lossAggMode: 'seq-mean-token-mean' as const },
+      [0.49991658, 0.14285715, -0.29285714, 0.14285715],
+    ],
   ])('matches the numpy re-statement of verl: %s', (_name, extra, expected) => {
     const r = computePolicyLossVanilla({ ...fixture, ...extra });
     expectAllClose([r.pgLoss, r.pgClipfrac, r.ppoKl, r.pgClipfracLower], expected, 1e-6);
@@ -57,7 +68,13 @@ describe('computePolicyLossVanilla (verl compute_policy_loss_vanilla)', () => {
   });
 
   it('clamps the log-ratio to ±20 (ppo_kl uses the clamped value)', () => {
-    const r = computePolicyLossVanilla({ shape: { batchSize: 1, seqLen: 1 }, oldLogProb: f64([-50]), logProb: f64([0]), advantages: f64([-1]), responseMask: f64([1]) });
+    const r = computePolicyLossVanilla({
+      shape: { batchSize: 1, seqLen: 1 },
+      oldLogProb: f64([-50]),
+      logProb: f64([0]),
+      advantages: f64([-1]),
+      responseMask: f64([1]),
+    });
     expect(r.ppoKl).toBeCloseTo(-20, 6);
     expect(r.pgLoss).toBeCloseTo(3, 12);
   });

@@ -33,7 +33,12 @@ const passes = (x: number, lo: number, hi: number): number => (x >= lo && x <= h
 export function computePolicyLossVanilla(input: PolicyLossInput): PolicyLossResult {
   const { shape, oldLogProb, logProb, advantages, responseMask, rolloutIsWeights } = input;
   assertShape(shape);
-  for (const [name, m] of [['oldLogProb', oldLogProb], ['logProb', logProb], ['advantages', advantages], ['responseMask', responseMask]] as const) {
+  for (const [name, m] of [
+    ['oldLogProb', oldLogProb],
+    ['logProb', logProb],
+    ['advantages', advantages],
+    ['responseMask', responseMask],
+  ] as const) {
     assertMatrix(name, m, shape);
   }
   if (rolloutIsWeights !== undefined) assertMatrix('rolloutIsWeights', rolloutIsWeights, shape);

@@ -57,7 +57,13 @@ export function computeRolloutCorrection(
     if ((params.rolloutRsThreshold ?? null) === null) {
       throw invalid('rolloutRsThreshold', 'rollout_rs_threshold must be explicitly provided when rollout_rs is enabled');
     }
-    const rs = computeRolloutRejectionMask({ shape, logRatio, mask, rolloutRs: params.rolloutRs as string, rolloutRsThreshold: params.rolloutRsThreshold ?? null });
+    const rs = computeRolloutRejectionMask({
+      shape,
+      logRatio,
+      mask,
+      rolloutRs: params.rolloutRs as string,
+      rolloutRsThreshold: params.rolloutRsThreshold ?? null,
+    });
     outMask = rs.mask;
     Object.assign(metrics, rs.metrics);
   }

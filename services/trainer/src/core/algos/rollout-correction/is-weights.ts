@@ -79,15 +79,38 @@ function isMetrics(w: Float64Array, seqLogRatio: Float64Array | null, mask: Mask
     m.rollout_is_ratio_fraction_high = fraction(seqLogRatio, (x) => x > Math.log(threshold));
     m.rollout_is_ratio_fraction_low = fraction(seqLogRatio, (x) => x < Math.log(lower));
   } else {
-    m.rollout_is_ratio_fraction_high = maskedMean(w.map((x) => (x > threshold ? 1 : 0)), mask);
-    m.rollout_is_ratio_fraction_low = maskedMean(w.map((x) => (x < lower ? 1 : 0)), mask);
+    m.rollout_is_ratio_fraction_high = maskedMean(
+      w.map((x) => (x > threshold ? 1 : 0)),
+      mask,
+    );
+    m.rollout_is_ratio_fraction_low = maskedMean(
+      w.map((x) => (x < lower ? 1 : 0)),
+      mask,
+    );
     m.rollout_is_max = maxOf(pick(w, (i) => at(mask, i) !== 0));
     m.rollout_is_min = minOf(pick(w, (i) => at(mask, i) !== 0));
   }
   const bounded = w.map((x) => Math.min(Math.max(x, lower), threshold));
   const boundedMean = maskedMean(bounded, mask);
-  m.rollout_is_std = maskSum(mask) > 1 ? Math.sqrt(Math.max(maskedMean(bounded.map((x) => x * x), mask) - boundedMean ** 2, 0)) : 0;
-  m.rollout_is_eff_sample_size = 1 / maskedMean(bounded.map((x) => (x / (boundedMean + 1e-8)) ** 2), mask);
+  m.rollout_is_std =
+    maskSum(mask) > 1
+      ? Math.sqrt(
+          Math.max(
+            maskedMean(
+              bounded.map((x) => x * x),
+              mask,
+            ) -
+              boundedMean ** 2,
+            0,
+          ),
+        )
+      : 0;
+  m.rollout_is_eff_sample_size =
+    1 /
+    maskedMean(
+      bounded.map((x) => (x / (boundedMean + 1e-8)) ** 2),
+      mask,
+    );
   const seqMeans = maskedMeanRows(w, mask, shape);
   m.rollout_is_seq_mean = mean(seqMeans);
   m.rollout_is_seq_std = seqMeans.length > 1 ? stdUnbiased(seqMeans) : 0;

@@ -19,8 +19,14 @@ export function computeOffpolicyMetrics(logProb: ArrayLike<number>, rolloutLogPr
   return {
     training_ppl: mean(trainMean.map((v) => Math.exp(-v))),
     training_log_ppl: mean(trainMean.map((v) => -v)),
-    kl: maskedMean(logRatio.map((v) => -v), mask),
-    k3_kl: maskedMean(logRatio.map((v) => Math.exp(v) - v - 1), mask),
+    kl: maskedMean(
+      logRatio.map((v) => -v),
+      mask,
+    ),
+    k3_kl: maskedMean(
+      logRatio.map((v) => Math.exp(v) - v - 1),
+      mask,
+    ),
     rollout_ppl: mean(rolloutMean.map((v) => Math.exp(-v))),
     rollout_log_ppl: mean(rolloutMean.map((v) => -v)),
     log_ppl_diff: mean(diff),
@@ -28,7 +34,11 @@ export function computeOffpolicyMetrics(logProb: ArrayLike<number>, rolloutLogPr
     log_ppl_diff_max: maxOf(diff),
     log_ppl_diff_min: minOf(diff),
     ppl_ratio: mean(diff.map(Math.exp)),
-    chi2_token: maskedMean(logRatio.map((v) => Math.exp(clampSafe(v)) ** 2), mask) - 1,
+    chi2_token:
+      maskedMean(
+        logRatio.map((v) => Math.exp(clampSafe(v)) ** 2),
+        mask,
+      ) - 1,
     chi2_seq: mean(seqLogRatio.map((v) => Math.exp(2 * clampSafe(v)))) - 1,
   };
 }

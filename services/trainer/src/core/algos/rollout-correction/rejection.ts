@@ -67,7 +67,10 @@ export function computeRolloutRejectionMask(input: RolloutRejectionInput): { mas
     const keep = stat.map((x) => (passes(x) ? 1 : 0));
     for (let i = 0; i < n; i++) combined[i] = at(combined, i) * at(keep, i);
     Object.assign(metrics, computeRsMetrics({ option, stat, mask, shape, level, perSequence: perSeq, upper: limit, lower: lowerLog, applyLower: isK1 }));
-    metrics[`rollout_rs_${option}_masked_fraction`] = maskedMean(keep.map((k) => 1 - k), mask);
+    metrics[`rollout_rs_${option}_masked_fraction`] = maskedMean(
+      keep.map((k) => 1 - k),
+      mask,
+    );
     let rejectedRows = 0;
     let validRows = 0;
     for (let b = 0; b < batchSize; b++) {
@@ -79,7 +82,10 @@ export function computeRolloutRejectionMask(input: RolloutRejectionInput): { mas
     }
     metrics[`rollout_rs_${option}_seq_masked_fraction`] = validRows > 0 ? rejectedRows / validRows : 0;
   }
-  metrics.rollout_rs_masked_fraction = maskedMean(combined.map((k) => 1 - k), mask);
+  metrics.rollout_rs_masked_fraction = maskedMean(
+    combined.map((k) => 1 - k),
+    mask,
+  );
   let rowsWithRejects = 0;
   for (let b = 0; b < batchSize; b++) {
     let any = false;

@@ -34,14 +34,31 @@ export function computeRsMetrics(input: RsMetricsInput): Record<string, number> 
     m[`${p}_fraction_high`] = fraction(valid, (x) => x > upper);
     m[`${p}_fraction_low`] = applyLower ? fraction(valid, (x) => x < lower) : 0;
   } else {
-    m[`${p}_fraction_high`] = maskedMean(Array.from(stat, (x) => (x > upper ? 1 : 0)), mask);
-    m[`${p}_fraction_low`] = applyLower ? maskedMean(Array.from(stat, (x) => (x < lower ? 1 : 0)), mask) : 0;
+    m[`${p}_fraction_high`] = maskedMean(
+      Array.from(stat, (x) => (x > upper ? 1 : 0)),
+      mask,
+    );
+    m[`${p}_fraction_low`] = applyLower
+      ? maskedMean(
+          Array.from(stat, (x) => (x < lower ? 1 : 0)),
+          mask,
+        )
+      : 0;
   }
   if (maskSum(mask) > 1) {
     const lo = applyLower ? lower : 0;
     const bounded = Array.from(stat, (x) => Math.min(Math.max(x, lo), upper));
     const bm = maskedMean(bounded, mask);
-    m[`${p}_std`] = Math.sqrt(Math.max(maskedMean(bounded.map((x) => x * x), mask) - bm * bm, 0));
+    m[`${p}_std`] = Math.sqrt(
+      Math.max(
+        maskedMean(
+          bounded.map((x) => x * x),
+          mask,
+        ) -
+          bm * bm,
+        0,
+      ),
+    );
   } else m[`${p}_std`] = 0;
   if (valid.length > 0) {
     m[`${p}_seq_mean`] = mean(valid);

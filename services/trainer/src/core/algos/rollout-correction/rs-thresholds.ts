@@ -2,10 +2,17 @@ import { invalid } from '../types.ts';
 
 /** verl SUPPORTED_ROLLOUT_RS_OPTIONS, in the order verl documents them. */
 export const ROLLOUT_RS_OPTIONS = [
-  'token_k1', 'token_k2', 'token_k3',
-  'seq_sum_k1', 'seq_sum_k2', 'seq_sum_k3',
-  'seq_mean_k1', 'seq_mean_k2', 'seq_mean_k3',
-  'seq_max_k2', 'seq_max_k3',
+  'token_k1',
+  'token_k2',
+  'token_k3',
+  'seq_sum_k1',
+  'seq_sum_k2',
+  'seq_sum_k3',
+  'seq_mean_k1',
+  'seq_mean_k2',
+  'seq_mean_k3',
+  'seq_max_k2',
+  'seq_max_k3',
 ] as const;
 /** One rejection-sampling criterion. */
 export type RolloutRsOption = (typeof ROLLOUT_RS_OPTIONS)[number];
@@ -46,7 +53,13 @@ export function parseRolloutRsOptions(spec: string): RolloutRsOption[] {
  * one; the other options take one positive upper bound without "_".
  */
 export function parseRolloutRsThresholds(options: readonly RolloutRsOption[], spec: string | number): Map<RolloutRsOption, RsBounds> {
-  let specs = typeof spec === 'number' ? [String(spec)] : spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  let specs =
+    typeof spec === 'number'
+      ? [String(spec)]
+      : spec
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   if (specs.length === 0) throw invalid('rolloutRsThreshold', 'rollout_rs_threshold must contain at least one threshold value');
   if (specs.length !== 1 && specs.length !== options.length) {
     throw invalid('rolloutRsThreshold', `expected one threshold shared by all options or exactly ${options.length}`);
