@@ -5,8 +5,6 @@ import { ItemError, MAX_BATCH_ITEMS, MAX_ITEM_TIMEOUT_MS, ScoreItem } from '@rl/
 import { COMPONENTS } from './core/components.ts';
 import * as core from './core/story-item.ts';
 
-export { MAX_HISTORY_TURNS, MAX_PATTERN_CHARS, MAX_SIGNAL_TOKENS, MAX_TEXT_CHARS } from './core/story-item.ts';
-
 /** One earlier turn of the conversation. */
 export const StoryTurn = core.StoryTurn.extend({
   role: core.StoryTurn.shape.role.openapi({

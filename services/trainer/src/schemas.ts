@@ -21,12 +21,10 @@ export const JobViewSchema = z
 
 export const SubmitJobRequest = z
   .object({
-    config: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description:
-          'verl-style job config (data, actor_rollout_ref, algorithm, trainer, reward, rollout); every key is documented in services/trainer/CONFIG.md',
-      }),
+    config: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'verl-style job config (data, actor_rollout_ref, algorithm, trainer, reward, rollout); every key is documented in services/trainer/CONFIG.md',
+    }),
     overrides: z.array(z.string().max(4096)).max(256).default([]).openapi({ description: 'Hydra-style `a.b.c=value` overrides applied before validation' }),
     id: z
       .string()

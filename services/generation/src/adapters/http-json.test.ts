@@ -56,12 +56,20 @@ describe('HTTP JSON client of OpenAI-compatible servers', () => {
 
   it('does not retry a 4xx and reports the server’s message', async () => {
     const { post, calls } = client([json(400, { error: { message: 'prompt too long' } })]);
-    await expect(post('http://x/a', {}, Reply)).rejects.toMatchObject({ code: 'upstream_error', status: 502, message: expect.stringContaining('prompt too long') });
+    await expect(post('http://x/a', {}, Reply)).rejects.toMatchObject({
+      code: 'upstream_error',
+      status: 502,
+      message: expect.stringContaining('prompt too long'),
+    });
     expect(calls).toHaveLength(1);
   });
 
   it('refuses a reply that does not match the schema', async () => {
     const { post } = client([json(200, { ok: 'yes' })]);
-    await expect(post('http://x/a', {}, Reply)).rejects.toMatchObject({ code: 'upstream_error', status: 502, message: expect.stringContaining('unexpected reply') });
+    await expect(post('http://x/a', {}, Reply)).rejects.toMatchObject({
+      code: 'upstream_error',
+      status: 502,
+      message: expect.stringContaining('unexpected reply'),
+    });
   });
 });

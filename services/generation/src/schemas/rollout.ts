@@ -85,15 +85,10 @@ export const RolloutRequest = z
     sampling: RolloutSampling.default({ temperature: 1, top_p: 1, top_k: -1 }),
     limits: RolloutLimits.default({ max_parallel_calls: 1, max_tool_response_length: 256, tool_response_truncate_side: 'middle' }),
     include_messages: z.boolean().default(true).openapi({ description: 'Return each trajectory’s message list' }),
-    model_version: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .openapi({
-        description:
-          'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive',
-      }),
+    model_version: z.string().min(1).max(256).optional().openapi({
+      description:
+        'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive',
+    }),
     model_version_timeout_ms: z.number().int().min(0).max(600_000).default(30_000),
   })
   .openapi('RolloutRequest');

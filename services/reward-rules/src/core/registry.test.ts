@@ -1,6 +1,7 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_SCORE_SUBJECT, SCORERS, listDataSources, resolveDataSource } from './registry.ts';
+import { SANDBOX_SCORE_SUBJECT } from '../subjects.ts';
+import { SCORERS, listDataSources, resolveDataSource } from './registry.ts';
 
 // Every branch of verl's default_compute_score (verl b178a3c) and where it lands here.
 const LOCAL: Array<[string, string]> = [

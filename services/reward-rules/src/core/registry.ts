@@ -11,14 +11,12 @@ import { mathDapoScorer } from './scorers/math-dapo.ts';
 import { mathRewardScorer } from './scorers/math-reward.ts';
 import { qaEmScorer } from './scorers/qa-em.ts';
 import { qaSubemScorer } from './scorers/qa-subem.ts';
+import { SANDBOX_SCORE_SUBJECT } from '../subjects.ts';
 
 /** Every local scorer by its stable name. */
 export const SCORERS: Readonly<Record<string, Scorer>> = Object.freeze(
   Object.fromEntries([gsm8kScorer, mathRewardScorer, mathDapoScorer, qaEmScorer, qaSubemScorer, geo3kScorer, arithmeticSequenceScorer].map((s) => [s.name, s])),
 );
-
-/** NATS subject that scores verl's code data sources (sandbox_fusion / prime_code). */
-export const SANDBOX_SCORE_SUBJECT = 'reward.sandbox.score';
 
 /** Where a data_source is scored: a local scorer, or another service's subject. */
 export type Route = { readonly kind: 'local'; readonly scorer: Scorer } | { readonly kind: 'remote'; readonly subject: string };

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
@@ -70,17 +69,6 @@ export function validateRlJobConfig(raw: unknown, overrides: readonly string[] =
 export function parseJobConfig(text: string, options: ParseJobConfigOptions = {}): TrainingJobConfig {
   const { format = 'yaml', overrides = [], source = 'job config' } = options;
   return validateJobConfig(parseText(text, format, source), overrides, source);
-}
-
-/** Reads a `.yaml`/`.yml`/`.json` job config file and validates it (with overrides). */
-export async function readJobConfigFile(path: string, overrides: readonly string[] = []): Promise<TrainingJobConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new AppError(ErrorCode.NotFound, `${path}: cannot read job config`, { cause: err });
-  }
-  return parseJobConfig(text, { format: path.endsWith('.json') ? 'json' : 'yaml', overrides, source: path });
 }
 
 /** {@link parseJobConfig} for callers that only take RL configs. */

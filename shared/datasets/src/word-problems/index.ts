@@ -1,4 +1,3 @@
-export { DEFAULT_PROBLEM_OPTIONS, generateProblem, type ProblemOptions, type Step, type WordProblem } from './problem.ts';
+export { DEFAULT_PROBLEM_OPTIONS, generateProblem, type ProblemOptions, type WordProblem } from './problem.ts';
 export { AnswerStyle, formatSolution } from './solution.ts';
 export { synthGsm8kRows, type SynthOptions } from './synth-rows.ts';
-export { PEOPLE, THINGS, type Person, type Thing } from './vocabulary.ts';

@@ -49,11 +49,6 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 /** Parameters of {@link buildModelFiles}. */
 export type ModelParams = { readonly [K in keyof typeof DEFAULT_MODEL_PARAMS]: number };
 
-/** Builds the default model's files in memory. */
-export function buildDefaultModelFiles(): Promise<ModelFiles> {
-  return buildModelFiles(DEFAULT_MODEL_PARAMS);
-}
-
 /** Builds a model of the default model's design with other parameters (for measuring variants). */
 export async function buildModelFiles(p: ModelParams): Promise<ModelFiles> {
   const [englishWords, chineseWords, cedict, senses, synsets] = await Promise.all([

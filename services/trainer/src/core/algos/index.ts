@@ -1,5 +1,5 @@
 // The public surface of core/algos (see README.md), grouped by concern; the folders are internal.
-export type { Floats, GroupId, Mask, Shape } from './types.ts';
+export type { Shape } from './types.ts';
 export { rowSums } from './types.ts';
 export * from './masked.ts';
 

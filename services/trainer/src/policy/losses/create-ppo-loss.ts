@@ -8,9 +8,6 @@ import { klTerm } from './kl-term.ts';
 import { JAX_POLICY_LOSSES } from './registry.ts';
 import type { PgContext, PpoLossConfig } from './types.ts';
 
-/** Per-token inputs the loss reads (`TrainBatch.inputs`); clip_cov also reads clip_cov_keys. */
-export const LOSS_INPUTS = ['advantages', 'old_logprobs', 'response_mask', 'ref_logprobs'] as const;
-
 /** Builds the job's actor loss (one object per job: the policy library compiles it once). Metrics use verl's names. */
 export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
   const policyLoss = JAX_POLICY_LOSSES[c.policy_loss.loss_mode](c);

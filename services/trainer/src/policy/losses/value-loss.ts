@@ -15,9 +15,6 @@ export interface ValueLossConfig {
   lossScaleFactor: number;
 }
 
-/** Inputs the value loss reads (`TrainBatch.inputs`). */
-export const VALUE_LOSS_INPUTS = ['old_values', 'returns', 'response_mask'] as const;
-
 /** 0.5 * agg(max((v - R)^2, (clip(v, old - c, old + c) - R)^2)); metrics critic/vf_clipfrac and critic/vpred_mean (verl names). */
 export function createValueLoss(c: ValueLossConfig): PolicyLoss {
   return (t) => {

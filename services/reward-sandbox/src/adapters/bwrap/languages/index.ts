@@ -9,7 +9,7 @@ import { NODE_LANGUAGES } from './node.ts';
 import { SCRIPTING_LANGUAGES } from './scripting.ts';
 import { ENOMEM, type LanguageSpec } from './types.ts';
 
-export type { CommandSpec, LanguageContext, LanguageSpec, Toolchain } from './types.ts';
+export type { LanguageSpec, Toolchain } from './types.ts';
 
 export const LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
   ...SCRIPTING_LANGUAGES,

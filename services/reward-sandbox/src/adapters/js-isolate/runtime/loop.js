@@ -36,7 +36,7 @@ let tickDrainScheduled = false;
 function realElapsed() { return Date.now() - startReal; }
 export function nowMs() {
   const real = realElapsed();
-  // biome-ignore lint/complexity/useMathMinMax: programs share this realm and may patch Math
+  // Not Math.max: programs share this realm and may patch Math.
   return real > loopNow ? real : loopNow;
 }
 /**

@@ -1,9 +1,9 @@
 // Latency benchmark for the isolate fast path (not a test: timings are machine
-// dependent). Run: node services/reward-sandbox/src/adapters/js-isolate/bench.ts [gapMs]
+// dependent). Run: node test/bench/js-isolate-bench.ts [gapMs]
 // Prints p50/p90/p99 of `run()` for a hello world, sequential runs with an optional
 // idle gap between them (0 = back to back).
 
-import { IsolateRunner } from '../js-isolate.ts';
+import { IsolateRunner } from '../../services/reward-sandbox/src/adapters/js-isolate.ts';
 
 const gapMs = Number(process.argv[2] ?? 0);
 const runs = 200;
