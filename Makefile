@@ -70,7 +70,7 @@ demo-story: deps nats-server up demo-story-data ## story RL: SFT on the bilingua
 	node services/trainer/bin/rl-train.ts infra/demo/story-grpo.yaml --id story-grpo-$$id && \
 	node infra/scripts/story-report.ts .run/demo-story/sft .run/demo-story/grpo
 
-test: deps nats-server typecheck ## typecheck, then unit, integration (real nats-server and processes) and OpenAPI drift tests
+test: deps nats-server typecheck lint ## typecheck, lint, then unit, integration (real nats-server and processes) and OpenAPI drift tests
 	npx vitest run
 
 test-unit: deps ## unit tests only (no network)
