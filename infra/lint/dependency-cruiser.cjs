@@ -18,6 +18,13 @@ module.exports = {
       },
     },
     {
+      name: 'core-reaches-no-transport',
+      comment: 'Not even through a shared package: a core that loads hono or NATS transitively is not pure (cores take the kit from @rl/service-kit/core).',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$' },
+      to: { path: 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/', reachable: true },
+    },
+    {
       name: 'core-tests-are-pure-too',
       comment: 'A core unit test needs no network and no transport library either (reading a fixture file is allowed).',
       severity: 'error',
@@ -64,7 +71,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: ['^openapi/types/', '[.]tools/', 'runtime/node-packages/'] },
-    tsPreCompilationDeps: true,
+    // What a module loads at run time: type-only imports are erased (a core may name an edge's types).
+    tsPreCompilationDeps: false,
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: false,
     preserveSymlinks: false,

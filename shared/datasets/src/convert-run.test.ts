@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { MAX_LISTED_SKIPS, runConversion, type RecordConverter } from './convert-run.ts';
 import type { RawRecord } from './json-records.ts';
 

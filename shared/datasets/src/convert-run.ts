@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { RawRecord } from './json-records.ts';
 
 /** Turns one raw record into output rows; throws a `validation_failed` AppError for a broken record. */

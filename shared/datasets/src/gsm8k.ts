@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { fieldsOf, scalar, structOf, type Field } from './data-type.ts';
 import type { RecordConverter } from './convert-run.ts';
 import { describeValue } from './data-value.ts';

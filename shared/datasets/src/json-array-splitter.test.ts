@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { JsonArraySplitter } from './json-array-splitter.ts';
 
 // Feeds `text` in chunks of the given sizes (cycled) and returns every element text.

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { JsonArraySplitter } from './json-array-splitter.ts';
 
 /** One input record: parsed, or the reason it could not be. */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Field } from './data-type.ts';
 import { toDataValue, type DataRow } from './data-value.ts';
 import { fieldsFromParquet } from './parquet-schema.ts';

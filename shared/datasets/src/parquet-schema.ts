@@ -1,5 +1,5 @@
 import type { SchemaElement, SchemaTree } from 'hyparquet';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DataType, Field, ScalarKind } from './data-type.ts';
 
 // Parquet physical type plus annotation -> Arrow-style type, for the leaves we name.

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { fieldsOf, listOf, scalar, structOf, type Field } from './data-type.ts';
 import { openParquetFile, readParquetRows } from './parquet-reader.ts';
 import { createParquetWriter } from './parquet-writer.ts';

@@ -1,6 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { ParquetWriter } from 'hyparquet-writer';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Field } from './data-type.ts';
 import { FileSink } from './file-sink.ts';
 import { parquetSchemaOf } from './parquet-schema.ts';

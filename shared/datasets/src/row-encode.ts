@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DataType, Field } from './data-type.ts';
 import { describeValue } from './data-value.ts';
 

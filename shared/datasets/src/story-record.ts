@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { describeValue } from './data-value.ts';
 
 /** A chat role after alias resolution. */

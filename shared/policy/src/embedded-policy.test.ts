@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppError } from '@rl/service-kit';
+import type { AppError } from '@rl/service-kit/core';
 import { np, tree } from './model/backend.ts';
 import type { EmbeddedPolicy } from './embedded-policy.ts';
 import { trackLiveBuffers } from './testing/live-buffers.ts';

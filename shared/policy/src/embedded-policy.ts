@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, createRng } from '@rl/service-kit';
+import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
 import { ensureTensorBackend, tree } from './model/backend.ts';
 import { generateTokens } from './generation/generate.ts';
 import { createKernels, type Kernels } from './model/kernels.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Kernels } from './model/kernels.ts';
 import type { ModelConfig } from './model/model-config.ts';
 import type { Params } from './model/params.ts';
@@ -26,4 +26,4 @@ export function checkTokenLists(lists: readonly (readonly number[])[], what: str
 }
 
 // The row seeds come from the one seed mixer; re-exported because generation's batches must seed rows the same way.
-export { rowSeed } from '@rl/service-kit';
+export { rowSeed } from '@rl/service-kit/core';

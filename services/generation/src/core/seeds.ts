@@ -2,7 +2,7 @@
  * Per-sample and per-turn seeds derived from one request seed, so a rollout
  * request with a seed gives the same trajectories whatever the concurrency.
  */
-import { mixSeed } from '@rl/service-kit';
+import { mixSeed } from '@rl/service-kit/core';
 
 /** Seed of sample `member` of group `group`, or undefined when the request has none. */
 export function sampleSeed(requestSeed: number | undefined, group: number, member: number): number | undefined {

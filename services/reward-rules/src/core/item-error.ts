@@ -1,6 +1,6 @@
 // Kept apart from score-batch.ts so the main thread can shape item errors
 // without importing the scorers (and mathjs): those live in the workers only.
-import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit';
+import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit/core';
 
 /**
  * The per-item error slot of the batch contract: exactly `{error: {code, message}}`.

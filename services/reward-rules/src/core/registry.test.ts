@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_SCORE_SUBJECT } from '../subjects.ts';
 import { SCORERS, listDataSources, resolveDataSource } from './registry.ts';

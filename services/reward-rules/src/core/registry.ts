@@ -2,7 +2,7 @@
 // with the same data_source names. verl checks `startswith("aime")` before the
 // later exact names; none of those starts with "aime", so exact-then-prefix
 // lookup picks the same branch.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Scorer } from './scorer.ts';
 import { arithmeticSequenceScorer } from './scorers/arithmetic-sequence.ts';
 import { geo3kScorer } from './scorers/geo3k.ts';

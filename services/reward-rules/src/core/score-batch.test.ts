@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { closeBatch, itemBudgetMs, openBatch, scoreBatchItem, skipBatchItem, type BatchState } from './score-batch.ts';
 

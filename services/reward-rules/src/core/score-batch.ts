@@ -1,4 +1,4 @@
-import { ErrorCode, type ErrorBody, ScoreRequest, type ScoreItem, parseJsonText, validationError } from '@rl/service-kit';
+import { ErrorCode, type ErrorBody, ScoreRequest, type ScoreItem, parseJsonText, validationError } from '@rl/service-kit/core';
 import { toItemError } from './item-error.ts';
 import { resolveDataSource } from './registry.ts';
 import { scoreItem } from './score-item.ts';

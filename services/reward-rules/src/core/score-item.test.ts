@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { type ScoreItem, scoreItem } from './score-item.ts';
 

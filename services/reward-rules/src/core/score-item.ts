@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, invalidParamsError } from '@rl/service-kit';
+import { AppError, ErrorCode, invalidParamsError } from '@rl/service-kit/core';
 import { resolveDataSource } from './registry.ts';
 import type { ScoreOutcome, Scorer } from './scorer.ts';
 

@@ -1,4 +1,4 @@
-import { AppError, BoundedQueue } from '@rl/service-kit';
+import { AppError, BoundedQueue } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { createExecutor, type SelectiveRunner } from './executor.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';

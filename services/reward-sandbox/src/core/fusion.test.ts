@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { RunCodeRequest } from '../schemas.ts';
 import { checkRelativePath, toRunCodeResponse, toRunSpec } from './fusion.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { RunCodeRequest, RunCodeResponse } from '../schemas.ts';
 import type { RunOutcome, RunSpec } from './runner.ts';
 

@@ -1,4 +1,4 @@
-import { STORY_COMPONENTS } from '@rl/service-kit';
+import { STORY_COMPONENTS } from '@rl/service-kit/core';
 import { z } from 'zod';
 
 /** Every reward component, in the order they are reported (the shared contract the trainer plots too). */

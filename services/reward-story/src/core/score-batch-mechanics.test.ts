@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import type { StoryScoreItem } from './story-item.ts';
 import type { Embedder } from './embedder.ts';

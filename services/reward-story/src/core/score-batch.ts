@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit';
+import { AppError, ErrorCode, type ErrorBody } from '@rl/service-kit/core';
 import type { StoryItemScore, StoryScoreItem } from './story-item.ts';
 import type { Embedder } from './embedder.ts';
 import type { FormatChecker } from './format/format-checker.ts';

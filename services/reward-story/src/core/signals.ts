@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { StorySignals } from './story-item.ts';
 import { mean } from './vector-math.ts';
 

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, formatPath } from '@rl/service-kit';
+import { AppError, ErrorCode, formatPath } from '@rl/service-kit/core';
 import type { z } from 'zod';
 import { OutputFormat, StoryContext, type StoryScoreItem, type StoryTurn } from './story-item.ts';
 

@@ -1,6 +1,6 @@
 // What the story core takes and gives, in plain zod: the HTTP schemas (schemas.ts) add
 // the OpenAPI names and descriptions on top, so the core never loads hono or zod-openapi.
-import type { ScoreItem } from '@rl/service-kit';
+import type { ScoreItem } from '@rl/service-kit/core';
 import { z } from 'zod';
 import { COMPONENTS, type Component } from './components.ts';
 

@@ -1,4 +1,4 @@
-import { MAX_ITEM_TIMEOUT_MS, invalidParamsError } from '@rl/service-kit';
+import { MAX_ITEM_TIMEOUT_MS, invalidParamsError } from '@rl/service-kit/core';
 import { z } from 'zod';
 import { PartialWeights } from './components.ts';
 

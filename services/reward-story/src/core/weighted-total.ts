@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { COMPONENTS, type Component, type Weights } from './components.ts';
 
 /** Component values; undefined for a component that does not apply to the item. */

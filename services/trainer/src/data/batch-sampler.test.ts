@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { createBatchSampler, validationBatches, type SamplerState } from './batch-sampler.ts';
 import type { DatasetRow } from './dataset-row.ts';
 import { epochOrder } from './epoch-order.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DatasetRow } from './dataset-row.ts';
 import { epochOrder } from './epoch-order.ts';
 import type { Dataset } from './load-dataset.ts';

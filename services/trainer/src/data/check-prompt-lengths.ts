@@ -1,7 +1,7 @@
 // verl RLHFDataset with truncation "error": a prompt longer than
 // max_prompt_length stops the job, naming the file and row, unless
 // filter_overlong_prompts dropped it at load.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { CountTokens, Dataset } from './load-dataset.ts';
 import { rowLocation } from './row-location.ts';
 

@@ -2,7 +2,7 @@
 // a row whose reward takes signals but that has no such prompt stops the job
 // before it starts, naming the file, row and column, instead of being scored
 // silently without info_gain.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Dataset } from './load-dataset.ts';
 import { rowLocation } from './row-location.ts';
 

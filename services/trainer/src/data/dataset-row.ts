@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DataRow, DataValue, Message } from '@rl/datasets';
 
 /** A prompt as verl files carry it: chat messages, or plain text (verl's digit-completion files). */

@@ -1,4 +1,4 @@
-import { createRng, type Rng } from '@rl/service-kit';
+import { createRng, type Rng } from '@rl/service-kit/core';
 
 /** What fixes the order of one epoch. */
 export interface EpochOrderOptions {

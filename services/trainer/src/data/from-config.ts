@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DataConfig } from '../config/data-config.ts';
 import type { BatchSamplerOptions } from './batch-sampler.ts';
 import type { CountTokens, LoadDatasetOptions } from './load-dataset.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { createParquetWriter, fieldsOf, scalar } from '@rl/datasets';
 import { loadDataset } from './load-dataset.ts';
 import { FIXTURES_DIR, tempDir, writeChatFile } from './test-files.test-support.ts';

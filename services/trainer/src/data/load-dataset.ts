@@ -1,5 +1,5 @@
 import { openParquetFile } from '@rl/datasets';
-import { AppError, ErrorCode, createRng } from '@rl/service-kit';
+import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
 import { toDatasetRow, type DatasetRow, type Prompt } from './dataset-row.ts';
 
 /** Counts a prompt's tokens as the policy will see it (chat template included). */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { MetricsRecord } from './step-metrics.ts';
 
 /** What {@link parseMetricsJsonl} found. */

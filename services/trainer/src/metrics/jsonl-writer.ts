@@ -1,5 +1,5 @@
 import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { readMetricsJsonl } from './jsonl-reader.ts';
 import type { MetricsRecord } from './step-metrics.ts';
 

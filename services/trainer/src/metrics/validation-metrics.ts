@@ -1,4 +1,4 @@
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { mean, numericValue, summarize } from './stats.ts';
 
 /** One validation response. */

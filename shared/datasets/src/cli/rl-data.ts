@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { Gsm8kFormat } from '../gsm8k.ts';
 import { DEFAULT_STORY_OPTIONS, StoryContextPart } from '../story.ts';
 import { convertGsm8k, convertStory } from './rl-data-convert.ts';

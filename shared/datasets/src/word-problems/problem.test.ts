@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { extractGsm8kSolution } from '../gsm8k.ts';
 import { DEFAULT_PROBLEM_OPTIONS, generateProblem } from './problem.ts';
 import { AnswerStyle, formatSolution } from './solution.ts';

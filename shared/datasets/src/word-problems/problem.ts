@@ -2,7 +2,7 @@
 // drawn deterministically from a seeded Rng: a start amount (or a product of
 // containers and items), then gains and losses, and optionally a fair split.
 // Each problem carries its worked solution as a list of steps.
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 import { PEOPLE, THINGS, type Person, type Thing } from './vocabulary.ts';
 
 /** One arithmetic step of the worked solution. */

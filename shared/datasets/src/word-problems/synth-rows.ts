@@ -2,7 +2,7 @@
 // `prompt` is the question plus verl's instruction, `reward_model.ground_truth`
 // the answer, `extra_info.answer` the worked solution. A share of solutions
 // ends "The answer is N." instead of "#### N", as imperfect SFT data does.
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { gsm8kRow, type Gsm8kRow } from '../gsm8k.ts';
 import { DEFAULT_PROBLEM_OPTIONS, generateProblem, type ProblemOptions } from './problem.ts';
 import { AnswerStyle, formatSolution } from './solution.ts';

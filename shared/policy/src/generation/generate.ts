@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 // Batched autoregressive generation. Each row stops on its own (stop ids, stop
 // strings, its token budget); requests larger than the batch limit run in chunks.
 import { decodeWithCache } from './decode-cached.ts';

@@ -1,5 +1,5 @@
 // Per-chunk generation state shared by the cached and uncached decoders.
-import { createRng, type Rng } from '@rl/service-kit';
+import { createRng, type Rng } from '@rl/service-kit/core';
 import { batchBucket, leftPad, widthBucket, type PaddedBlock } from '../training/batch-layout.ts';
 import { rowSeed, type PolicyCore } from '../policy-core.ts';
 import { sampleToken } from './sampling.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidParamsError } from '@rl/service-kit';
+import { invalidParamsError } from '@rl/service-kit/core';
 import type { SamplingParams } from '../types.ts';
 
 const Schema = z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { candidates, idsByLogit, logSoftmaxAt, sampleToken, type SamplerSettings } from './sampling.ts';
 
 // Probabilities 0.5, 0.3, 0.15, 0.05 at temperature 1.

@@ -1,7 +1,7 @@
 // Picking the next token from one row of logits (vLLM semantics): temperature,
 // then top-k, then top-p over the tempered distribution; the reported log-prob
 // is the log-softmax of the raw logits (before temperature), as vLLM reports it.
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 
 /** Resolved sampling knobs; `temperature` 0 means greedy. */
 export interface SamplerSettings {

@@ -1,5 +1,5 @@
 // Teacher-forced scoring of (prompt, response) pairs, in bucketed chunks.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { np, tree, type Tensor } from '../model/backend.ts';
 import { batchBucket, packPairs, widthBucket, type PairBlock } from '../training/batch-layout.ts';
 import type { HostRows } from './generation-chunk.ts';

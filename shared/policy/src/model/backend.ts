@@ -7,7 +7,7 @@
 // (a global `Worker` must exist by then), so turning on threads has to happen
 // before it loads. Every entry point that creates tensors awaits this.
 import type * as Jax from '@jax-js/jax';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { installWebWorkerShim } from './web-worker-shim.ts';
 
 /** A device array. jax-js uses move semantics: passing an array to an op consumes it; use `.ref` to keep it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validationError } from '@rl/service-kit';
+import { validationError } from '@rl/service-kit/core';
 
 /** Shape of the decoder-only transformer (Llama-like: pre-norm RMSNorm, RoPE, SwiGLU MLP). */
 export const ModelConfig = z

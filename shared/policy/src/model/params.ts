@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, createRng, type Rng } from '@rl/service-kit';
+import { AppError, ErrorCode, createRng, type Rng } from '@rl/service-kit/core';
 import { np, type Tensor } from './backend.ts';
 import type { ModelConfig } from './model-config.ts';
 

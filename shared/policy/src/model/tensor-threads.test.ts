@@ -3,7 +3,7 @@
 // nothing that does; the shim's globals are removed afterwards so a reused test
 // process does not inherit them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode } from '@rl/service-kit';
+import { ErrorCode } from '@rl/service-kit/core';
 import { ensureTensorBackend, np } from './backend.ts';
 import type { EmbeddedPolicy } from '../embedded-policy.ts';
 import { PolicyTrainer } from '../training/policy-trainer.ts';

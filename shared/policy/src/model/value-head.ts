@@ -2,7 +2,7 @@
 // checkpoint as AutoModelForTokenClassification with one label): the same
 // transformer plus a scalar head `value_head [D, 1]`, initialised N(0, 0.02)
 // from a seed like every other projection.
-import { AppError, ErrorCode, createRng } from '@rl/service-kit';
+import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
 import type { PolicyWeights } from '../embedded-policy.ts';
 import { parseModelConfig } from './model-config.ts';
 import { gaussian } from './params.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import { readParquetRows } from '@rl/datasets';
 import { fixture } from '@rl/datasets/testing';
 import { CharTokenizer } from './char-tokenizer.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { ChatMessage, Tokenizer } from '../types.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
 

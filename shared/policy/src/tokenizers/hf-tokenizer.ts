@@ -1,6 +1,6 @@
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { renderChatMl } from './chat-template.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
 import type { ChatMessage, Tokenizer } from '../types.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validationError } from '@rl/service-kit';
+import { validationError } from '@rl/service-kit/core';
 import { ByteTokenizer, ByteTokenizerConfig } from './byte-tokenizer.ts';
 import { ARITHMETIC_CHARACTERS, CharTokenizer, CharTokenizerConfig } from './char-tokenizer.ts';
 import { HfTokenizer, HfTokenizerConfig } from './hf-tokenizer.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Tensor } from '../model/backend.ts';
 import { distributionsAt, entropyOf, pickTokens, valuesAt } from '../model/kernels.ts';
 import type { ModelConfig } from '../model/model-config.ts';

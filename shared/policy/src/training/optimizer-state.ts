@@ -1,6 +1,6 @@
 // AdamW state <-> safetensors bytes, for trainer checkpoints: tensors
 // `m.<param>` and `v.<param>`, and the update count in the metadata.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { toDevice, toHost, type HostParams, type Params } from '../model/params.ts';
 import type { AdamState } from './optimizer.ts';
 import { decodeSafetensors, encodeSafetensors } from '../weights/safetensors.ts';

@@ -1,7 +1,7 @@
 // AdamW with global-norm gradient clipping (torch.optim.AdamW and
 // torch.nn.utils.clip_grad_norm_ semantics, as verl's FSDP actor uses them).
 import { z } from 'zod';
-import { validationError } from '@rl/service-kit';
+import { validationError } from '@rl/service-kit/core';
 import { jit, np, tree, type Tensor } from '../model/backend.ts';
 import type { Params } from '../model/params.ts';
 

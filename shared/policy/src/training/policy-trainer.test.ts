@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppError } from '@rl/service-kit';
+import type { AppError } from '@rl/service-kit/core';
 import { np } from '../model/backend.ts';
 import type { PolicyLoss } from './loss-inputs.ts';
 import { PolicyTrainer } from './policy-trainer.ts';

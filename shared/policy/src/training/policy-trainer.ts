@@ -3,7 +3,7 @@
 // AdamW step. The trainer's weights change; generation uses immutable
 // snapshots of them (snapshot()).
 import type { OwnedFunction } from '@jax-js/jax';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { jit, np, tree, valueAndGrad, type Tensor } from '../model/backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from '../embedded-policy.ts';
 import { responseStates } from '../model/kernels.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { np, type Tensor } from '../model/backend.ts';
 import type { PairBlock } from './batch-layout.ts';
 import type { TokenPair } from '../generation/score.ts';

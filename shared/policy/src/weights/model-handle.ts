@@ -1,7 +1,7 @@
 // Hot swapping without pulling weights from under running requests: callers
 // lease the current model for the duration of a request; swap() installs a new
 // one, and a retired model is disposed once its last lease is released.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 
 /** A model borrowed for one request. */
 export interface Lease<M> extends Disposable {

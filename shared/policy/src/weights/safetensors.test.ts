@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '@rl/service-kit';
+import type { AppError } from '@rl/service-kit/core';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 
 const tensors = {

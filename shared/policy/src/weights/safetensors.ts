@@ -3,7 +3,7 @@
 // {dtype, shape, data_offsets} (offsets relative to the data section) plus an
 // optional `__metadata__` of string values, then the raw little-endian data.
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { HostTensor } from '../model/params.ts';
 
 /** Largest header accepted (the reference implementation's limit). */

@@ -3,7 +3,7 @@
 // and load each new version into a fresh model (see ModelHandle for the swap).
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
 import type { Kernels } from '../model/kernels.ts';
 import { decodeWeights, encodeWeights } from './weights.ts';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppError } from '@rl/service-kit';
+import type { AppError } from '@rl/service-kit/core';
 import { tempDir } from '@rl/datasets/testing';
 import { ByteTokenizer } from '../tokenizers/byte-tokenizer.ts';
 import type { EmbeddedPolicy } from '../embedded-policy.ts';

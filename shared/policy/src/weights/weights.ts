@@ -3,7 +3,7 @@
 // tokenizer configs (as JSON strings, since safetensors metadata values are strings).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit';
+import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit/core';
 import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
 import { parseModelConfig } from '../model/model-config.ts';
 import { checkHostParams } from '../model/params.ts';

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi';
+import { z } from './zod.ts';
 import { ErrorCode } from '../errors.ts';
 
 /** Longest accepted `solution_str`, in UTF-16 units (verl responses are ~32k tokens at most). */

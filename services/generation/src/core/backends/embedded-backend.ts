@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, MicroBatcher } from '@rl/service-kit';
+import { AppError, ErrorCode, MicroBatcher } from '@rl/service-kit/core';
 import { rowSeed } from '@rl/policy/core';
 import type { ChatCodec, InferenceBackend, TokenSession } from '../backend.ts';
 import type { Generation, PolicyModel, SamplingParams } from '../policy-types.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, validationError } from '@rl/service-kit';
+import { AppError, ErrorCode, validationError } from '@rl/service-kit/core';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { EnvPort } from '../env-port.ts';

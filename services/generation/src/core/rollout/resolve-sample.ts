@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { VerlSample } from '../../schemas/rollout.ts';
 import { DEFAULT_AGENT, type AgentName } from '../agent/agents.ts';
 import type { Interaction } from '../interactions/interaction.ts';

@@ -1,4 +1,4 @@
-import { BoundedQueue } from '@rl/service-kit';
+import { BoundedQueue } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { RolloutRequest, type Trajectory, type TrajectoryError } from '../../schemas/rollout.ts';
 import { fakePort, manualDeadlines, modelIds, scriptedBackend } from '../agent/agent.test-support.ts';

@@ -1,4 +1,4 @@
-import { AppError, type BoundedQueue, ErrorCode, toErrorBody } from '@rl/service-kit';
+import { AppError, type BoundedQueue, ErrorCode, toErrorBody } from '@rl/service-kit/core';
 import type { RolloutRequest, RolloutResponse, Trajectory, TrajectoryError } from '../../schemas/rollout.ts';
 import { AGENT_LOOPS } from '../agent/agents.ts';
 import type { AgentEnv, AgentLimits } from '../agent/agent-types.ts';

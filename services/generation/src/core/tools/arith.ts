@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 
 /** Longest expression accepted. */
 export const MAX_EXPRESSION_CHARS = 1000;

@@ -1,4 +1,4 @@
-import { pyStr } from '@rl/service-kit';
+import { pyStr } from '@rl/service-kit/core';
 import { evaluateArithmetic, formatNumber } from './arith.ts';
 import type { Tool, ToolSchema } from './tool.ts';
 

@@ -1,4 +1,4 @@
-import { pyStr } from '@rl/service-kit';
+import { pyStr } from '@rl/service-kit/core';
 import type { EnvPort } from '../env-port.ts';
 import type { Tool, ToolSchema } from './tool.ts';
 

@@ -1,4 +1,4 @@
-import { pyFloatRepr, pyStr, pyStringRepr } from '@rl/service-kit';
+import { pyFloatRepr, pyStr, pyStringRepr } from '@rl/service-kit/core';
 import type { EnvPort } from '../env-port.ts';
 import { gsm8kItem, scoreOne } from './score-one.ts';
 import type { Tool, ToolSchema } from './tool.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { runToolCall, truncateToolText } from './run-tool.ts';
 import type { Tool } from './tool.ts';
 

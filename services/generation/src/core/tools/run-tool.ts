@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 import type { MalformedCall, ParsedCall } from '../agent/hermes-parser.ts';
 import type { Tool } from './tool.ts';
 

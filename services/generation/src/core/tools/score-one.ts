@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, isErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, isErrorCode } from '@rl/service-kit/core';
 import type { EnvPort, PortCall, ScoreItem } from '../env-port.ts';
 
 /** Scores one item through the port; an error slot becomes an {@link AppError} with its code. */

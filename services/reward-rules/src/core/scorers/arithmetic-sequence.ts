@@ -5,7 +5,7 @@
 // sequence_reward / (len(answer) + 1) (the +1 is the EOS that a string never
 // matches, so the best score is len/(len+1)). The score is the sum of those
 // dense per-character rewards; `extra.token_rewards` keeps them.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { z } from 'zod';
 import type { Scorer } from '../scorer.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@rl/service-kit';
+import { ErrorCode } from '@rl/service-kit/core';
 import { geo3kFormatOk, geo3kScorer } from './geo3k.ts';
 
 function run(solution: string, groundTruth: unknown, params: unknown = {}) {

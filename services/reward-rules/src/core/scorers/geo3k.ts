@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { Scorer } from '../scorer.ts';
 import { extractBoxedContent, gradeAnswer } from '../symbolic/mathruler/grader.ts';
 

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { z } from 'zod';
 import { pySliceFrom, pyTail } from '../py/code-points.ts';
 import { PY_WS_CLASS_BODY } from '../py/whitespace.ts';

@@ -1,6 +1,6 @@
 // verl search_r1_like_qa_em: answer extraction, tag counting and reading
 // ground_truth['target'], shared by the EM and SubEM scorers.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { z } from 'zod';
 import type { Scorer } from '../scorer.ts';
 import { pyCount } from '../py/str.ts';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@rl/service-kit';
+import { ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { QaParams } from './qa-answer.ts';
 import { qaEmScorer } from './qa-em.ts';

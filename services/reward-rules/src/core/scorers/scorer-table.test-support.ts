@@ -1,6 +1,6 @@
 // Shared shape of the table-driven scorer tests: each row is an input and the
 // output verl's own function gave for it.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { expect, it } from 'vitest';
 import type { Scorer } from '../scorer.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidParamsError } from '@rl/service-kit';
+import { invalidParamsError } from '@rl/service-kit/core';
 import { FUSION_LANGUAGES } from '../fusion-languages.ts';
 
 /** Longest per-case timeout a caller may ask for, in seconds (the /run_code cap). */

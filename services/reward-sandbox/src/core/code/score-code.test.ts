@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { CommandResult } from '../runner.ts';
 import type { CommandOutcome } from './judge.ts';
 import { parseCodeParams } from './params.ts';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, parseJsonForPython, pyStr } from '@rl/service-kit';
+import { AppError, ErrorCode, parseJsonForPython, pyStr } from '@rl/service-kit/core';
 
 /** Test cases of one problem, with inputs/outputs already rendered as Python `str()`. */
 export interface TestSpec {

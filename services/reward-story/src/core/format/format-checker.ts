@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { LRUCache } from 'lru-cache';
 import type { OutputFormat } from '../story-item.ts';
 import { compileJsonSchemaCheck } from './json-schema-check.ts';

@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit';
+import { AppError } from '@rl/service-kit/core';
 
 /** The AppError `fn` throws; fails the test when it throws nothing or something else. */
 export function catchAppError(fn: () => unknown): AppError {

@@ -1,4 +1,4 @@
-import { AppError, createRng } from '@rl/service-kit';
+import { AppError, createRng } from '@rl/service-kit/core';
 import { expect } from 'vitest';
 
 /** Elementwise |actual - expected| <= tol (treats -0 and 0 alike; NaN only matches NaN). */

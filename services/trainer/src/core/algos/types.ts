@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 
 /** A dense float buffer; [batch, seqLen] matrices are stored row-major. */
 export type Floats = Float32Array | Float64Array;

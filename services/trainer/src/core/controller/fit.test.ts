@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { createBatchSampler, type DatasetRow } from '../../data/index.ts';
 import type { JobEvent } from '../../jobs/job-events.ts';

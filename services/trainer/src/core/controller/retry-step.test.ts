@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { describeStepRetry, retryStep, stepRetryDelayMs, type StepRetry } from './retry-step.ts';
 

@@ -21,7 +21,7 @@
 // adaptive KL-in-reward controller moves once per attempt that reached the
 // advantage stage.
 import { setTimeout as delay } from 'node:timers/promises';
-import { AppError, ErrorCode, retry } from '@rl/service-kit';
+import { AppError, ErrorCode, retry } from '@rl/service-kit/core';
 
 /** Codes of failures another attempt may cure: the bus or a service was briefly away. */
 export const RETRYABLE_STEP_CODES: ReadonlySet<string> = new Set([ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.Unavailable, ErrorCode.Busy]);

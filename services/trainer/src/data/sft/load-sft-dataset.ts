@@ -3,7 +3,7 @@
 // `maxSamples` rows (a seeded random subset, as verl does when shuffling),
 // each row read and tokenized; a bad row names its file, row and field.
 import { openParquetFile } from '@rl/datasets';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { PolicyTokenizer } from '@rl/policy';
 import { toJsonValue, type JsonValue } from '../dataset-row.ts';
 import { sampleIds } from '../load-dataset.ts';

@@ -1,7 +1,7 @@
 // One SFT sample from a verl parquet row, as verl's SFTDataset (single-turn:
 // prompt and response columns, optionally followed through struct keys) and
 // MultiTurnSFTDataset (a messages column) read it.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { ChatMessage } from '@rl/policy';
 import type { JsonValue, RowOrigin } from '../dataset-row.ts';
 

@@ -3,7 +3,7 @@
 // the response tokens after it, each with a loss flag. Assistant content and
 // its end-of-turn token are learned (verl: response + EOS); the template's
 // headers and every other turn are context.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { PolicyTokenizer } from '@rl/policy';
 import type { SftExample } from './sft-example.ts';
 

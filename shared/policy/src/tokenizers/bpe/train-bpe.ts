@@ -3,7 +3,7 @@
 // the most frequent adjacent pair until the vocabulary is full. Deterministic:
 // ties go to the pair whose merged string sorts first.
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { byteLevelBpeJson, type PreTokenizerStyle, type TokenizerJson } from './tokenizer-json.ts';
 
 /** Options of {@link trainBpe}. */

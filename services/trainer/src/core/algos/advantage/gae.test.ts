@@ -1,4 +1,4 @@
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { expectAllClose, expectInvalid, randomFloats } from '../algos.test-support.ts';
 import { computeGaeAdvantageReturn } from './gae.ts';

@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 
 /** verl test `_make_group_index`: every group gets two samples, the rest are spread at random, then shuffled. */
 export function makeGroupIndex(rng: Rng, batchSize: number, numGroups: number): number[] {

@@ -1,4 +1,4 @@
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { describe, it } from 'vitest';
 import { expectAllClose } from '../algos.test-support.ts';
 import { makeGroupIndex, randMask } from './outcome.test-support.ts';

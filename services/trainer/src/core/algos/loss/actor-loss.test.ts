@@ -1,4 +1,4 @@
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { computeActorLoss } from './actor-loss.ts';
 import { expectGradientMatches, expectInvalid, randomFloats, randomMask } from '../algos.test-support.ts';

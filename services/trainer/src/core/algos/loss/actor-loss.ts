@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 import type { GlobalBatchInfo, LossAggMode } from './agg-loss.ts';
 import { computeEntropyLoss } from './entropy.ts';
 import { computeKlLoss } from '../kl/loss.ts';

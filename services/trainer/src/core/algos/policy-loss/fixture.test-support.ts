@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 import { LossAggMode } from '../loss/agg-loss.ts';
 import { expectGradientMatches, randomFloats, randomMask } from '../algos.test-support.ts';
 import type { PolicyLossFn, PolicyLossFnInput } from './types.ts';

@@ -1,4 +1,4 @@
-import { createRng } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { expectInvalid } from '../algos.test-support.ts';
 import { getPolicyLossFn, POLICY_LOSS_MODES, POLICY_LOSSES } from './registry.ts';

@@ -1,4 +1,4 @@
-import type { Rng } from '@rl/service-kit';
+import type { Rng } from '@rl/service-kit/core';
 import type { GlobalBatchInfo, LossAggMode } from '../loss/agg-loss.ts';
 import type { RolloutCorrectionParams } from '../rollout-correction/correction.ts';
 import type { Floats, Mask, Shape } from '../types.ts';
