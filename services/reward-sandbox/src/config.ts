@@ -3,12 +3,29 @@ import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 import { DEFAULT_UID_BASE } from './adapters/slots/slot-pool.ts';
 
+/** Most execution slots an instance may have (the uid range it reserves). */
+const MAX_SLOTS = 256;
+
 /** Environment of the sandbox service. */
 export const RewardSandboxConfig = BaseConfig.extend({
   /** HTTP port. @default 8102 */
   PORT: z.coerce.number().int().min(0).max(65535).default(8102),
-  /** Programs running at once. @default the number of CPU cores */
-  SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
+  /**
+   * Programs always allowed to run at once, whatever their CPU use (the floor
+   * of the adaptive count; see SANDBOX_MAX_SLOTS). Set alone, it is a fixed
+   * count as before (the slots then default to it). @default the number of CPU cores
+   */
+  SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(MAX_SLOTS).optional(),
+  /**
+   * Execution slots (host uids, cgroups): the most programs running at once.
+   * Between SANDBOX_CONCURRENCY and this, a program is let in only while the
+   * running ones leave CPU unused (core/cpu-admission.ts): programs that sleep
+   * or wait fill the slots, CPU-bound ones stay at about one per core.
+   * @default 16 × cores (at most 256), or SANDBOX_CONCURRENCY when only that is set
+   */
+  SANDBOX_MAX_SLOTS: z.coerce.number().int().min(1).max(MAX_SLOTS).optional(),
+  /** Seconds a slot past the warm ones (SANDBOX_CONCURRENCY) stays idle before its python zygote and spare launchers are stopped. @default 60 */
+  SANDBOX_SLOT_IDLE_SECONDS: z.coerce.number().min(0).default(60),
   /**
    * Programs allowed to wait for a slot before new ones are refused. Deep on
    * purpose: verl sends 64 concurrent calls per worker and jobs run many workers;
@@ -58,7 +75,7 @@ export const RewardSandboxConfig = BaseConfig.extend({
     .number()
     .int()
     .min(1000)
-    .max(4_294_967_294 - 256)
+    .max(4_294_967_294 - MAX_SLOTS)
     .default(DEFAULT_UID_BASE),
   /**
    * Run python through pre-started interpreters that fork a fresh set of
@@ -82,3 +99,18 @@ export function cgroupRunnerOptions(mode: CgroupMode): { cgroups: boolean; joinC
 
 /** Parsed configuration of the sandbox service. */
 export type RewardSandboxConfig = z.infer<typeof RewardSandboxConfig>;
+
+/** The admission bounds: `floor` runs always, up to `max` (the slots) while CPU allows. */
+export function slotBounds(
+  config: Pick<RewardSandboxConfig, 'SANDBOX_CONCURRENCY' | 'SANDBOX_MAX_SLOTS'>,
+  cores = availableParallelism(),
+): {
+  floor: number;
+  max: number;
+} {
+  const { SANDBOX_CONCURRENCY: floorSet, SANDBOX_MAX_SLOTS: maxSet } = config;
+  const floor = floorSet ?? Math.min(cores, maxSet ?? MAX_SLOTS);
+  const max = maxSet ?? (floorSet !== undefined ? floorSet : Math.min(MAX_SLOTS, Math.max(floor, 16 * cores)));
+  if (max < floor) throw new RangeError(`SANDBOX_MAX_SLOTS (${max}) must be >= SANDBOX_CONCURRENCY (${floor})`);
+  return { floor, max };
+}

@@ -1,12 +1,16 @@
 // Wiring only: config -> logger/telemetry -> runners + queue -> core -> HTTP + NATS edges -> graceful stop.
-import { BoundedQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
+import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
 import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
+import { serviceCpuSampler } from './adapters/slots/cpu-sampler.ts';
 import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
-import { RewardSandboxConfig, cgroupRunnerOptions } from './config.ts';
+import { availableParallelism } from 'node:os';
+import { RewardSandboxConfig, cgroupRunnerOptions, slotBounds } from './config.ts';
+import { CpuAdmission } from './core/cpu-admission.ts';
+import { ExecQueue } from './core/exec-queue.ts';
 import { createExecutor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { addRoutes } from './http.ts';
@@ -21,7 +25,12 @@ const metrics = createMetrics(DOC_INFO.service);
 const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 
 // One host uid and one memory/pids cgroup per run that may execute at once, shared by both native back-ends.
-const slots = new SlotPool({ size: config.SANDBOX_CONCURRENCY, uidBase: config.SANDBOX_UID_BASE });
+// `floor` runs always, up to `max` (the slots) while the running ones leave CPU unused; the floor's slots stay warm.
+const bounds = slotBounds(config);
+// Read only when floor < max. On cgroup v1 the service moves into a cpuacct group of its own, so the reading is this
+// service's CPU alone: before anything is started, so that every launcher, zygote and worker is born inside it.
+const cpu = bounds.floor < bounds.max ? serviceCpuSampler() : null;
+const slots = new SlotPool({ size: bounds.max, uidBase: config.SANDBOX_UID_BASE, warm: bounds.floor, idleMs: config.SANDBOX_SLOT_IDLE_SECONDS * 1000 });
 const native = new BwrapRunner({
   nodePath: config.SANDBOX_NODE_BIN,
   slots,
@@ -31,6 +40,7 @@ logger.info({ host: native.host, languages: native.languages() }, 'native sandbo
 logger.info(
   {
     slots: slots.size,
+    alwaysAdmitted: bounds.floor,
     uids: `${slots.uidBase}-${slots.uidBase + slots.size - 1}`,
     memoryCgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS,
     privateMounts: native.host.privateMounts,
@@ -49,7 +59,14 @@ if (native.seccomp === null) {
   logger.info({ seccomp: describeSeccompFilter(native.seccomp) }, 'seccomp filter built');
   if (native.seccomp.unknown.length > 0) logger.warn({ unknown: native.seccomp.unknown }, 'libseccomp does not know these calls: not denied');
 }
-const queue = new BoundedQueue({ concurrency: config.SANDBOX_CONCURRENCY, maxQueued: config.SANDBOX_MAX_QUEUED, name: 'sandbox' });
+const admission = new CpuAdmission({
+  cores: availableParallelism(),
+  ...bounds,
+  sampler: cpu ?? { cpuMs: () => null },
+  now: () => performance.now(),
+});
+if (cpu !== null) logger.info({ ...bounds, cpu: cpu.source }, 'admission follows CPU use');
+const queue = new ExecQueue({ admission, maxQueued: config.SANDBOX_MAX_QUEUED, name: 'sandbox' });
 for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
   ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],
@@ -68,7 +85,7 @@ if (config.SANDBOX_JS_ISOLATE) {
   try {
     fast = createFastRunner({
       warmMemoryMb: [config.DEFAULT_MEMORY_LIMIT_MB],
-      maxIdleWorkers: config.SANDBOX_CONCURRENCY + 1,
+      maxIdleWorkers: bounds.floor + 1,
       onWorkerEvent: (event) => (event.type === 'start-failed' ? logger.error(event, 'js worker failed to start') : logger.debug(event, 'js worker')),
       onCatastrophicError: (message) => logger.warn({ message }, 'isolate catastrophic failure; its worker is replaced'),
     });
@@ -88,7 +105,7 @@ const zygote =
     : undefined;
 if (zygote !== undefined) {
   await zygote.warm();
-  logger.info({ zygotes: config.SANDBOX_CONCURRENCY }, 'python zygotes ready');
+  logger.info({ zygotes: slots.warm, onDemand: slots.size - slots.warm }, 'python zygotes ready');
 }
 const executor = createExecutor(
   native,
@@ -109,7 +126,7 @@ await hostService({
   // Degraded but serving: operators see it here as well as in the start-up log.
   details: () => ({
     memory_cgroups: native.cgroups === null ? 'none' : config.SANDBOX_CGROUPS === 'all' ? 'every run' : 'python zygote runs',
-    uid_slots: { size: slots.size, first_uid: slots.uidBase },
+    uid_slots: { size: slots.size, first_uid: slots.uidBase, always_admitted: bounds.floor },
     problems: native.host.problems,
   }),
   routes: (app) => addRoutes(app, executor, defaults, scorer),
@@ -121,6 +138,7 @@ await hostService({
       run: async () => {
         await Promise.all([zygote?.close(), fast?.close()]);
         native.close();
+        cpu?.close();
       },
     },
   ],

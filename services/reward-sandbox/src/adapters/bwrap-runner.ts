@@ -148,7 +148,9 @@ export class BwrapRunner implements Runner {
       : [];
     const cgroups = this.#joinCgroups ? this.cgroups : null;
     this.#launchers = new LauncherPool((slot) => cgroups?.procs(slot) ?? []);
-    if (this.#languages.length > 0) for (const s of this.slots.all()) this.#launchers.refill(s.index);
+    // Spares for the warm slots now; the others get theirs after their first run, and lose them once idle.
+    if (this.#languages.length > 0) for (const s of this.slots.warmSlots()) this.#launchers.refill(s.index);
+    this.slots.onIdle((slot) => this.#launchers.retire(slot.index));
   }
 
   languages(): ReadonlyArray<string> {

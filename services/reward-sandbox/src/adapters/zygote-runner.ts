@@ -68,6 +68,12 @@ export class ZygoteRunner implements SelectiveRunner {
       sandboxUid: 65534,
       ...options,
     };
+    // A cold slot left idle: its zygote goes (the slot's next run starts one).
+    options.slots.onIdle((slot) => {
+      const proc = this.#zygotes[slot.index];
+      this.#zygotes[slot.index] = undefined;
+      void proc?.kill();
+    });
   }
 
   languages(): ReadonlyArray<string> {
@@ -78,9 +84,18 @@ export class ZygoteRunner implements SelectiveRunner {
     return !this.#closed && spec.language === 'python' && this.#opts.host.tools.python !== undefined;
   }
 
-  /** Starts a zygote per slot; resolves when every one is ready (rejects if one cannot start). */
+  /**
+   * Starts the zygotes of the pool's warm slots; resolves when every one is
+   * ready (rejects if one cannot start). Other slots start theirs on their
+   * first run and stop it once idle (SlotPool.onIdle).
+   */
   async warm(): Promise<void> {
-    await Promise.all(this.#opts.slots.all().map((slot) => this.#zygoteFor(slot)));
+    await Promise.all(this.#opts.slots.warmSlots().map((slot) => this.#zygoteFor(slot)));
+  }
+
+  /** Zygotes alive or starting (one per slot in use). */
+  get zygotes(): number {
+    return this.#zygotes.filter((p) => p?.alive === true).length;
   }
 
   /** Stops every zygote; call once runs have finished. */

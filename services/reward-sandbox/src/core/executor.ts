@@ -1,4 +1,5 @@
-import { AppError, type BoundedQueue, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
+import type { RunQueue } from './exec-queue.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
 /** A runner that only takes the runs it can do safely (the isolated-vm fast path). */
@@ -19,7 +20,7 @@ export interface Executor {
  * sandbox; unsupported languages are a 400 naming them. Every run waits its
  * turn in the queue; its own deadline starts when it runs.
  */
-export function createExecutor(native: Runner, queue: BoundedQueue, fast: readonly SelectiveRunner[] = []): Executor {
+export function createExecutor(native: Runner, queue: RunQueue, fast: readonly SelectiveRunner[] = []): Executor {
   const nativeLangs = new Set(native.languages());
   const fastLangs = fast.map((r) => new Set(r.languages()));
   const pick = (spec: RunSpec): Runner | undefined => {

@@ -18,9 +18,9 @@ function read(path: string): string {
   }
 }
 
-/** Our own cgroup dirs in which the memory and pids controllers can be used for children (v1 preferred). */
-export function ownPlaces(): { memory: Place | null; pids: Place | null } {
-  const mounts = read('/proc/self/mountinfo')
+/** The mounts this process sees: root within the filesystem, mount point, type and super options. */
+function mountTable(): Array<{ root: string; point: string; type: string; opts: string[] }> {
+  return read('/proc/self/mountinfo')
     .split('\n')
     .map((l) => {
       const [pre, post] = l.split(' - ');
@@ -28,6 +28,11 @@ export function ownPlaces(): { memory: Place | null; pids: Place | null } {
       const g = (post ?? '').split(' ');
       return { root: f[3] ?? '', point: f[4] ?? '', type: g[0] ?? '', opts: (g[2] ?? '').split(',') };
     });
+}
+
+/** Our own cgroup dirs in which the memory and pids controllers can be used for children (v1 preferred). */
+export function ownPlaces(): { memory: Place | null; pids: Place | null } {
+  const mounts = mountTable();
   const out: { memory: Place | null; pids: Place | null } = { memory: null, pids: null };
   for (const line of read('/proc/self/cgroup').split('\n')) {
     const [, ctrls, path] = line.split(':');
@@ -43,4 +48,22 @@ export function ownPlaces(): { memory: Place | null; pids: Place | null } {
     if (has('pids') && (out.pids === null || !v2)) out.pids = { dir, v2 };
   }
   return out;
+}
+
+/** Our own cgroup dir for CPU accounting: v1's cpuacct hierarchy (preferred), else the v2 one; null when neither is mounted. */
+export function ownCpuPlace(): Place | null {
+  const mounts = mountTable();
+  let v2: Place | null = null;
+  for (const line of read('/proc/self/cgroup').split('\n')) {
+    const [, ctrls, path] = line.split(':');
+    if (path === undefined || ctrls === undefined) continue;
+    const isV2 = ctrls === '';
+    if (!isV2 && !ctrls.split(',').includes('cpuacct')) continue;
+    const m = mounts.find((mt) => (isV2 ? mt.type === 'cgroup2' : mt.type === 'cgroup' && mt.opts.includes('cpuacct')));
+    if (m === undefined || !path.startsWith(m.root)) continue;
+    const dir = join(m.point, path.slice(m.root === '/' ? 0 : m.root.length));
+    if (!isV2) return { dir, v2: false };
+    v2 = { dir, v2: true };
+  }
+  return v2;
 }

@@ -211,6 +211,12 @@ export class LauncherPool {
     while (spares.length < SPARES_PER_SLOT) spares.push(Launcher.spawn(this.#procs(slot), SPARE_DATA_FDS, true));
   }
 
+  /** Kills the slot's spares (a slot left idle; its next run starts a fresh launcher, joining then). */
+  retire(slot: number): void {
+    for (const l of this.#spare.get(slot) ?? []) l.kill();
+    this.#spare.delete(slot);
+  }
+
   /** The slot's spares that can still take a run (dead ones, e.g. a failed join, are dropped). */
   #live(slot: number): Launcher[] {
     const spares = (this.#spare.get(slot) ?? []).filter((l) => l.usable);

@@ -8,6 +8,12 @@
 // The executor's queue already bounds runs to the slot count; the pool still
 // queues (FIFO) rather than failing, so a runner used without the queue (tests,
 // a second caller) stays correct.
+//
+// There are more slots than cores (the queue lets programs in while they leave
+// CPU unused, core/cpu-admission.ts), so per-slot processes are kept warm only
+// for the first `warm` slots; the others start theirs when a run first needs
+// them, and the pool tells its listeners (the runners) to stop them once such a
+// slot has been idle for `idleMs`.
 
 /** One slot: its index and the host uid/gid its sandboxes run as. */
 export interface Slot {
@@ -26,26 +32,52 @@ export interface SlotPoolOptions {
   size: number;
   /** Host uid (and gid) of slot 0; slot i runs as uidBase + i. */
   uidBase: number;
+  /** Slots (the lowest indices) whose per-slot processes are started up front and kept. @default size */
+  warm?: number;
+  /** How long a slot past the warm ones stays idle before {@link SlotPool.onIdle} listeners hear of it. @default 60000 */
+  idleMs?: number;
+  /** A one-shot timer (tests replace it); returns a cancel function. @default unref'd setTimeout */
+  timer?: (ms: number, fn: () => void) => () => void;
 }
 
 /** Hands out slots, each to one run at a time. */
 export class SlotPool {
   readonly size: number;
   readonly uidBase: number;
+  /** Slots 0 .. warm-1 keep their per-slot processes; the others start them on demand and stop them when idle. */
+  readonly warm: number;
   readonly #free: number[];
   readonly #waiting: Array<(index: number) => void> = [];
+  readonly #idleMs: number;
+  readonly #timer: (ms: number, fn: () => void) => () => void;
+  readonly #idleListeners: Array<(slot: Slot) => void> = [];
+  /** Pending idle notice per cold slot (cancelled when the slot is taken again). */
+  readonly #idleTimers = new Map<number, () => void>();
 
-  constructor({ size, uidBase }: SlotPoolOptions) {
+  constructor({ size, uidBase, warm = size, idleMs = 60_000, timer = unrefTimer }: SlotPoolOptions) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`slot count must be a positive integer, got ${size}`);
     this.size = size;
     this.uidBase = uidBase;
+    this.warm = Math.max(0, Math.min(size, warm));
+    this.#idleMs = idleMs;
+    this.#timer = timer;
     // Lowest index first, so a lightly loaded service keeps reusing the same few slots (and their warm zygotes).
     this.#free = Array.from({ length: size }, (_, i) => size - 1 - i);
   }
 
-  /** Every slot, for start-up work (creating per-slot cgroups, warming zygotes). */
+  /** Every slot, for start-up work (creating per-slot cgroups). */
   all(): Slot[] {
     return Array.from({ length: this.size }, (_, index) => ({ index, uid: this.uidBase + index }));
+  }
+
+  /** The warm slots, whose per-slot processes start up front. */
+  warmSlots(): Slot[] {
+    return this.all().slice(0, this.warm);
+  }
+
+  /** Calls `listener` when a slot past the warm ones has been idle `idleMs` (stop its per-slot processes then). */
+  onIdle(listener: (slot: Slot) => void): void {
+    this.#idleListeners.push(listener);
   }
 
   /** Slots not held by a run. */
@@ -74,6 +106,8 @@ export class SlotPool {
   }
 
   #lease(index: number): SlotLease {
+    this.#idleTimers.get(index)?.();
+    this.#idleTimers.delete(index);
     let held = true;
     return {
       index,
@@ -82,11 +116,31 @@ export class SlotPool {
         if (!held) return;
         held = false;
         const next = this.#waiting.shift();
-        if (next !== undefined) next(index);
-        else this.#free.push(index);
+        if (next !== undefined) {
+          next(index);
+          return;
+        }
+        // Kept sorted highest first, so pop() hands out the lowest free index (warm slots first).
+        const at = this.#free.findIndex((i) => i < index);
+        this.#free.splice(at < 0 ? this.#free.length : at, 0, index);
+        if (index >= this.warm && this.#idleListeners.length > 0) {
+          this.#idleTimers.set(
+            index,
+            this.#timer(this.#idleMs, () => {
+              this.#idleTimers.delete(index);
+              for (const l of this.#idleListeners) l({ index, uid: this.uidBase + index });
+            }),
+          );
+        }
       },
     };
   }
+}
+
+function unrefTimer(ms: number, fn: () => void): () => void {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
 }
 
 /**
