@@ -1,9 +1,10 @@
 // Wiring only: config -> logger/telemetry -> NATS + worker pool -> core -> HTTP + NATS edges -> graceful stop.
+import './main-thread-heap.ts'; // first: may re-execute the process with the main thread's heap flags
 import { BudgetPool } from './adapters/worker-pool/budget-pool.ts';
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { createRemoteScorer } from './adapters/remote-scorer.ts';
 import type { ScoreWorkerData } from './adapters/score-worker.ts';
-import { RewardRulesConfig } from './config.ts';
+import { RewardRulesConfig, scorePoolOptions } from './config.ts';
 import { addRoutes } from './http.ts';
 import { natsEndpoints } from './nats.ts';
 import { DOC_INFO } from './openapi.ts';
@@ -19,7 +20,7 @@ const workerData: ScoreWorkerData = { defaultTimeoutMs: config.DEFAULT_ITEM_TIME
 const pool = new BudgetPool({
   moduleUrl: new URL('./adapters/score-worker.ts', import.meta.url).href,
   moduleData: workerData,
-  size: config.SCORE_WORKERS,
+  ...scorePoolOptions(config),
 });
 // Workers load the scorers (mathjs among them) before this process says it is ready.
 await pool.whenReady();
@@ -35,7 +36,5 @@ await hostService({
   checks: () => ({ workers: pool.readyWorkers > 0 }),
   routes: (app) => addRoutes(app, svc),
   endpoints: natsEndpoints(svc),
-  stopSteps: [
-    { name: 'workers', run: () => pool.close() },
-  ],
+  stopSteps: [{ name: 'workers', run: () => pool.close() }],
 });

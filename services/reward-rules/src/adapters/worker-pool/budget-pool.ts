@@ -1,6 +1,18 @@
 import { Worker } from 'node:worker_threads';
+import type { HeapInfo } from 'node:v8';
 import { AppError, ErrorCode, isErrorCode } from '@rl/service-kit';
-import { PROGRESS_BUDGET, PROGRESS_INDEX, PROGRESS_SEQ, PROGRESS_SLOTS, type JobFailure, type JobMessage, type JobReport, type ReadyMessage, type SkipReason, type WorkerBoot } from './protocol.ts';
+import {
+  PROGRESS_BUDGET,
+  PROGRESS_INDEX,
+  PROGRESS_SEQ,
+  PROGRESS_SLOTS,
+  type JobFailure,
+  type JobMessage,
+  type JobReport,
+  type ReadyMessage,
+  type SkipReason,
+  type WorkerBoot,
+} from './protocol.ts';
 
 /** Options of {@link BudgetPool}. */
 export interface BudgetPoolOptions {
@@ -14,7 +26,27 @@ export interface BudgetPoolOptions {
   watchdogIntervalMs?: number;
   /** V8 old-generation heap cap per worker; an item that exceeds it fails alone. @default 512 */
   workerHeapMb?: number;
+  /**
+   * V8 young-generation size per worker (`resourceLimits.maxYoungGenerationSizeMb`),
+   * or undefined for V8's default, which lets it grow to 128 MB (two 64 MB
+   * semi-spaces in Node 24) and stay resident. Large enough that a batch's state
+   * dies young instead of being promoted, it costs no throughput. @default undefined
+   */
+  workerYoungGenerationMb?: number | undefined;
+  /**
+   * The warm spare that replaces a killed worker at once (loading the module takes
+   * up to a second or two): `eager` keeps one from the start; `on-demand` starts one
+   * when a worker is replaced (the replacement itself starts cold if none was warm)
+   * and retires it after `spareIdleMs` without another replacement; `none` never
+   * keeps one. A spare costs a whole worker's memory. @default 'on-demand'
+   */
+  spare?: SpareMode;
+  /** How long an on-demand spare stays warm after the last replacement. @default 60000 */
+  spareIdleMs?: number;
 }
+
+/** See {@link BudgetPoolOptions.spare}. */
+export type SpareMode = 'eager' | 'on-demand' | 'none';
 
 /** Consecutive crashes of workers that never finished a job, after which the pool gives up. */
 const MAX_CRASH_STREAK = 5;
@@ -49,11 +81,13 @@ interface Slot {
  * a retry, which is why the work must be deterministic.
  */
 export class BudgetPool {
-  readonly #opts: Required<BudgetPoolOptions>;
+  readonly #opts: Required<Omit<BudgetPoolOptions, 'workerYoungGenerationMb'>> & Pick<BudgetPoolOptions, 'workerYoungGenerationMb'>;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   /** A pre-started worker that replaces a killed one at once (loading a module can take a second). */
   #spare: Slot | undefined;
+  /** Retires an on-demand spare after `spareIdleMs` without a replacement. */
+  #spareTimer: NodeJS.Timeout | undefined;
   readonly #allReady = Promise.withResolvers<void>();
   #nextJobId = 1;
   #watchdog: NodeJS.Timeout | undefined;
@@ -61,9 +95,17 @@ export class BudgetPool {
   #crashStreak = 0;
 
   constructor(options: BudgetPoolOptions) {
-    this.#opts = { watchdogIntervalMs: 25, workerHeapMb: 512, moduleData: undefined, ...options };
+    this.#opts = {
+      watchdogIntervalMs: 25,
+      workerHeapMb: 512,
+      workerYoungGenerationMb: undefined,
+      spare: 'on-demand',
+      spareIdleMs: 60_000,
+      moduleData: undefined,
+      ...options,
+    };
     for (let i = 0; i < this.#opts.size; i++) this.#slots.push(this.#spawn());
-    this.#spare = this.#spawn();
+    if (this.#opts.spare === 'eager') this.#spare = this.#spawn();
     // Observed here so a broken pool is not an unhandled rejection when nobody awaits whenReady().
     this.#allReady.promise.catch(() => {});
   }
@@ -85,6 +127,16 @@ export class BudgetPool {
   /** Number of worker threads. */
   get size(): number {
     return this.#slots.length;
+  }
+
+  /** Warm spare workers (0 or 1). */
+  get spareWorkers(): number {
+    return this.#spare === undefined ? 0 : 1;
+  }
+
+  /** V8 heap statistics of each running worker (not the spare), for diagnostics. */
+  heapStatistics(): Promise<HeapInfo[]> {
+    return Promise.all(this.#slots.map((s) => s.worker.getHeapStatistics()));
   }
 
   /** Batches waiting for a free worker. */
@@ -119,6 +171,7 @@ export class BudgetPool {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#watchdog);
+    clearTimeout(this.#spareTimer);
     const err = new AppError(ErrorCode.Unavailable, 'worker pool closed', { retryable: true });
     for (const job of this.#queue.splice(0)) this.#finish(job, err);
     for (const slot of this.#slots) if (slot.job !== undefined) this.#finish(slot.job, err);
@@ -132,7 +185,10 @@ export class BudgetPool {
     const boot: WorkerBoot = { moduleUrl: this.#opts.moduleUrl, moduleData: this.#opts.moduleData, progress };
     const worker = new Worker(new URL('./worker-main.ts', import.meta.url), {
       workerData: boot,
-      resourceLimits: { maxOldGenerationSizeMb: this.#opts.workerHeapMb },
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.#opts.workerHeapMb,
+        ...(this.#opts.workerYoungGenerationMb === undefined ? {} : { maxYoungGenerationSizeMb: this.#opts.workerYoungGenerationMb }),
+      },
     });
     const slot: Slot = { worker, ready: false, progress: new Int32Array(progress), job: undefined, seenSeq: 0, seenAt: 0 };
     Atomics.store(slot.progress, PROGRESS_INDEX, -1);
@@ -199,6 +255,7 @@ export class BudgetPool {
   #onCrash(slot: Slot, err: Error): void {
     if (slot === this.#spare) {
       this.#spare = undefined;
+      clearTimeout(this.#spareTimer);
       void slot.worker.terminate();
       if (++this.#crashStreak > MAX_CRASH_STREAK) this.#breakPool(err);
       return;
@@ -236,7 +293,20 @@ export class BudgetPool {
     slot.job = undefined;
     void slot.worker.terminate();
     this.#slots[this.#slots.indexOf(slot)] = this.#spare ?? this.#spawn();
-    this.#spare = this.#closed ? undefined : this.#spawn();
+    this.#spare = this.#closed || this.#opts.spare === 'none' ? undefined : this.#spawn();
+    if (this.#spare !== undefined && this.#opts.spare === 'on-demand') this.#retireSpareLater();
+  }
+
+  /** (Re)arms the on-demand spare's idle timer: pathological items come in bursts, memory is kept otherwise. */
+  #retireSpareLater(): void {
+    clearTimeout(this.#spareTimer);
+    this.#spareTimer = setTimeout(() => {
+      this.#spareTimer = undefined;
+      const spare = this.#spare;
+      this.#spare = undefined;
+      if (spare !== undefined) void spare.worker.terminate();
+    }, this.#opts.spareIdleMs);
+    this.#spareTimer.unref();
   }
 
   /** Workers keep dying (e.g. the batch module fails to load): stop respawning and fail everything. */
