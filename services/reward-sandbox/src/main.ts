@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { RewardSandboxConfig, cgroupRunnerOptions, slotBounds } from './config.ts';
 import { CpuAdmission } from './core/cpu-admission.ts';
 import { ExecQueue } from './core/exec-queue.ts';
-import { createExecutor } from './core/executor.ts';
+import { createExecutor, limitInFlight } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { addRoutes } from './http.ts';
 import { natsEndpoints } from './nats.ts';
@@ -107,10 +107,12 @@ if (zygote !== undefined) {
   await zygote.warm();
   logger.info({ zygotes: slots.warm, onDemand: slots.size - slots.warm }, 'python zygotes ready');
 }
+// The isolated-vm path holds a worker process (~95 MB) per concurrent run: at most the warm count + 1 at once
+// (what the pool keeps idle), the rest of a burst of waiting JavaScript goes to bubblewrap.
 const executor = createExecutor(
   native,
   queue,
-  [fast, zygote].filter((r) => r !== undefined),
+  [fast === undefined ? undefined : limitInFlight(fast, bounds.floor + 1), zygote].filter((r) => r !== undefined),
 );
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });

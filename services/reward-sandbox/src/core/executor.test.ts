@@ -1,6 +1,6 @@
 import { AppError, BoundedQueue } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
-import { createExecutor, type SelectiveRunner } from './executor.ts';
+import { createExecutor, limitInFlight, type SelectiveRunner } from './executor.ts';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
 const outcome = (by: string): RunOutcome => ({
@@ -68,5 +68,24 @@ describe('createExecutor', () => {
       { language: 'python', runner: 'bwrap' },
       { language: 'typescript', runner: 'isolated-vm' },
     ]);
+  });
+
+  it('sends runs past a limited fast path’s cap to the native sandbox, and picks when the run starts', async () => {
+    const gates: Array<() => void> = [];
+    const slowFast: SelectiveRunner = {
+      ...fast,
+      run: () => new Promise((res) => gates.push(() => res(outcome('ivm')))),
+    };
+    const ex = createExecutor(native, new BoundedQueue({ concurrency: 4 }), [limitInFlight(slowFast, 1)]);
+    const a = ex.run(spec('nodejs', 'console.log(1)'));
+    await new Promise((r) => setImmediate(r));
+    const b = ex.run(spec('nodejs', 'console.log(2)'));
+    expect((await b).run_result?.stdout).toBe('bwrap');
+    gates[0]!();
+    expect((await a).run_result?.stdout).toBe('ivm');
+    const c = ex.run(spec('nodejs', 'console.log(3)'));
+    await new Promise((r) => setImmediate(r));
+    gates[1]!();
+    expect((await c).run_result?.stdout).toBe('ivm');
   });
 });

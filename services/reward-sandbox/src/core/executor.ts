@@ -39,7 +39,8 @@ export function createExecutor(native: Runner, queue: RunQueue, fast: readonly S
       const ctl = new AbortController();
       const onAbort = () => ctl.abort(signal?.reason);
       signal?.addEventListener('abort', onAbort, { once: true });
-      return queue.run(() => runner.run(spec, ctl.signal), signal).finally(() => signal?.removeEventListener('abort', onAbort));
+      // Picked again when the run starts: a fast path that was full when it arrived may have room now, and vice versa.
+      return queue.run(() => (pick(spec) ?? runner).run(spec, ctl.signal), signal).finally(() => signal?.removeEventListener('abort', onAbort));
     },
     languages() {
       const out = new Map<string, string>();
@@ -49,6 +50,30 @@ export function createExecutor(native: Runner, queue: RunQueue, fast: readonly S
         for (const l of fastLangs[k]!) out.set(l, nativeLangs.has(l) ? `${fast[k]!.name} (falls back to ${native.name})` : fast[k]!.name);
       }
       return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([language, runner]) => ({ language, runner }));
+    },
+  };
+}
+
+/**
+ * A fast path that takes at most `max` runs at once; past that it declines
+ * (`canRun` false) and the executor sends the run to the next back-end. For
+ * the isolated-vm path, whose every concurrent run holds a worker process
+ * (~95 MB): with more slots than cores, programs that wait on timers would
+ * otherwise start a worker each.
+ */
+export function limitInFlight(runner: SelectiveRunner, max: number): SelectiveRunner {
+  let inFlight = 0;
+  return {
+    name: runner.name,
+    languages: () => runner.languages(),
+    canRun: (spec) => inFlight < max && runner.canRun(spec),
+    async run(spec, signal) {
+      inFlight += 1;
+      try {
+        return await runner.run(spec, signal);
+      } finally {
+        inFlight -= 1;
+      }
     },
   };
 }

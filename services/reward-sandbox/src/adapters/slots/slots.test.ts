@@ -37,6 +37,56 @@ describe('SlotPool', () => {
   });
 });
 
+describe('SlotPool warm and cold slots', () => {
+  /** A manual timer: `fire()` runs what is due. */
+  function manualTimer() {
+    let pending: Array<{ fn: () => void; live: boolean }> = [];
+    return {
+      timer: (_ms: number, fn: () => void) => {
+        const entry = { fn, live: true };
+        pending.push(entry);
+        return () => void (entry.live = false);
+      },
+      fire() {
+        const due = pending;
+        pending = [];
+        for (const p of due) if (p.live) p.fn();
+      },
+    };
+  }
+
+  it('hands out the lowest free index, so the warm slots are reused first', async () => {
+    const pool = new SlotPool({ size: 4, uidBase: 5000, warm: 1 });
+    expect(pool.warmSlots().map((s) => s.index)).toEqual([0]);
+    const held = await Promise.all([pool.acquire(never), pool.acquire(never), pool.acquire(never)]);
+    expect(held.map((s) => s.index)).toEqual([0, 1, 2]);
+    held[1]!.release();
+    held[0]!.release();
+    held[2]!.release();
+    expect((await pool.acquire(never)).index).toBe(0);
+    expect((await pool.acquire(never)).index).toBe(1);
+  });
+
+  it('tells its listeners when a cold slot stays idle, not when it is taken again first, and never for warm slots', async () => {
+    const t = manualTimer();
+    const pool = new SlotPool({ size: 3, uidBase: 5000, warm: 1, idleMs: 60_000, timer: t.timer });
+    const idle: number[] = [];
+    pool.onIdle((s) => idle.push(s.uid));
+    const [a, b, c] = await Promise.all([pool.acquire(never), pool.acquire(never), pool.acquire(never)]);
+    a!.release();
+    b!.release();
+    c!.release();
+    const again = await pool.acquire(never); // slot 0 (warm)
+    const cold = await pool.acquire(never); // slot 1: its idle notice is cancelled
+    t.fire();
+    expect(idle).toEqual([5002]);
+    cold.release();
+    again.release();
+    t.fire();
+    expect(idle).toEqual([5002, 5001]);
+  });
+});
+
 describe('checkUidRange', () => {
   const dir = mkdtempSync(join(tmpdir(), 'uid-range-'));
   const file = (name: string, text: string) => {
