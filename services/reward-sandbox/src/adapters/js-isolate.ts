@@ -10,8 +10,9 @@
 // (detected from the syntax as Node 22+ does; top-level await works); console with
 // Node's util.format/inspect output; process (argv, env = {}, exit, exitCode,
 // stdin/stdout/stderr streams, nextTick, hrtime, on('exit'|'beforeExit'|
-// 'uncaughtException')); setTimeout/setInterval/setImmediate on a virtual clock
-// (never sleeps; a timer due after the time limit is a TimeLimitExceeded);
+// 'uncaughtException')); setTimeout/setInterval/setImmediate on the real clock
+// (the worker sleeps between timers, outside the isolate; a next timer due after
+// the time limit, with nothing else to run, ends the run as TimeLimitExceeded then);
 // queueMicrotask; performance.now; and the builtins in js-isolate/modules.ts: fs
 // (stdin via readFileSync(0 | '/dev/stdin'), stdout/stderr writes, an in-memory
 // scratch store for other paths), readline(/promises), events, util, assert(/strict),
@@ -22,8 +23,9 @@
 //
 // Semantics follow SandboxFusion's `node file.js` / `tsx file.ts`: no compile stage
 // (compile_result is null), a crash is status Finished with return code 1 and Node's
-// error text on stderr, a timeout is TimeLimitExceeded with a null return code, and
-// output still buffered inside the isolate (under 64 KiB / 50 ms) is lost then.
+// error text on stderr, a timeout is TimeLimitExceeded with a null return code, and,
+// as from the pipe of a real node process, whatever the program wrote before a
+// time-out, a crash or its memory limit comes back (worker/output-channel.ts).
 
 import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec, type Runner } from '../core/runner.ts';
 import { clampMemory, workerMemoryMb } from './js-isolate/memory.ts';

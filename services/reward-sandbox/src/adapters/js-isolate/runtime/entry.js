@@ -5,7 +5,7 @@
 
 import { requireBuiltin } from './builtins.js';
 import {
-  cfg, dead, exitCodeValue, finalTuple, G, MAIN_HOOK, pendingOut, REQUIRE_HOOK, resetOutput, setExitCode,
+  cfg, dead, exitCodeValue, finalTuple, G, MAIN_HOOK, rawWrite, REQUIRE_HOOK, resetOutput, setExitCode,
   startReal, startRun,
 } from './io.js';
 import {
@@ -80,10 +80,11 @@ function invokeEntry(fn) {
  * @param {any} b
  * @param {any} c
  * @param {any} d
+ * @param {any} [e]
  */
-export function ctl(op, a, b, c, d) {
+export function ctl(op, a, b, c, d, e) {
   if (op === 'start') {
-    startRun(a, b, c, d);
+    startRun(a, b, c, d, e);
     configureProcess();
     Object.defineProperty(G, MAIN_HOOK, { value: runMain, configurable: true, enumerable: false, writable: false });
     if (cfg.cjsGlobals) {
@@ -98,10 +99,12 @@ export function ctl(op, a, b, c, d) {
     return;
   }
   if (op === 'step') {
-    // One macrotask; returns 1 (maybe more to do), 'tle', or the final [code, stdout, stderr].
+    // One macrotask; returns 1 (maybe more to do), -ms (nothing to do for ms
+    // milliseconds: the host sleeps, then steps again), 'tle', or the final [code].
     if (dead) return finalTuple();
     const r = loopAlive() ? runOneTask() : 'idle';
     if (r === 'tle') return 'tle';
+    if (typeof r === 'number') return -r;
     if (r === 'ran') return dead ? finalTuple() : 1;
     const code = exitCodeValue === undefined ? 0 : exitCodeValue;
     if (processObject.listenerCount('beforeExit') > 0) {
@@ -128,7 +131,7 @@ export function ctl(op, a, b, c, d) {
   if (op === 'die') {
     if (!dead) {
       setExitCode(typeof b === 'number' ? b : 1);
-      if (typeof a === 'string') pendingOut[1] += a;
+      if (typeof a === 'string') rawWrite(2, a);
     }
     return finalTuple();
   }

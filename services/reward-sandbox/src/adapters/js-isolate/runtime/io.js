@@ -10,9 +10,12 @@ import { inspect } from './inspect-value.js';
 export const G = /** @type {typeof globalThis & Record<PropertyKey, any>} */ (globalThis);
 export const MAIN_HOOK = Symbol.for('sandbox.main');
 export const REQUIRE_HOOK = Symbol.for('sandbox.require');
-const FLUSH_BYTES = 65536;
-const FLUSH_MS = 50;
-
+// Output goes into two buffers shared with the worker (worker/output-channel.ts):
+// UTF-16 code units, then the committed length (Atomics.store), so the worker can
+// forward them at any time without entering the isolate. Until ctl('start') hands
+// the run's buffers over, small local ones take the warm-up run's writes.
+// Captured at load: programs share this realm and may replace Atomics.
+const atomicsStore = Atomics.store;
 /**
  * Per-run configuration, JSON from the host (worker/execution.ts builds it).
  * @typedef {object} RunConfig
@@ -25,8 +28,10 @@ const FLUSH_MS = 50;
  * @property {boolean} [cjsGlobals]
  */
 
-// The two host callbacks (ivm.Callback): write(fd, text) returns false once the
-// stream is full; exit(code) disposes the isolate. Both are set by ctl('start')
+// The two host callbacks (ivm.Callback): write(fd, text) forwards and rewinds the
+// shared buffers, then forwards `text` (a string too long for them; '' when only
+// the buffers are handed over), and returns the streams that reached the output
+// cap (bit 0 stdout, bit 1 stderr); exit(code) disposes the isolate. Both are set by ctl('start')
 // before any program code runs.
 /** @type {((fd: number, text: string) => unknown) | null} */
 let hostWrite = null;
@@ -39,13 +44,14 @@ export let stdinText = '';
 
 // ---- output ---------------------------------------------------------------------
 
-/** @type {[string, string]} */
-export const pendingOut = ['', ''];
+/** @type {Int32Array} committed code units of stdout, stderr */
+let outLengths = new Int32Array(2);
+/** @type {[Uint16Array, Uint16Array]} */
+let outUnits = [new Uint16Array(256), new Uint16Array(256)];
+/** @type {[number, number]} the runtime's own copy of outLengths (only the host rewinds them, inside write) */
+const outUsed = [0, 0];
 /** @type {[boolean, boolean]} */
 const streamFull = [false, false];
-let pendingLen = 0;
-let writesSinceCheck = 0;
-let lastFlush = Date.now();
 export let dead = false;
 /** @type {number | undefined} */
 export let exitCodeValue;
@@ -58,37 +64,45 @@ export let exitCodeValue;
  * @param {any} write
  * @param {any} exit
  * @param {string} configJson
+ * @param {any} shared the run's output buffers (worker/output-channel.ts)
  */
-export function startRun(stdin, write, exit, configJson) {
+export function startRun(stdin, write, exit, configJson, shared) {
   stdinText = typeof stdin === 'string' ? stdin : '';
   hostWrite = write;
   hostExit = exit;
   cfg = JSON.parse(configJson);
   startReal = Date.now();
-  lastFlush = startReal;
+  const units = (shared.byteLength - 8) / 4;
+  outLengths = new Int32Array(shared, 0, 2);
+  outUnits = [new Uint16Array(shared, 8, units), new Uint16Array(shared, 8 + 2 * units, units)];
+  outUsed[0] = 0;
+  outUsed[1] = 0;
 }
 /** @param {any} code */
 export function setExitCode(code) { exitCodeValue = code; }
 export function markDead() { dead = true; }
 /** Forgets output written by the warm-up run. */
 export function resetOutput() {
-  pendingOut[0] = '';
+  outUsed[0] = 0;
+  outUsed[1] = 0;
   sentChars[0] = 0;
-  pendingLen = 0;
-  writesSinceCheck = 0;
 }
 
-export function flushOutput() {
-  for (let i = 0; i < 2; i++) {
-    const s = /** @type {string} */ (pendingOut[i]);
-    if (s !== '') {
-      pendingOut[i] = '';
-      // Only an explicit "full" stops the stream: the host sink enforces the cap either way.
-      if (hostWrite !== null && hostWrite(i + 1, s) === false) streamFull[i] = true;
-    }
+// Hands the buffers to the host (or sends `s` past them), keeping what it says is full.
+/**
+ * @param {number} fd
+ * @param {string} s
+ */
+function handOver(fd, s) {
+  outUsed[0] = 0;
+  outUsed[1] = 0;
+  if (hostWrite === null) return;
+  const full = hostWrite(fd, s);
+  // Only an explicit "full" stops a stream: the host sink enforces the cap either way.
+  if (typeof full === 'number') {
+    if ((full & 1) !== 0) streamFull[0] = true;
+    if ((full & 2) !== 0) streamFull[1] = true;
   }
-  pendingLen = 0;
-  lastFlush = Date.now();
 }
 
 /** @type {[number, number]} */
@@ -110,23 +124,23 @@ export function rawWrite(fd, s) {
     streamFull[i] = true;
   }
   sentChars[i] += s.length;
-  pendingOut[i] += s;
-  pendingLen += s.length;
-  if (pendingLen >= FLUSH_BYTES) {
-    flushOutput();
-  } else if (++writesSinceCheck >= 256) {
-    // Time-based flushing keeps partial output visible if the run later times out.
-    writesSinceCheck = 0;
-    if (Date.now() - lastFlush >= FLUSH_MS) flushOutput();
+  const units = outUnits[i];
+  let used = outUsed[i];
+  if (used + s.length > units.length) {
+    handOver(fd, s.length > units.length ? s : '');
+    if (s.length > units.length) return;
+    used = 0;
   }
+  for (let k = 0; k < s.length; k++) units[used + k] = s.charCodeAt(k);
+  used += s.length;
+  outUsed[i] = used;
+  atomicsStore(outLengths, i, used);
 }
 
+/** The final [exit code]; the output is already in the shared buffers. */
 export function finalTuple() {
-  const out = [exitCodeValue === undefined ? 0 : exitCodeValue, pendingOut[0], pendingOut[1]];
-  pendingOut[0] = '';
-  pendingOut[1] = '';
   dead = true;
-  return out;
+  return [exitCodeValue === undefined ? 0 : exitCodeValue];
 }
 
 /**

@@ -1,18 +1,20 @@
 // @ts-check
-// In-isolate runtime, part 2: timers on a virtual clock, process.nextTick, the
+// In-isolate runtime, part 2: timers on the real clock, process.nextTick, the
 // libuv-shaped event loop the host drives one macrotask at a time, and the poll
 // queue stdin delivery (streams.js) goes through.
 
 import { cfg, dead, describeReceived, makeNodeError, startReal } from './io.js';
 import { fatal } from './process.js';
 
-// ---- timers and the virtual-time event loop -------------------------------------
+// ---- timers and the event loop ------------------------------------------------------
 
 // A libuv-shaped loop (timers phase, poll phase for stdin, check phase for
-// setImmediate) whose clock is virtual: timers never sleep, the loop jumps to the
-// next due time, and a jump past the run budget means the real program would have
-// been killed by the time limit. The host drives exactly one macrotask per call so
-// that V8 drains the microtask queue between callbacks, as Node does.
+// setImmediate) on the real clock, as Node's: when nothing is due, the loop tells
+// the host how long to wait for the next timer (the host sleeps outside the
+// isolate, then steps again). A next timer due after the run budget, with nothing
+// else to do, means the real program would sit idle until the time limit killed
+// it: the loop reports the time-out then. The host drives exactly one macrotask
+// per call so that V8 drains the microtask queue between callbacks, as Node does.
 /** A macrotask: a Timeout, an Immediate or a poll-phase callback (queuePoll). */
 /** @typedef {{ active: boolean, refed: boolean, _run(): void }} Task */
 /** @type {any[]} Timeout objects, a binary min-heap on (time, seq); `any` because the sift loops index it */
@@ -27,12 +29,15 @@ let phase = 0; // 0 timers, 1 poll, 2 check
 let loopStarted = false;
 let seqCounter = 0;
 let loopNow = 0; // cached loop time in ms since start, like uv_now()
+let waited = false; // the last call returned a wait: update the loop time first
 let refCount = 0;
 const timersById = new Map();
 /** @type {Array<{ fn: Function, args: unknown[] }>} */
 const tickQueue = [];
 let tickDrainScheduled = false;
 
+// Captured at load: programs share this realm and may replace Reflect.
+const reflectApply = Reflect.apply;
 function realElapsed() { return Date.now() - startReal; }
 export function nowMs() {
   const real = realElapsed();
@@ -113,7 +118,7 @@ class Timeout {
    * @param {boolean} repeat
    */
   constructor(fn, args, delay, repeat) {
-    this._fn = fn; this._args = args; this._delay = delay; this._repeat = repeat;
+    this._onTimeout = fn; this._args = args; this._delay = delay; this._repeat = repeat;
     this._id = ++seqCounter; this.active = false; this.refed = true; this.time = 0; this.seq = 0;
   }
   ref() { setRef(this, true); return this; }
@@ -125,7 +130,9 @@ class Timeout {
   _run() {
     if (this._repeat) { cancel(this); scheduleTimer(this); }
     else { cancel(this); timersById.delete(this._id); }
-    this._fn.apply(undefined, this._args);
+    // As Node's listOnTimeout: `this` is the Timeout, and a stack frame reads `Timeout._onTimeout`.
+    if (this._args.length === 0) this._onTimeout();
+    else reflectApply(this._onTimeout, this, this._args);
   }
 }
 class Immediate {
@@ -133,11 +140,15 @@ class Immediate {
    * @param {Function} fn
    * @param {any} args
    */
-  constructor(fn, args) { this._fn = fn; this._args = args; this.active = false; this.refed = true; }
+  constructor(fn, args) { this._onImmediate = fn; this._args = args; this.active = false; this.refed = true; }
   ref() { setRef(this, true); return this; }
   unref() { setRef(this, false); return this; }
   hasRef() { return this.refed; }
-  _run() { cancel(this); this._fn.apply(undefined, this._args); }
+  _run() {
+    cancel(this);
+    if (this._args.length === 0) this._onImmediate();
+    else reflectApply(this._onImmediate, this, this._args);
+  }
 }
 
 /** @param {Function} fn */
@@ -255,14 +266,22 @@ function runTask(task) {
 }
 
 // Runs exactly one macrotask in libuv phase order and returns 'ran'; returns 'idle'
-// when nothing keeps the loop alive and 'tle' when the next task is due after the budget.
+// when nothing keeps the loop alive, the milliseconds until the next timer when
+// only timers are left and none is due, and 'tle' when that timer is due after the budget.
 export function runOneTask() {
   if (!loopStarted) {
     loopStarted = true;
     // Node's loop clock was read before the main script ran, so 1 ms timers are
     // normally already due on the first iteration.
-    loopNow = Math.max(loopNow, realElapsed(), 1);
+    const real = realElapsed();
+    loopNow = real > loopNow ? real : loopNow;
+    if (loopNow < 1) loopNow = 1;
+  } else if (waited) {
+    // Back from the host's wait: libuv updates its clock after polling.
+    const real = realElapsed();
+    if (real > loopNow) loopNow = real;
   }
+  waited = false;
   for (;;) {
     if (phase === 0) {
       while (timerHeap.length > 0 && !timerHeap[0].active) heapPop();
@@ -292,7 +311,8 @@ export function runOneTask() {
       const next = timerHeap[0].time;
       if (next > loopNow) {
         if (next > cfg.budgetMs) return 'tle';
-        loopNow = next;
+        waited = true;
+        return next - loopNow;
       }
     }
   }

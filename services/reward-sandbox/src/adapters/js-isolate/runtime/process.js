@@ -8,7 +8,7 @@ import { isError } from './inspect-types.js';
 import { inspect } from './inspect-value.js';
 import { BACKTICK } from './inspect.js';
 import {
-  cfg, dead, describeReceived, exitCodeValue, flushOutput, hostExit, makeNodeError, markDead, rawWrite,
+  cfg, dead, describeReceived, exitCodeValue, hostExit, makeNodeError, markDead, rawWrite,
   setExitCode,
 } from './io.js';
 import { nextTick, nowMs, restArgs } from './loop.js';
@@ -116,7 +116,6 @@ function exitNow(code, stderrText) {
   setExitCode(code);
   try { processObject.emit('exit', code); } catch {}
   if (stderrText) rawWrite(2, stderrText);
-  flushOutput();
   markDead();
   // The host disposes the isolate inside this call, which stops execution for good.
   /** @type {(code: number | undefined) => void} */ (hostExit)(exitCodeValue);

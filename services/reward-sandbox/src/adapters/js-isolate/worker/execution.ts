@@ -1,8 +1,10 @@
 // One program run in one prepared isolate, inside a worker process. The run's
 // semantics are those the service always had (see ../../js-isolate.ts); what is
-// specific to the worker is that output leaves through `sink` as the runtime
-// flushes it, and that a run whose isolate may keep a thread (given up by the
-// watchdog, or parked by a fatal V8 OOM) asks for its worker to be retired.
+// specific to the worker is that output leaves through an OutputChannel (shared
+// memory the worker reads while the program runs and whatever stopped it, so
+// nothing written is lost, see output-channel.ts), and that a run whose isolate
+// may keep a thread (given up by the watchdog, or parked by a fatal V8 OOM) asks
+// for its worker to be retired.
 
 import ivm from 'isolated-vm';
 import { ModuleLinkError, esmRetryKind, formatCompileError, formatHostError } from '../host-errors.ts';
@@ -10,6 +12,7 @@ import { OOM_EXIT_CODE, diedOfAllocationFailure, outOfMemoryNotice } from '../me
 import { isolateModule } from '../modules.ts';
 import type { OutputSink } from '../output.ts';
 import { disposeQuietly, type PreparedIsolate } from '../prepared-isolate.ts';
+import { OutputChannel, POLL_MS } from './output-channel.ts';
 import { RetireReason, type RunRequest } from './protocol.ts';
 
 const WORK_DIR = '/sandbox';
@@ -26,7 +29,7 @@ const DIE_TIMEOUT_MS = 1000;
 // Extra time past the run timeout before the watchdog disposes the isolate outright.
 const HARD_STOP_GRACE_MS = 250;
 
-type Final = [number, string, string];
+type Final = [number];
 
 /** How a run ended; its output went through the sink. */
 export interface ExecutionReport {
@@ -46,6 +49,7 @@ export class Execution {
   readonly #started: number;
   readonly #deadline: number;
   readonly #sink: OutputSink;
+  readonly #channel: OutputChannel;
   readonly #release: (isolate: ivm.Isolate | null) => void;
   #exitCode: number | null = null;
   #stopped: 'timeout' | 'catastrophe' | null = null;
@@ -64,6 +68,7 @@ export class Execution {
     this.#started = started;
     this.#deadline = started + req.runTimeoutMs;
     this.#sink = sink;
+    this.#channel = new OutputChannel(sink);
     this.#release = release;
     this.#halted = new Promise<never>((_, reject) => {
       this.#halt = () => reject(new Error('run stopped'));
@@ -84,6 +89,7 @@ export class Execution {
       stop('catastrophe');
     };
     const watchdog = setTimeout(() => stop('timeout'), this.#req.runTimeoutMs + HARD_STOP_GRACE_MS);
+    const poller = setInterval(() => this.#channel.poll(), POLL_MS);
     try {
       const final = await this.#drive();
       return this.#finish(final);
@@ -91,15 +97,16 @@ export class Execution {
       return await this.#fail(err);
     } finally {
       clearTimeout(watchdog);
+      clearInterval(poller);
       this.#release(this.#stopped === 'catastrophe' ? null : isolate);
     }
   }
 
-  // Starts the program and drives its event loop; returns [code, stdout, stderr] tails,
-  // or 'tle' when the next timer is due after the time limit.
+  // Starts the program and drives its event loop; returns [code], or 'tle' when the
+  // time limit is reached (or the next timer is due after it).
   async #drive(): Promise<Final | 'tle'> {
     const { ctl } = this.#vm;
-    const write = new ivm.Callback((fd: unknown, text: unknown) => ((fd === 1 || fd === 2) && typeof text === 'string' ? this.#sink.write(fd, text) : false));
+    const write = new ivm.Callback((fd: unknown, text: unknown) => this.#channel.write(fd, text));
     const exit = new ivm.Callback((code: unknown) => {
       this.#exitCode = typeof code === 'number' && Number.isInteger(code) ? code : 1;
       // Disposing stops the program where it stands, like process.exit() does.
@@ -115,7 +122,8 @@ export class Execution {
       // tsx compiles TypeScript to CommonJS, so `require` & co. also exist next to `import`.
       cjsGlobals: this.#req.language === 'typescript',
     });
-    const startArgs = ['start', this.#req.stdin ?? '', write, exit, config];
+    const shared = new ivm.ExternalCopy(this.#channel.buffer).copyInto({ release: true });
+    const startArgs = ['start', this.#req.stdin ?? '', write, exit, config, shared];
     // 'start' runs no program code; only a large stdin copy is worth leaving the event loop for.
     if ((this.#req.stdin?.length ?? 0) + this.#req.js.length < LARGE_INPUT_CHARS) ctl.applySync(undefined, startArgs);
     else await this.#guard(ctl.apply(undefined, startArgs));
@@ -128,6 +136,8 @@ export class Execution {
       const step = await this.#guard(ctl.apply(undefined, ['step'], { result: { copy: true }, timeout: remaining }));
       if (step === 'tle') return 'tle';
       if (Array.isArray(step)) return step as Final;
+      // Only timers are left, the next one due in -step ms: wait for it in real time.
+      if (typeof step === 'number' && step < 0) await this.#guard(sleep(Math.min(-step, this.#deadline - performance.now())));
     }
   }
 
@@ -207,10 +217,7 @@ export class Execution {
 
   #finish(final: Final | 'tle'): ExecutionReport {
     if (final === 'tle') return this.#timeLimit();
-    const [code, out, err] = final;
-    this.#sink.write(1, out);
-    this.#sink.write(2, err);
-    return this.#report('Finished', code);
+    return this.#report('Finished', final[0]);
   }
 
   async #fail(err: unknown): Promise<ExecutionReport> {
@@ -239,11 +246,14 @@ export class Execution {
   }
 
   #outOfMemory(): ExecutionReport {
+    this.#channel.close();
     this.#sink.write(2, outOfMemoryNotice(this.#req.memoryMb));
     return { ...this.#report('Finished', OOM_EXIT_CODE), memoryLimitExceeded: true };
   }
 
   #report(status: ExecutionReport['status'], returnCode: number | null): ExecutionReport {
+    // Whatever the program wrote is in the channel, however it ended.
+    this.#channel.close();
     return {
       status,
       returnCode,
@@ -255,6 +265,10 @@ export class Execution {
       catastrophe: this.#catastrophe,
     };
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 // Compile errors come back from isolated-vm as host SyntaxErrors tagged "[file:line:col]".
