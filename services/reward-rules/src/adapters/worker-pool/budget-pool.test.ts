@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '@rl/service-kit';
-import { BudgetPool } from './budget-pool.ts';
+import { BudgetPool, type BudgetPoolOptions } from './budget-pool.ts';
 import type { TestInput } from './fixtures/test-task.ts';
 
 const moduleUrl = new URL('./fixtures/test-task.ts', import.meta.url).href;
@@ -127,5 +127,54 @@ describe('BudgetPool', () => {
     ctl.abort(new Error('caller gave up'));
     await expect(running).rejects.toThrow('caller gave up');
     expect(await run(p, doubles(3))).toEqual([0, 2, 4]);
+  });
+});
+
+describe('BudgetPool memory options', () => {
+  const make = (opts: Partial<BudgetPoolOptions>) => {
+    const p = new BudgetPool({ moduleUrl, size: 1, watchdogIntervalMs: 5, workerHeapMb: 64, ...opts });
+    pools.push(p);
+    return p;
+  };
+  const withTimeout: TestInput[] = [
+    { op: 'double', n: 1 },
+    { op: 'spin', budgetMs: 40 },
+    { op: 'double', n: 2 },
+  ];
+
+  it('keeps no spare worker until one is replaced, then one warm spare (on-demand, the default)', async () => {
+    const p = make({});
+    await p.whenReady();
+    expect(p.spareWorkers).toBe(0);
+    expect(await run(p, withTimeout)).toEqual([2, { skipped: 'timeout' }, 4]);
+    expect(p.spareWorkers).toBe(1);
+    // The next replacement takes the warm spare and starts another.
+    expect(await run(p, withTimeout)).toEqual([2, { skipped: 'timeout' }, 4]);
+    expect(p.spareWorkers).toBe(1);
+  });
+
+  it('retires the on-demand spare after spareIdleMs without a replacement, and still replaces workers afterwards', async () => {
+    const p = make({ spareIdleMs: 1 });
+    expect(await run(p, withTimeout)).toEqual([2, { skipped: 'timeout' }, 4]);
+    await vi.waitFor(() => expect(p.spareWorkers).toBe(0), { timeout: 10_000 });
+    expect(await run(p, withTimeout)).toEqual([2, { skipped: 'timeout' }, 4]);
+  });
+
+  it('keeps a spare from the start when eager, and never when none', async () => {
+    const eager = make({ spare: 'eager' });
+    expect(eager.spareWorkers).toBe(1);
+    const none = make({ spare: 'none' });
+    expect(await run(none, withTimeout)).toEqual([2, { skipped: 'timeout' }, 4]);
+    expect(none.spareWorkers).toBe(0);
+    expect(await run(none, doubles(3))).toEqual([0, 2, 4]);
+  });
+
+  it("caps each worker's young generation when asked (V8's default is far larger)", async () => {
+    const capped = make({ workerYoungGenerationMb: 4 });
+    const uncapped = make({});
+    await Promise.all([capped.whenReady(), uncapped.whenReady()]);
+    const [[small], [large]] = await Promise.all([capped.heapStatistics(), uncapped.heapStatistics()]);
+    expect(small!.heap_size_limit).toBeLessThan(large!.heap_size_limit);
+    expect(await run(capped, doubles(50))).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
   });
 });
