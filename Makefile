@@ -115,6 +115,7 @@ bench: deps nats-server ## rule-scoring throughput, sandbox latency per mode, a 
 	node test/bench/signals-bench.ts
 	node test/bench/rollout-bench.ts
 	node test/bench/trainer-bench.ts
+	node test/bench/memory-bench.ts
 
 eval-story: deps ## story reward on the bilingual scenario set: pass rates per ordering and language (MODEL_DIR=dir to judge another model)
 	node services/reward-story/scripts/eval-story.ts $(if $(MODEL_DIR),--model-dir $(MODEL_DIR))
