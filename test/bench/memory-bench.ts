@@ -122,7 +122,8 @@ const CASES: Case[] = [
     service: 'reward-rules',
     load: async (_svc, nc) => {
       const batches: Uint8Array[] = [];
-      for (const w of workloads(4096)) for (let i = 0; i < w.items.length; i += 512) batches.push(encoder.encode(JSON.stringify({ items: w.items.slice(i, i + 512) })));
+      for (const w of workloads(4096))
+        for (let i = 0; i < w.items.length; i += 512) batches.push(encoder.encode(JSON.stringify({ items: w.items.slice(i, i + 512) })));
       return {
         unit: 'items',
         run: (until) =>
@@ -173,19 +174,6 @@ const CASES: Case[] = [
     },
   },
   { service: 'trainer' },
-];
-      for (const w of workloads(4096))
-        for (let i = 0; i < w.items.length; i += 512) batches.push(encoder.encode(JSON.stringify({ items: w.items.slice(i, i + 512) })));
-      return {
-        unit: 'items',
-        run: (until) =>
-          loops(8, until, async (k) => {
-            const m = await nc.request('reward.rules.score', batches[k % batches.length]!, { timeout: 60_000 });
-            return (JSON.parse(decoder.decode(m.data)) as { results: unknown[] }).results.length;
-          }),
-      };
-    },
-  },
 ];
 
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`.padStart(8);
