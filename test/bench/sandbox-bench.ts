@@ -8,6 +8,13 @@ import { percentile, timeIt } from './timing.ts';
 
 const HELLO_RUNS = Number(process.env.BENCH_HELLO_RUNS ?? 200);
 const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+/** Extra service settings, `K=V,K=V` (e.g. SANDBOX_CONCURRENCY=2 for the fixed slot count of before). */
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_SANDBOX_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]),
+);
 
 const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(10);
 
@@ -91,7 +98,7 @@ try {
     ['bubblewrap per run', 'false'],
     ['zygote (fork into fresh namespaces)', 'true'],
   ] as const) {
-    const svc = await startService('reward-sandbox', { NATS_URL: nats.url, LOG_LEVEL: 'info', SANDBOX_PYTHON_ZYGOTE: zygote });
+    const svc = await startService('reward-sandbox', { NATS_URL: nats.url, LOG_LEVEL: 'info', ...EXTRA_ENV, SANDBOX_PYTHON_ZYGOTE: zygote });
     try {
       const post = poster(svc.baseUrl);
       modes.push([mode, await measurePython(post)]);

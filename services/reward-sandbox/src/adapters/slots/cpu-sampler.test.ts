@@ -25,6 +25,21 @@ describe('waitTracker', () => {
     tasks = ['1', '3', '4']; // 4 vanished before it was read
     expect(total()).toBe(11);
   });
+
+  it('reads at most maxReads tasks per reading, new and longest-unread first, and counts a skipped task’s wait when read', () => {
+    const waits: Record<string, number> = { a: 1e6, b: 2e6, c: 4e6 };
+    const reads: string[] = [];
+    const total = waitTracker(
+      () => Object.keys(waits),
+      (tid) => (reads.push(tid), `0 ${waits[tid]} 1`),
+      2,
+    );
+    expect(total()).toBe(3); // a, b
+    waits.a = 11e6;
+    expect(total()).toBe(17); // c (new, 4) and a (+10)
+    expect(total()).toBe(17); // b (read longest ago), then a (ties keep list order): unchanged
+    expect(reads).toEqual(['a', 'b', 'c', 'a', 'b', 'a']);
+  });
 });
 
 describe('serviceCpuSampler', () => {

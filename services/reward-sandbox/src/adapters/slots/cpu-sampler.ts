@@ -51,21 +51,27 @@ export function procStatBusyMs(text = read('/proc/stat')): number | null {
 
 /**
  * Cumulative ms the listed tasks spent runnable but not running (schedstat's
- * second field), summed over the readings: each reading adds, per live task,
- * its wait since the last reading (since its start for a new task).
+ * second field), summed over the readings: each reading adds, per task it
+ * reads, its wait since that task's last reading (since its start for a new
+ * task). A reading reads at most `maxReads` tasks, new ones first, then those
+ * read longest ago (each file read costs ~15 µs of CPU, and a burst has a few
+ * hundred tasks); a skipped task's wait is counted, whole, when it is next read.
  */
-export function waitTracker(listTasks: () => string[], readSchedstat = (tid: string) => read(`/proc/${tid}/schedstat`)): () => number {
-  let last = new Map<string, number>();
+export function waitTracker(listTasks: () => string[], readSchedstat = (tid: string) => read(`/proc/${tid}/schedstat`), maxReads = 48): () => number {
+  const last = new Map<string, { wait: number; readAt: number }>();
+  let reading = 0;
   let total = 0;
   return () => {
-    const now = new Map<string, number>();
-    for (const tid of listTasks()) {
+    reading += 1;
+    const live = new Set(listTasks());
+    for (const tid of last.keys()) if (!live.has(tid)) last.delete(tid);
+    const order = [...live].sort((a, b) => (last.get(a)?.readAt ?? -1) - (last.get(b)?.readAt ?? -1));
+    for (const tid of order.slice(0, maxReads)) {
       const w = Number(readSchedstat(tid)?.split(' ')[1]);
       if (!Number.isFinite(w)) continue;
-      now.set(tid, w);
-      total += Math.max(0, w - (last.get(tid) ?? 0)) / 1e6;
+      total += Math.max(0, w - (last.get(tid)?.wait ?? 0)) / 1e6;
+      last.set(tid, { wait: w, readAt: reading });
     }
-    last = now;
     return total;
   };
 }
