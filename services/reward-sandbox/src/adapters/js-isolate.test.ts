@@ -125,17 +125,6 @@ describe('limits', () => {
     expect(r.stdout).toBe('before\n');
   });
 
-  it('keeps everything written before a time-out, past the output buffers and across surrogate pairs', async () => {
-    // 3 x 40,000 units: more than a 32 Ki-unit buffer, and pairs straddle its ends.
-    const code =
-      "process.stdout.write('a' + '😀'.repeat(40000)); console.error('x'.repeat(100000)); for (let i = 0; i < 5000; i++) console.log(i); while (true) {}";
-    const r = await run(code, { runTimeoutMs: 1000 });
-    expect(r.status).toBe('TimeLimitExceeded');
-    const lines = Array.from({ length: 5000 }, (_, i) => `${i}\n`).join('');
-    expect(r.stdout).toBe(`a${'😀'.repeat(40000)}${lines}`);
-    expect(r.stderr).toBe(`${'x'.repeat(100000)}\n`);
-  });
-
   it('stops a busy loop inside a promise callback', async () => {
     const r = await run('Promise.resolve().then(() => { while (true) {} });', { runTimeoutMs: 300 });
     expect(r.status).toBe('TimeLimitExceeded');
@@ -154,17 +143,6 @@ describe('limits', () => {
     expect(r.memory_limit_exceeded).toBe(true);
     expect(r.stderr).toContain('heap out of memory');
     expect(r.stdout).toBe('');
-  });
-
-  it('keeps what was written before the heap limit stopped the program', async () => {
-    const r = await run("console.log('allocating'); const a = []; while (true) a.push(new Array(1e5).fill(1.5));", { memoryLimitMb: 32 });
-    expect(r).toMatchObject({ status: 'Finished', memory_limit_exceeded: true, stdout: 'allocating\n' });
-  });
-
-  it('runs timers on the real clock', async () => {
-    const code =
-      'const t0 = Date.now(); let n = 0; const t = setInterval(() => { if (++n === 3) { clearInterval(t); console.log(n, Date.now() - t0 >= 290); } }, 100);';
-    expect(await run(code, { runTimeoutMs: 3000 })).toMatchObject({ status: 'Finished', return_code: 0, stdout: '3 true\n' });
   });
 
   it('contains a fatal V8 out-of-memory (hash table growth) without crashing the service', async () => {
@@ -294,5 +272,30 @@ describe('isolation', () => {
       }
       console.log(JSON.stringify(missing));`;
     expect((await run(code)).stdout).toBe('[]\n');
+  });
+});
+
+// Last in the file: run before 'keeps concurrent runs apart', these made its eight simultaneous worker starts pass the 10 s start limit on a loaded host.
+describe('output and timers as a real node process', () => {
+  it('keeps everything written before a time-out, past the output buffers and across surrogate pairs', async () => {
+    // 3 x 40,000 units: more than a 32 Ki-unit buffer, and pairs straddle its ends.
+    const code =
+      "process.stdout.write('a' + '😀'.repeat(40000)); console.error('x'.repeat(100000)); for (let i = 0; i < 5000; i++) console.log(i); while (true) {}";
+    const r = await run(code, { runTimeoutMs: 1000 });
+    expect(r.status).toBe('TimeLimitExceeded');
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i}\n`).join('');
+    expect(r.stdout).toBe(`a${'😀'.repeat(40000)}${lines}`);
+    expect(r.stderr).toBe(`${'x'.repeat(100000)}\n`);
+  });
+
+  it('keeps what was written before the heap limit stopped the program', async () => {
+    const r = await run("console.log('allocating'); const a = []; while (true) a.push(new Array(1e5).fill(1.5));", { memoryLimitMb: 32 });
+    expect(r).toMatchObject({ status: 'Finished', memory_limit_exceeded: true, stdout: 'allocating\n' });
+  });
+
+  it('runs timers on the real clock', async () => {
+    const code =
+      'let t0 = 0; let n = 0; const t = setInterval(() => { if (++n === 1) t0 = Date.now(); if (n === 3) { clearInterval(t); console.log(n, Date.now() - t0 >= 190); } }, 100);';
+    expect(await run(code, { runTimeoutMs: 3000 })).toMatchObject({ status: 'Finished', return_code: 0, stdout: '3 true\n' });
   });
 });
