@@ -4,10 +4,14 @@
 // threads are in-process) plus every process it owns (its descendants, e.g.
 // sandboxes), read from /proc. Under load the peak, the mean of the last
 // quarter and the value at the end are reported, with the requests' throughput.
+// Summed VmRSS counts pages shared between processes (the node or python binary,
+// libraries) once per process; the end figure's PSS divides them among the
+// processes instead, which is what a tree of many sandboxes really adds.
 //
 //   BENCH_LOAD_SECONDS   load per service (default 20; 600 for the 10-minute figure)
 //   BENCH_SERVICES       comma-separated subset (default: all)
 //   BENCH_SAMPLE_MS      sampling period (default 1000)
+//   BENCH_VERBOSE=1      print every sample to stderr
 import { readdirSync, readFileSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectTestClient } from '../support/nats-client.ts';
@@ -27,6 +31,8 @@ export interface TreeRss {
   rss: number;
   anon: number;
   file: number;
+  /** Proportional set size (shared pages divided among the processes mapping them), when readable. */
+  pss: number;
   processes: number;
 }
 
@@ -40,6 +46,14 @@ function statusKb(pid: number): Map<string, number> | undefined {
     return out;
   } catch {
     return undefined; // exited meanwhile
+  }
+}
+
+function pssKb(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
   }
 }
 
@@ -58,7 +72,7 @@ function children(pid: number): number[] {
 
 /** RSS of `pid` and all its descendants. */
 export function treeRss(pid: number): TreeRss {
-  const total: TreeRss = { rss: 0, anon: 0, file: 0, processes: 0 };
+  const total: TreeRss = { rss: 0, anon: 0, file: 0, pss: 0, processes: 0 };
   const todo = [pid];
   while (todo.length > 0) {
     const p = todo.pop()!;
@@ -67,6 +81,7 @@ export function treeRss(pid: number): TreeRss {
     total.rss += (s.get('VmRSS') ?? 0) * 1024;
     total.anon += (s.get('RssAnon') ?? 0) * 1024;
     total.file += ((s.get('RssFile') ?? 0) + (s.get('RssShmem') ?? 0)) * 1024;
+    total.pss += pssKb(p) * 1024;
     total.processes += 1;
     todo.push(...children(p));
   }
@@ -185,7 +200,7 @@ async function measure(c: Case, natsUrl: string, nc: NatsConnection): Promise<st
     await new Promise((r) => setTimeout(r, 2000)); // settle after start-up
     const idle = treeRss(pid);
     if (c.load === undefined)
-      return `${c.service.padEnd(16)} ${mb(idle.rss)} ${'-'.padStart(8)} ${'-'.padStart(8)} ${'-'.padStart(8)}  idle only (anon ${mb(idle.anon).trim()}, file ${mb(idle.file).trim()}, ${idle.processes} proc)`;
+      return `${c.service.padEnd(16)} ${mb(idle.rss)} ${'-'.padStart(8)} ${'-'.padStart(8)} ${'-'.padStart(8)}  idle only (anon ${mb(idle.anon).trim()}, file ${mb(idle.file).trim()}, PSS ${mb(idle.pss).trim()}, ${idle.processes} proc)`;
     const load = await c.load(svc, nc);
     await load.run(performance.now() + 1000); // warm-up
     const samples: TreeRss[] = [];
@@ -205,7 +220,7 @@ async function measure(c: Case, natsUrl: string, nc: NatsConnection): Promise<st
     const tailMean = tail.reduce((a, s) => a + s.rss, 0) / tail.length;
     const end = samples.at(-1)!;
     const rate = `${Math.round(done / seconds).toLocaleString('en-US')} ${load.unit}/s`;
-    return `${c.service.padEnd(16)} ${mb(idle.rss)} ${mb(peak)} ${mb(tailMean)} ${mb(end.rss)}  ${rate} (end: anon ${mb(end.anon).trim()}, file ${mb(end.file).trim()}, ${end.processes} proc)`;
+    return `${c.service.padEnd(16)} ${mb(idle.rss)} ${mb(peak)} ${mb(tailMean)} ${mb(end.rss)}  ${rate} (end: anon ${mb(end.anon).trim()}, file ${mb(end.file).trim()}, PSS ${mb(end.pss).trim()}, ${end.processes} proc)`;
   } finally {
     await svc.stop();
   }
