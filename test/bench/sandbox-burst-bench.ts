@@ -5,7 +5,8 @@
 // burns 50 ms of CPU (runs/s and CPU ms per run), so the adaptive slot count
 // must not slow CPU-bound work while it lets waiting programs in.
 // BENCH_SANDBOX_ENV=SANDBOX_CONCURRENCY=2 gives the fixed count of before
-// (one slot per core); BENCH_BURSTS (2), BENCH_BURST (512), BENCH_SECONDS (6).
+// (one slot per core); BENCH_BURSTS (2), BENCH_BURST (512), BENCH_SECONDS (6),
+// BENCH_BUSY_MS (50: CPU ms of the CPU-bound program).
 import { readFileSync } from 'node:fs';
 import { startNatsServer, startService } from '../support/processes.ts';
 import { joinCpuAccount } from './cpu-account.ts';
@@ -14,6 +15,7 @@ import { percentile } from './timing.ts';
 const BURST = Number(process.env.BENCH_BURST ?? 512);
 const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const BURSTS = Number(process.env.BENCH_BURSTS ?? 2);
+const BUSY_MS = Number(process.env.BENCH_BUSY_MS ?? 50);
 const ENV = Object.fromEntries(
   (process.env.BENCH_SANDBOX_ENV ?? '')
     .split(',')
@@ -23,7 +25,7 @@ const ENV = Object.fromEntries(
 
 const sleeper = { language: 'python', code: 'import time\ntime.sleep(0.2)\nprint("ok")', run_timeout: 30 };
 // Burns 50 ms of its own CPU time whatever the contention (process_time, not the wall clock).
-const busy = { language: 'python', code: 'import time\nwhile time.process_time() < 0.05:\n    pass\nprint("ok")', run_timeout: 30 };
+const busy = { language: 'python', code: `import time\nwhile time.process_time() < ${BUSY_MS / 1000}:\n    pass\nprint("ok")`, run_timeout: 30 };
 
 const cpuAccount = joinCpuAccount();
 
@@ -41,14 +43,19 @@ async function post(baseUrl: string, body: unknown): Promise<number> {
   }
 }
 
-async function peak(baseUrl: string, stop: () => boolean): Promise<number> {
-  let most = 0;
+/** Running programs (peak, mean) and the admission limit (mean), from /metrics every 50 ms until `stop()`. */
+async function peak(baseUrl: string, stop: () => boolean): Promise<{ peak: number; mean: number; limit: number }> {
+  const seen: number[] = [];
+  const limits: number[] = [];
+  const gauge = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
   while (!stop()) {
     const text = await (await fetch(`${baseUrl}/metrics`)).text();
-    most = Math.max(most, Number(/^sandbox_running(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1] ?? 0));
+    seen.push(gauge(text, 'sandbox_running'));
+    limits.push(gauge(text, 'sandbox_admission_limit'));
     await new Promise((res) => setTimeout(res, 50));
   }
-  return most;
+  const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / Math.max(1, xs.length);
+  return { peak: Math.max(0, ...seen), mean: mean(seen), limit: mean(limits) };
 }
 
 /** CPU ms of the service's own process (not its children), from /proc/<pid>/stat. */
@@ -111,11 +118,11 @@ try {
     console.log(`sandbox slots (${Object.keys(ENV).length > 0 ? JSON.stringify(ENV) : 'default config'})\n`);
     for (const [i, b] of bursts.entries()) {
       console.log(
-        `burst${i === 0 ? ' (first: slots past the warm ones start their zygotes)' : ' (again, right after)'}: ${BURST} in-flight python time.sleep(0.2) programs: ${b.wall.toFixed(2)} s wall, latency p50 ${(percentile(b.lat, 50) / 1000).toFixed(2)} s / max ${(Math.max(...b.lat) / 1000).toFixed(2)} s, peak running ${b.peak}, ${b.cpuMs === null ? 'CPU per run n/a' : `${b.cpuMs.toFixed(1)} ms CPU per run (${b.serviceMs.toFixed(1)} of it in the service process)`} (target < 10 s)`,
+        `burst${i === 0 ? ' (first: slots past the warm ones start their zygotes)' : ' (again, right after)'}: ${BURST} in-flight python time.sleep(0.2) programs: ${b.wall.toFixed(2)} s wall, latency p50 ${(percentile(b.lat, 50) / 1000).toFixed(2)} s / max ${(Math.max(...b.lat) / 1000).toFixed(2)} s, running peak ${b.peak.peak} / mean ${b.peak.mean.toFixed(1)} (limit mean ${b.peak.limit.toFixed(1)}), ${b.cpuMs === null ? 'CPU per run n/a' : `${b.cpuMs.toFixed(1)} ms CPU per run (${b.serviceMs.toFixed(1)} of it in the service process)`} (target < 10 s)`,
       );
     }
     console.log(
-      `CPU-bound saturation (50 ms CPU busy loop, 16 in flight, ${SATURATE_SECONDS} s): ${rate.toFixed(1)} runs/s, ${cpuMs === null ? 'CPU per run n/a' : `${cpuMs.toFixed(1)} ms CPU per run`}, latency p50 ${percentile(satLat, 50).toFixed(0)} ms / p99 ${percentile(satLat, 99).toFixed(0)} ms, peak running ${satPeak}`,
+      `CPU-bound saturation (${BUSY_MS} ms CPU busy loop, 16 in flight, ${SATURATE_SECONDS} s): ${rate.toFixed(1)} runs/s, ${cpuMs === null ? 'CPU per run n/a' : `${cpuMs.toFixed(1)} ms CPU per run`}, latency p50 ${percentile(satLat, 50).toFixed(0)} ms / p99 ${percentile(satLat, 99).toFixed(0)} ms, running peak ${satPeak.peak} / mean ${satPeak.mean.toFixed(1)} (limit mean ${satPeak.limit.toFixed(1)})`,
     );
   } finally {
     await svc.stop();

@@ -70,6 +70,12 @@ const queue = new ExecQueue({ admission, maxQueued: config.SANDBOX_MAX_QUEUED, n
 for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
   ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],
+  ['sandbox_admission_limit', 'Programs allowed to run at once now (follows their CPU use between the floor and the slot count)', () => admission.current],
+  [
+    'sandbox_cpu_demand_cores',
+    'CPU the service and its sandboxes used or waited for over the last admission reading, in cores',
+    () => admission.demandCores ?? 0,
+  ],
 ] as const) {
   new Gauge({
     name,

@@ -54,6 +54,7 @@ describe('CpuAdmission', () => {
       h.advance(100, 2); // two runs, each a full core
       expect(a.limit(2)).toBe(2);
     }
+    expect([a.current, a.demandCores]).toEqual([2, 2]);
   });
 
   it('settles where the runs going on fill the target share of the cores', () => {

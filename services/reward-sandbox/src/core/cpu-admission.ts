@@ -64,6 +64,7 @@ export class CpuAdmission {
   #area = 0;
   #tLast: number;
   #running = 0;
+  #demand: number | null = null;
 
   constructor(options: CpuAdmissionOptions) {
     const { cores, floor, max, sampler, now, target = 0.9, sampleMs = 100, growth = 2 } = options;
@@ -88,6 +89,16 @@ export class CpuAdmission {
     return this.floor < this.max;
   }
 
+  /** The limit as of the last reading (for metrics). */
+  get current(): number {
+    return this.adaptive ? this.#limit : this.floor;
+  }
+
+  /** CPU demand in cores over the last reading's interval (null before the first, or for a fixed count). */
+  get demandCores(): number | null {
+    return this.#demand;
+  }
+
   /** Records a change in the number of runs going on (call on every start and end). */
   note(running: number): void {
     const t = this.#now();
@@ -110,10 +121,12 @@ export class CpuAdmission {
     this.#cpu0 = cpu;
     this.#area = 0;
     if (cpu === null || cpu0 === null) {
+      this.#demand = null;
       this.#limit = this.floor;
       return this.#limit;
     }
     const used = Math.max(0, cpu - cpu0) / dt; // cores
+    this.#demand = used;
     const went = area / dt; // runs going on, time-weighted
     const fill = used > 0 ? (Math.max(went, 1) * this.#target * this.#cores) / used : Number.POSITIVE_INFINITY;
     const grown = Math.ceil(this.#growth * Math.max(running, went, 1));

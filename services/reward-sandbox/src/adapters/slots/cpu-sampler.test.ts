@@ -10,35 +10,57 @@ describe('procStatBusyMs', () => {
 });
 
 describe('waitTracker', () => {
-  it('adds each live task’s wait since the last reading, a new task’s since its start', () => {
-    let tasks = ['1', '2'];
-    const waits: Record<string, number> = { '1': 5e6, '2': 1e6 };
-    const total = waitTracker(
-      () => tasks,
-      (tid) => (tid in waits ? `0 ${waits[tid]} 1` : null),
-    );
-    expect(total()).toBe(6);
-    waits['1'] = 8e6; // +3 ms
-    tasks = ['1', '3']; // 2 ended (its last wait is lost), 3 is new
-    waits['3'] = 2e6;
-    expect(total()).toBe(11);
-    tasks = ['1', '3', '4']; // 4 vanished before it was read
-    expect(total()).toBe(11);
+  /** Fake tasks: schedstat run/wait in ms, a clock in ms. */
+  function fake() {
+    let t = 0;
+    const tasks: Record<string, { run: number; wait: number }> = {};
+    const reads: string[] = [];
+    return {
+      tasks,
+      reads,
+      now: () => t,
+      advance: (ms: number) => void (t += ms),
+      list: () => Object.keys(tasks),
+      schedstat: (tid: string) => {
+        reads.push(tid);
+        const x = tasks[tid];
+        return x === undefined ? null : `${x.run * 1e6} ${x.wait * 1e6} 1`;
+      },
+    };
+  }
+
+  it('adds the wait of tasks runnable ≥ 90% of the time since their last reading, not of those that mostly sleep', () => {
+    const f = fake();
+    const total = waitTracker(f.list, f.schedstat, f.now);
+    f.tasks.bound = { run: 0, wait: 0 };
+    f.tasks.sleeper = { run: 0, wait: 0 };
+    expect(total()).toBe(0);
+    f.advance(100);
+    f.tasks.bound = { run: 30, wait: 65 }; // runnable 95 of 100 ms: a CPU-bound task on a busy host
+    f.tasks.sleeper = { run: 10, wait: 40 }; // runnable 50 of 100 ms: its start-up, then asleep
+    expect(total()).toBe(65);
+    f.advance(100);
+    f.tasks.bound = { run: 60, wait: 135 };
+    f.tasks.fresh = { run: 20, wait: 75 }; // new: judged against the time since the previous reading
+    delete f.tasks.sleeper; // ended: its wait since the last reading is lost
+    expect(total()).toBe(65 + 70 + 75);
   });
 
-  it('reads at most maxReads tasks per reading, new and longest-unread first, and counts a skipped task’s wait when read', () => {
-    const waits: Record<string, number> = { a: 1e6, b: 2e6, c: 4e6 };
-    const reads: string[] = [];
-    const total = waitTracker(
-      () => Object.keys(waits),
-      (tid) => (reads.push(tid), `0 ${waits[tid]} 1`),
-      2,
-    );
-    expect(total()).toBe(3); // a, b
-    waits.a = 11e6;
-    expect(total()).toBe(17); // c (new, 4) and a (+10)
-    expect(total()).toBe(17); // b (read longest ago), then a (ties keep list order): unchanged
-    expect(reads).toEqual(['a', 'b', 'c', 'a', 'b', 'a']);
+  it('reads at most maxReads tasks per reading: new ones, then those that waited, then the rest longest-unread first', () => {
+    const f = fake();
+    const total = waitTracker(f.list, f.schedstat, f.now, { maxReads: 2 });
+    f.tasks.a = { run: 0, wait: 0 };
+    f.tasks.b = { run: 0, wait: 0 };
+    total(); // a, b
+    f.tasks.c = { run: 0, wait: 0 };
+    f.advance(100);
+    f.tasks.a = { run: 50, wait: 50 };
+    total(); // c (new), a (read longest ago, with b)
+    f.advance(100);
+    total(); // a (waited), then b (read longest ago)
+    f.advance(100);
+    total(); // c and a (read two readings ago; a no longer waits), b waits its turn
+    expect(f.reads).toEqual(['a', 'b', 'c', 'a', 'a', 'b', 'c', 'a']);
   });
 });
 

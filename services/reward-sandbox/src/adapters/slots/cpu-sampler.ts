@@ -1,13 +1,18 @@
 // The CPU reading behind slot admission (core/cpu-admission.ts): CPU time used
 // by this service and everything it starts (zygotes, launchers, sandboxes, the
 // JavaScript workers, and the service's own request handling), plus the time
-// its tasks spent runnable but waiting for a CPU (/proc/<tid>/schedstat). So
-// the reading is what the work asks of the CPU, not what it got: on a host
-// whose other tenants keep the cores busy, two CPU-bound programs still read as
-// two cores, and admission does not add more of them (which would only slow
-// each one towards its wall-clock limit), while sleeping programs read as
-// almost nothing and are let in. The wait of tasks that ended between two
-// readings is missed (an under-estimate, corrected at the next reading).
+// its CPU-bound tasks spent runnable but waiting for a CPU
+// (/proc/<tid>/schedstat). So a CPU-bound program reads as what it asks of the
+// CPU, a core, not what it got: on a host whose other tenants keep the cores
+// busy, two CPU-bound programs still read as two cores, and admission does not
+// add more of them (which would only slow each one towards its wall-clock
+// limit). Only the wait of tasks that were runnable (running or waiting) for
+// at least 90% of the time since their last reading counts: on such a host
+// every task waits several times its CPU time, and counting a sleeping
+// program's wait around its short start-up would make it look CPU-bound too
+// (measured: the admission limit then stayed at 5-7 sleeping programs at load
+// 9 on 2 cores). The wait of tasks that ended since their last reading is
+// missed (an under-estimate).
 //
 // - cgroup v1: a cpuacct group of our own (`rs-<pid>-cpu`, a child of the
 //   service's cpuacct group) that the service moves itself into at start-up,
@@ -50,28 +55,48 @@ export function procStatBusyMs(text = read('/proc/stat')): number | null {
 }
 
 /**
- * Cumulative ms the listed tasks spent runnable but not running (schedstat's
- * second field), summed over the readings: each reading adds, per task it
- * reads, its wait since that task's last reading (since its start for a new
- * task). A reading reads at most `maxReads` tasks, new ones first, then those
- * read longest ago (each file read costs ~15 µs of CPU, and a burst has a few
- * hundred tasks); a skipped task's wait is counted, whole, when it is next read.
+ * Cumulative ms that CPU-bound tasks among the listed ones spent runnable but
+ * not running, summed over the readings. Each reading takes, per task it reads,
+ * its run and wait time since that task's last reading (schedstat's first two
+ * fields; for a new task, since its start, against the time since the previous
+ * reading) and adds the wait when run + wait covers at least `boundShare` of
+ * that time. A reading reads at most `maxReads` tasks (each file read costs
+ * ~15 µs of CPU, and a burst has a few hundred tasks, most of them idle zygotes
+ * and threads): new tasks first, then those that waited at their last reading,
+ * then the rest, read longest ago first; a skipped task is judged over the
+ * longer span when it is next read.
  */
-export function waitTracker(listTasks: () => string[], readSchedstat = (tid: string) => read(`/proc/${tid}/schedstat`), maxReads = 48): () => number {
-  const last = new Map<string, { wait: number; readAt: number }>();
-  let reading = 0;
+export function waitTracker(
+  listTasks: () => string[],
+  readSchedstat = (tid: string) => read(`/proc/${tid}/schedstat`),
+  now = () => performance.now(),
+  { maxReads = 64, boundShare = 0.9 } = {},
+): () => number {
+  const last = new Map<string, { run: number; wait: number; at: number; waited: boolean }>();
+  let previous = now();
   let total = 0;
+  const rank = (tid: string) => {
+    const l = last.get(tid);
+    return l === undefined ? 0 : l.waited ? 1 : 2;
+  };
   return () => {
-    reading += 1;
+    const t = now();
     const live = new Set(listTasks());
     for (const tid of last.keys()) if (!live.has(tid)) last.delete(tid);
-    const order = [...live].sort((a, b) => (last.get(a)?.readAt ?? -1) - (last.get(b)?.readAt ?? -1));
+    const order = [...live].sort((a, b) => rank(a) - rank(b) || (last.get(a)?.at ?? 0) - (last.get(b)?.at ?? 0));
     for (const tid of order.slice(0, maxReads)) {
-      const w = Number(readSchedstat(tid)?.split(' ')[1]);
-      if (!Number.isFinite(w)) continue;
-      total += Math.max(0, w - (last.get(tid)?.wait ?? 0)) / 1e6;
-      last.set(tid, { wait: w, readAt: reading });
+      const f = readSchedstat(tid)?.split(' ');
+      const run = Number(f?.[0]);
+      const wait = Number(f?.[1]);
+      if (!Number.isFinite(run) || !Number.isFinite(wait)) continue;
+      const before = last.get(tid);
+      const dRun = Math.max(0, run - (before?.run ?? 0)) / 1e6;
+      const dWait = Math.max(0, wait - (before?.wait ?? 0)) / 1e6;
+      const span = t - (before?.at ?? previous);
+      if (span > 0 && dRun + dWait >= boundShare * span) total += dWait;
+      last.set(tid, { run, wait, at: t, waited: dWait > 0 });
     }
+    previous = t;
     return total;
   };
 }
