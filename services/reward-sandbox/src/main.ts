@@ -1,4 +1,5 @@
 // Wiring only: config -> logger/telemetry -> runners + queue -> core -> HTTP + NATS edges -> graceful stop.
+import { availableParallelism } from 'node:os';
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
@@ -7,7 +8,6 @@ import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
 import { serviceCpuSampler } from './adapters/slots/cpu-sampler.ts';
 import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
-import { availableParallelism } from 'node:os';
 import { RewardSandboxConfig, cgroupRunnerOptions, slotBounds } from './config.ts';
 import { CpuAdmission } from './core/cpu-admission.ts';
 import { ExecQueue } from './core/exec-queue.ts';
