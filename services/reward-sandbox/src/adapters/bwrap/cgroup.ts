@@ -25,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CodedError } from '@rl/service-kit';
 import { ownPlaces, type Place } from './cgroup-places.ts';
+import { processAlive as alive } from './reaper.ts';
 
 /** Counters read after a run. */
 export interface CgroupStats {
@@ -70,14 +71,6 @@ const read = (path: string): string | null => {
   }
 };
 const tasks = (dir: string) => (read(join(dir, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * Tasks charged to the pids controller that have exited but are not released:

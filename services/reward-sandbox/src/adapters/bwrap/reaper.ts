@@ -34,3 +34,13 @@ export async function namespaceGone(pid: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 2));
   }
 }
+
+/** Whether `pid` exists (EPERM: it exists but belongs to another uid, e.g. a slot's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

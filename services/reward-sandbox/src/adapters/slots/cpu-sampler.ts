@@ -28,6 +28,7 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from '
 import { join } from 'node:path';
 import type { CpuSampler } from '../../core/cpu-admission.ts';
 import { ownCpuPlace } from '../bwrap/cgroup-places.ts';
+import { processAlive as alive } from '../bwrap/reaper.ts';
 
 /** A CPU sampler and where it reads from, for the start-up log. */
 export interface ServiceCpuSampler extends CpuSampler {
@@ -115,15 +116,6 @@ function v2Threads(dir: string): string[] {
   for (const d of subs) out.push(...v2Threads(join(dir, d)));
   return out;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /** The best CPU reading this host gives the service (see the file comment). */
 export function serviceCpuSampler(): ServiceCpuSampler {
