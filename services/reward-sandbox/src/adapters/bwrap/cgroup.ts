@@ -31,6 +31,11 @@ import { processAlive as alive } from './reaper.ts';
 export interface CgroupStats {
   oomKills: number;
   peakBytes: number | null;
+  /**
+   * What the slot was already charged when the peak was last reset (its zygote,
+   * page cache and tmpfs pages an earlier run's teardown has not returned yet).
+   */
+  startBytes: number | null;
 }
 
 /** One run's view of its slot's cgroup. */
@@ -147,6 +152,11 @@ export class SlotCgroups {
       }
     }
     if (!v2) mem('memory.max_usage_in_bytes', '0');
+    const usageNow = () => {
+      const v = read(join(s.memDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'));
+      return v === null ? null : Number(v.trim());
+    };
+    let startBytes = usageNow();
     if (s.pidsDir !== null) writeFileSync(join(s.pidsDir, 'pids.max'), String(maxTasks + zombies(s.pidsDir, v2)));
     const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(read(join(s.memDir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
     const oomBase = oomKills();
@@ -166,13 +176,14 @@ export class SlotCgroups {
         try {
           if (v2) throw new Error('no global reset on v2');
           mem('memory.max_usage_in_bytes', '0');
+          startBytes = usageNow();
         } catch {
           peakKnown = false;
         }
       },
       stats: () => {
         const peak = read(join(s.memDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
-        return { oomKills: oomKills() - oomBase, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()) };
+        return { oomKills: oomKills() - oomBase, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()), startBytes };
       },
     };
   }

@@ -83,6 +83,10 @@ describe('memory verdict', () => {
     expect(memoryLimitExceeded({ ...base, returnCode: -11 })).toBe(false);
     expect(memoryLimitExceeded({ ...base, returnCode: -11, cgroup: { oomKills: 0, peakBytes: 95 * 1024 * 1024 } })).toBe(true);
     expect(memoryLimitExceeded({ ...base, returnCode: 1, cgroup: { oomKills: 1, peakBytes: null } })).toBe(true);
+    // A crash in a slot that already held 90 MB (its zygote, pages of an earlier run) did not grow near the limit.
+    const held = { oomKills: 0, peakBytes: 95 * 1024 * 1024, startBytes: 90 * 1024 * 1024 };
+    expect(memoryLimitExceeded({ ...base, returnCode: -11, cgroup: held })).toBe(false);
+    expect(memoryLimitExceeded({ ...base, returnCode: -11, cgroup: { ...held, startBytes: 2 * 1024 * 1024 } })).toBe(true);
   });
 });
 

@@ -14,7 +14,9 @@
 //     hard limit: nothing else in the sandbox sends SIGKILL except the kernel OOM
 //     killer (or the program itself);
 //  4. with a cgroup, it died of SIGSEGV/SIGBUS/SIGABRT while the cgroup's peak
-//     usage reached 90% of the memory limit (RLIMIT_AS exhaustion often shows up
+//     usage grew by 90% of the memory limit during the run (growth: what the slot
+//     held at the start - its zygote, pages an earlier run's teardown had not
+//     returned yet - is not this run's) (RLIMIT_AS exhaustion often shows up
 //     as a crash: malloc returns NULL, the stack cannot grow). Without a cgroup a
 //     crash is not counted: we cannot tell it from an ordinary bad pointer.
 
@@ -41,7 +43,7 @@ export interface MemoryEvidence {
   /** Its CPU time reached the RLIMIT_CPU soft limit. */
   cpuLimitReached: boolean;
   memoryLimitMb: number;
-  cgroup: { oomKills: number; peakBytes: number | null } | null;
+  cgroup: { oomKills: number; peakBytes: number | null; startBytes?: number | null } | null;
 }
 
 /** The memory verdict (rules in the file comment). */
@@ -52,7 +54,8 @@ export function memoryLimitExceeded(e: MemoryEvidence): boolean {
   if (signal === SIGKILL && !e.killedByUs && !e.cpuLimitReached) return true;
   const crashed = signal === SIGSEGV || signal === SIGBUS || signal === SIGABRT;
   const peak = e.cgroup?.peakBytes ?? null;
-  return crashed && peak !== null && peak >= 0.9 * e.memoryLimitMb * 1024 * 1024;
+  const grown = peak === null ? null : peak - (e.cgroup?.startBytes ?? 0);
+  return crashed && grown !== null && grown >= 0.9 * e.memoryLimitMb * 1024 * 1024;
 }
 
 /** The run hit RLIMIT_CPU: SIGXCPU at the soft limit, or SIGKILL at the hard one (its CPU time reached the limit). */
