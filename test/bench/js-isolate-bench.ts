@@ -3,7 +3,7 @@
 // Prints p50/p90/p99 of `run()` for a hello world, sequential runs with an optional
 // idle gap between them (0 = back to back).
 
-import { IsolateRunner } from '../../services/reward-sandbox/src/adapters/js-isolate.ts';
+import { IsolateRunner } from '../../services/reward-sandbox/src/adapters/js-isolate/index.ts';
 
 const gapMs = Number(process.argv[2] ?? 0);
 const runs = 200;

@@ -1,5 +1,5 @@
 import type { SelectiveRunner } from '../core/executor.ts';
-import { IsolateRunner, canRunInIsolate, type IsolateRunnerOptions } from './js-isolate.ts';
+import { IsolateRunner, canRunInIsolate, type IsolateRunnerOptions } from './js-isolate/index.ts';
 
 /** The fast path as the executor sees it, plus shutdown. */
 export interface FastRunner extends SelectiveRunner {

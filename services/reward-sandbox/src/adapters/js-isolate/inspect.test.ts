@@ -1,6 +1,6 @@
 import { format, inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IsolateRunner } from '../js-isolate.ts';
+import { IsolateRunner } from './index.ts';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
 // The in-isolate util.inspect port must print exactly what Node prints, because

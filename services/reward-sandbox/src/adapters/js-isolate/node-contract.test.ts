@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
-import { IsolateRunner } from '../js-isolate.ts';
+import { IsolateRunner } from './index.ts';
 
 interface Ran {
   status: string;

@@ -1,5 +1,5 @@
 // One program run in one prepared isolate, inside a worker process. The run's
-// semantics are those the service always had (see ../../js-isolate.ts); what is
+// semantics are those the service always had (see ../index.ts); what is
 // specific to the worker is that output leaves through an OutputChannel (shared
 // memory the worker reads while the program runs and whatever stopped it, so
 // nothing written is lost, see output-channel.ts), and that a run whose isolate

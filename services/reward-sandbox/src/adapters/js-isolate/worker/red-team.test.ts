@@ -9,7 +9,7 @@ import { createExecutor } from '../../../core/executor.ts';
 import { testRunSpec } from '../../../core/run-spec.test-support.ts';
 import type { RunSpec, Runner } from '../../../core/runner.ts';
 import { createFastRunner } from '../../fast-runner.ts';
-import { IsolateRunner, type WorkerEvent } from '../../js-isolate.ts';
+import { IsolateRunner, type WorkerEvent } from '../index.ts';
 import { JsWorkerErrorCode } from './errors.ts';
 
 type Exited = Extract<WorkerEvent, { type: 'exited' }>;

@@ -27,18 +27,18 @@
 // as from the pipe of a real node process, whatever the program wrote before a
 // time-out, a crash or its memory limit comes back (worker/output-channel.ts).
 
-import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec, type Runner } from '../core/runner.ts';
-import { clampMemory, workerMemoryMb } from './js-isolate/memory.ts';
-import { formatTypeScriptError, toJavaScript } from './js-isolate/typescript.ts';
-import { findPrlimit } from './js-isolate/worker/address-space.ts';
-import { JsWorkerError, JsWorkerErrorCode } from './js-isolate/worker/errors.ts';
-import { runOnWorker } from './js-isolate/worker/run-on-worker.ts';
-import { WorkerPool, type WorkerEvent } from './js-isolate/worker/worker-pool.ts';
-import { WorkerProcess } from './js-isolate/worker/worker-process.ts';
+import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec, type Runner } from '../../core/runner.ts';
+import { clampMemory, workerMemoryMb } from './memory.ts';
+import { formatTypeScriptError, toJavaScript } from './typescript.ts';
+import { findPrlimit } from './worker/address-space.ts';
+import { JsWorkerError, JsWorkerErrorCode } from './worker/errors.ts';
+import { runOnWorker } from './worker/run-on-worker.ts';
+import { WorkerPool, type WorkerEvent } from './worker/worker-pool.ts';
+import { WorkerProcess } from './worker/worker-process.ts';
 
-export { canRunInIsolate } from './js-isolate/static-check.ts';
-export { clampMemory } from './js-isolate/memory.ts';
-export type { WorkerEvent } from './js-isolate/worker/worker-pool.ts';
+export { canRunInIsolate } from './static-check.ts';
+export { clampMemory } from './memory.ts';
+export type { WorkerEvent } from './worker/worker-pool.ts';
 
 const WORK_DIR = '/sandbox';
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunSpec } from '../core/runner.ts';
-import { IsolateRunner, clampMemory } from './js-isolate.ts';
-import { ISOLATE_MODULES } from './js-isolate/modules.ts';
-import { testRunSpec } from '../core/run-spec.test-support.ts';
+import type { RunSpec } from '../../core/runner.ts';
+import { IsolateRunner, clampMemory } from './index.ts';
+import { ISOLATE_MODULES } from './modules.ts';
+import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
 const runner = new IsolateRunner({ spareWorkers: 1 });
 afterAll(() => runner.close());
