@@ -1,6 +1,6 @@
 // Wiring only: config -> logger/telemetry -> runners + queue -> core -> HTTP + NATS edges -> graceful stop.
 import { availableParallelism } from 'node:os';
-import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
+import { AdmissionQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/bwrap-runner.ts';
 import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
@@ -10,7 +10,6 @@ import { SlotPool } from './adapters/slots/slot-pool.ts';
 import { ZygoteRunner } from './adapters/zygote-runner.ts';
 import { RewardSandboxConfig, cgroupRunnerOptions, slotBounds } from './config.ts';
 import { CpuAdmission } from './core/cpu-admission.ts';
-import { ExecQueue } from './core/exec-queue.ts';
 import { createExecutor, limitInFlight } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
 import { addRoutes } from './http.ts';
@@ -66,7 +65,7 @@ const admission = new CpuAdmission({
   now: () => performance.now(),
 });
 if (cpu !== null) logger.info({ ...bounds, cpu: cpu.source }, 'admission follows CPU use');
-const queue = new ExecQueue({ admission, maxQueued: config.SANDBOX_MAX_QUEUED, name: 'sandbox' });
+const queue = new AdmissionQueue({ admission, maxQueued: config.SANDBOX_MAX_QUEUED, name: 'sandbox' });
 for (const [name, help, read] of [
   ['sandbox_running', 'Programs executing now', () => queue.running],
   ['sandbox_queued', 'Programs waiting for a slot', () => queue.queued],

@@ -9,6 +9,7 @@ export * from './py-repr.ts';
 export * from './validation.ts';
 export * from './schemas/score.ts';
 export * from './schemas/story-components.ts';
+export * from './concurrency/admission-queue.ts';
 export * from './concurrency/bounded-queue.ts';
 export * from './concurrency/run-pool.ts';
 export * from './batching/micro-batcher.ts';

@@ -21,6 +21,7 @@ export * from './service-host.ts';
 export * from './protocols/index.ts';
 export * from './reward-edge/index.ts';
 export * from './batching/micro-batcher.ts';
+export * from './concurrency/admission-queue.ts';
 export * from './concurrency/bounded-queue.ts';
 export * from './concurrency/run-pool.ts';
 export * from './retry/retry.ts';

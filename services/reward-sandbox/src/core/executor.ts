@@ -1,5 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { RunQueue } from './exec-queue.ts';
+import { AppError, ErrorCode, type RunQueue } from '@rl/service-kit/core';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
 /** A runner that only takes the runs it can do safely (the isolated-vm fast path). */

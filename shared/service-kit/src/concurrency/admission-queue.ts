@@ -1,15 +1,14 @@
-// The executor's FIFO of runs, with admission from a limit that can change
-// between runs (./cpu-admission.ts). Semantics as the service kit's
-// BoundedQueue: up to `maxQueued` runs wait, FIFO; past that `run` refuses at
+// The one FIFO of async runs: admission from a limit that may change between
+// runs (reward-sandbox's CPU admission) or stay fixed (BoundedQueue). Up to `maxQueued` runs wait, FIFO; past that `run` refuses at
 // once with a retryable `busy` (HTTP 504 + Retry-After on /run_code); aborting
 // a caller's signal withdraws a waiting run, while a started run keeps its
 // place until its function settles (a sandbox being killed still runs); time
 // spent waiting is the queue's (a run's deadline starts when its function is
 // called).
 
-import { AppError, ErrorCode } from '@rl/service-kit/core';
+import { AppError, ErrorCode } from '../errors.ts';
 
-/** What the executor needs of a queue (the service kit's BoundedQueue fits too). */
+/** What a caller needs of a queue (AdmissionQueue and BoundedQueue). */
 export interface RunQueue {
   run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
@@ -26,22 +25,22 @@ export interface Admission {
 }
 
 /** A one-shot timer (the port tests replace); returns a cancel function. */
-export type Timer = (ms: number, fn: () => void) => () => void;
+export type QueueTimer = (ms: number, fn: () => void) => () => void;
 
-const realTimer: Timer = (ms, fn) => {
+const realTimer: QueueTimer = (ms, fn) => {
   const t = setTimeout(fn, ms);
   t.unref();
   return () => clearTimeout(t);
 };
 
-/** Options of {@link ExecQueue}. */
-export interface ExecQueueOptions {
+/** Options of {@link AdmissionQueue}. */
+export interface AdmissionQueueOptions {
   admission: Admission;
   /** Runs allowed to wait; past this `run` refuses at once with `busy`. @default Infinity */
   maxQueued?: number;
   /** For the `busy` message. @default 'queue' */
   name?: string;
-  timer?: Timer;
+  timer?: QueueTimer;
 }
 
 interface Waiter {
@@ -49,16 +48,16 @@ interface Waiter {
 }
 
 /** FIFO of runs admitted while the running count is under the admission's limit. */
-export class ExecQueue implements RunQueue {
+export class AdmissionQueue implements RunQueue {
   readonly #admission: Admission;
   readonly #maxQueued: number;
   readonly #name: string;
-  readonly #timer: Timer;
+  readonly #timer: QueueTimer;
   readonly #waiting: Waiter[] = [];
   #running = 0;
   #cancelRecheck: (() => void) | null = null;
 
-  constructor(options: ExecQueueOptions) {
+  constructor(options: AdmissionQueueOptions) {
     const { admission, maxQueued = Number.POSITIVE_INFINITY, name = 'queue', timer = realTimer } = options;
     if (!(maxQueued >= 0)) throw new RangeError(`maxQueued must be >= 0, got ${maxQueued}`);
     this.#admission = admission;

@@ -1,6 +1,6 @@
 import { AppError } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
-import { type Admission, ExecQueue, type Timer } from './exec-queue.ts';
+import { type Admission, AdmissionQueue, type QueueTimer } from './admission-queue.ts';
 
 /** A run that finishes when the test says so. */
 function gate() {
@@ -25,7 +25,7 @@ function fixedAdmission(limit: number, adaptive = true) {
 /** A manual timer: `fire()` runs what is due. */
 function manualTimer() {
   let pending: Array<{ fn: () => void; live: boolean }> = [];
-  const timer: Timer = (_ms, fn) => {
+  const timer: QueueTimer = (_ms, fn) => {
     const entry = { fn, live: true };
     pending.push(entry);
     return () => void (entry.live = false);
@@ -43,11 +43,11 @@ function manualTimer() {
   };
 }
 
-describe('ExecQueue', () => {
+describe('AdmissionQueue', () => {
   it('admits up to the limit and starts waiters in FIFO order as runs end', async () => {
     const adm = fixedAdmission(2);
     const t = manualTimer();
-    const q = new ExecQueue({ admission: adm, maxQueued: 10, timer: t.timer });
+    const q = new AdmissionQueue({ admission: adm, maxQueued: 10, timer: t.timer });
     const started: number[] = [];
     const gates = [gate(), gate(), gate(), gate()];
     const runs = gates.map((g, i) =>
@@ -73,7 +73,7 @@ describe('ExecQueue', () => {
   it('lets waiting runs in when the limit rises, on the re-check timer', async () => {
     const adm = fixedAdmission(1);
     const t = manualTimer();
-    const q = new ExecQueue({ admission: adm, timer: t.timer });
+    const q = new AdmissionQueue({ admission: adm, timer: t.timer });
     const gates = [gate(), gate(), gate()];
     const runs = gates.map((g) => q.run(g.fn));
     expect([q.running, q.queued, t.armed]).toEqual([1, 2, 1]);
@@ -88,7 +88,7 @@ describe('ExecQueue', () => {
 
   it('arms no re-check under a fixed limit', () => {
     const t = manualTimer();
-    const q = new ExecQueue({ admission: fixedAdmission(1, false), timer: t.timer });
+    const q = new AdmissionQueue({ admission: fixedAdmission(1, false), timer: t.timer });
     const g = gate();
     void q.run(g.fn);
     void q.run(async () => 1);
@@ -97,7 +97,7 @@ describe('ExecQueue', () => {
   });
 
   it('refuses with a retryable busy error when the queue is full (none queued: as soon as the limit is reached)', async () => {
-    const q = new ExecQueue({ admission: fixedAdmission(1), maxQueued: 0, name: 'sandbox', timer: manualTimer().timer });
+    const q = new AdmissionQueue({ admission: fixedAdmission(1), maxQueued: 0, name: 'sandbox', timer: manualTimer().timer });
     const g = gate();
     const a = q.run(g.fn);
     const err = await q.run(async () => 'b').catch((e: unknown) => e);
@@ -111,7 +111,7 @@ describe('ExecQueue', () => {
   });
 
   it('withdraws a waiting run on abort, and keeps a started one until it settles', async () => {
-    const q = new ExecQueue({ admission: fixedAdmission(1), maxQueued: 5, timer: manualTimer().timer });
+    const q = new AdmissionQueue({ admission: fixedAdmission(1), maxQueued: 5, timer: manualTimer().timer });
     const g = gate();
     const started = new AbortController();
     const first = q.run(g.fn, started.signal);
@@ -129,7 +129,7 @@ describe('ExecQueue', () => {
   });
 
   it('frees the place of a run that throws synchronously or rejects', async () => {
-    const q = new ExecQueue({ admission: fixedAdmission(1), timer: manualTimer().timer });
+    const q = new AdmissionQueue({ admission: fixedAdmission(1), timer: manualTimer().timer });
     await expect(
       q.run(() => {
         throw new Error('sync');
