@@ -2,10 +2,7 @@
 // from a cgroup-v1 cpuacct group the bench joins before it starts anything.
 // Throughput at saturation swings by 20% on a shared 2-core host; CPU per run does
 // not, and on a CPU-bound host it is what sets the saturation rate.
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const CPUACCT = '/sys/fs/cgroup/cpuacct';
+import { joinOwnCpuacctGroup, ownCpuPlace } from '../../services/reward-sandbox/src/adapters/bwrap/cgroup-places.ts';
 
 /** Reads the tree's CPU time. */
 export interface CpuAccount {
@@ -21,22 +18,7 @@ export interface CpuAccount {
  * (cgroup v2 hosts: the sandbox moves its runs into its own subtree there).
  */
 export function joinCpuAccount(name = `rl-bench-${process.pid}`): CpuAccount | null {
-  const dir = join(CPUACCT, name);
-  try {
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
-  } catch {
-    return null;
-  }
-  return {
-    usageNs: () => Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8').trim()),
-    close: () => {
-      try {
-        writeFileSync(join(CPUACCT, 'cgroup.procs'), String(process.pid));
-        rmdirSync(dir);
-      } catch {
-        // a straggler keeps it; the next run uses another name
-      }
-    },
-  };
+  const place = ownCpuPlace();
+  const group = place === null || place.v2 ? null : joinOwnCpuacctGroup(place.dir, name);
+  return group === null ? null : { usageNs: () => group.usageNs() ?? Number.NaN, close: group.leave };
 }

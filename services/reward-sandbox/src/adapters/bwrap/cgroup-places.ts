@@ -1,7 +1,7 @@
 // Where this process sits in the cgroup hierarchies (v1 per controller, or v2),
 // read from /proc/self/cgroup and /proc/self/mountinfo.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A cgroup directory and whether it is on the v2 (unified) hierarchy. */
@@ -66,4 +66,54 @@ export function ownCpuPlace(): Place | null {
     v2 = { dir, v2: true };
   }
   return v2;
+}
+
+/** This process in a cpuacct (v1) group of its own: what it and every process it starts later use. */
+export interface OwnCpuacctGroup {
+  readonly dir: string;
+  /** CPU nanoseconds charged to the group so far, or null when unreadable. */
+  usageNs(): number | null;
+  /** Moves this process back to the parent group and removes the group (kept while a child is inside). */
+  leave(): void;
+}
+
+/**
+ * Creates `parent/name` and moves this process into it (children started later
+ * are born there), or returns null where that is not allowed. cpuacct only
+ * counts, so the move changes no limit.
+ */
+export function joinOwnCpuacctGroup(parent: string, name: string): OwnCpuacctGroup | null {
+  const dir = join(parent, name);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
+  } catch {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not made
+    }
+    return null;
+  }
+  let left = false;
+  return {
+    dir,
+    usageNs: () => {
+      try {
+        return Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8').trim());
+      } catch {
+        return null;
+      }
+    },
+    leave: () => {
+      if (left) return;
+      left = true;
+      try {
+        writeFileSync(join(parent, 'cgroup.procs'), String(process.pid));
+        rmdirSync(dir);
+      } catch {
+        // children still inside: whoever reaps stale groups removes it
+      }
+    },
+  };
 }

@@ -24,10 +24,10 @@
 // - otherwise: the host's busy time from /proc/stat (other tenants count too;
 //   no wait time).
 
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CpuSampler } from '../../core/cpu-admission.ts';
-import { ownCpuPlace } from '../bwrap/cgroup-places.ts';
+import { joinOwnCpuacctGroup, ownCpuPlace } from '../bwrap/cgroup-places.ts';
 import { processAlive as alive } from '../bwrap/reaper.ts';
 
 /** A CPU sampler and where it reads from, for the start-up log. */
@@ -155,38 +155,17 @@ function joinOwnCpuacct(parent: string): ServiceCpuSampler | null {
       }
     }
   }
-  const dir = join(parent, `rs-${process.pid}-cpu`);
-  try {
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
-  } catch {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // not made
-    }
-    return null;
-  }
-  const usage = join(dir, 'cpuacct.usage');
-  const wait = waitTracker(() => (read(join(dir, 'tasks')) ?? '').split('\n').filter(Boolean));
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    try {
-      writeFileSync(join(parent, 'cgroup.procs'), String(process.pid));
-      rmdirSync(dir);
-    } catch {
-      // children still inside: the next service removes it
-    }
-  };
-  process.once('exit', close);
+  const group = joinOwnCpuacctGroup(parent, `rs-${process.pid}-cpu`);
+  if (group === null) return null;
+  const wait = waitTracker(() => (read(join(group.dir, 'tasks')) ?? '').split('\n').filter(Boolean));
+  // Children still inside at exit keep the group; the next service removes it (above).
+  process.once('exit', group.leave);
   return {
-    source: `cgroup v1 ${dir} + schedstat wait`,
+    source: `cgroup v1 ${group.dir} + schedstat wait`,
     cpuMs: () => {
-      const v = read(usage);
-      return v === null ? null : Number(v.trim()) / 1e6 + wait();
+      const ns = group.usageNs();
+      return ns === null ? null : ns / 1e6 + wait();
     },
-    close,
+    close: group.leave,
   };
 }
