@@ -4,17 +4,12 @@
 import { spawn } from 'node:child_process';
 import { startNatsServer, startService } from '../support/processes.ts';
 import { joinCpuAccount } from './cpu-account.ts';
-import { percentile, timeIt } from './timing.ts';
+import { percentile, sandboxEnvOverrides, timeIt } from './timing.ts';
 
 const HELLO_RUNS = Number(process.env.BENCH_HELLO_RUNS ?? 200);
 const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Extra service settings, `K=V,K=V` (e.g. SANDBOX_CONCURRENCY=2 for the fixed slot count of before). */
-const EXTRA_ENV = Object.fromEntries(
-  (process.env.BENCH_SANDBOX_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
-);
+const EXTRA_ENV = sandboxEnvOverrides();
 
 const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(10);
 

@@ -10,18 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { startNatsServer, startService } from '../support/processes.ts';
 import { joinCpuAccount } from './cpu-account.ts';
-import { percentile } from './timing.ts';
+import { percentile, sandboxEnvOverrides } from './timing.ts';
 
 const BURST = Number(process.env.BENCH_BURST ?? 512);
 const SATURATE_SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const BURSTS = Number(process.env.BENCH_BURSTS ?? 2);
 const BUSY_MS = Number(process.env.BENCH_BUSY_MS ?? 50);
-const ENV = Object.fromEntries(
-  (process.env.BENCH_SANDBOX_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
-);
+const ENV = sandboxEnvOverrides();
 
 const sleeper = { language: 'python', code: 'import time\ntime.sleep(0.2)\nprint("ok")', run_timeout: 30 };
 // Burns 50 ms of its own CPU time whatever the contention (process_time, not the wall clock).

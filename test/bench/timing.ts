@@ -1,4 +1,4 @@
-// Latency helpers shared by the benches.
+// Helpers shared by the benches: latency percentiles and timing, service settings for A/B runs.
 
 /** The p-th percentile (0-100) of `xs`, nearest rank. */
 export function percentile(xs: readonly number[], p: number): number {
@@ -16,4 +16,14 @@ export async function timeIt(n: number, f: (i: number) => Promise<unknown>, warm
     out.push(performance.now() - t);
   }
   return out;
+}
+
+/** Extra service settings for an A/B run, `K=V,K=V` from `BENCH_SANDBOX_ENV` (e.g. SANDBOX_CONCURRENCY=2). */
+export function sandboxEnvOverrides(): Record<string, string> {
+  return Object.fromEntries(
+    (process.env.BENCH_SANDBOX_ENV ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => kv.split('=') as [string, string]),
+  );
 }
