@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_DIR, RewardStoryConfig, rewardSettings } from './config.ts';
 import { DEFAULT_WEIGHTS } from './core/components.ts';
 import { DEFAULT_TUNING } from './core/tuning.ts';
-import { catchAppError } from './core/testing/catch-app-error.ts';
+import { expectAppError } from '@rl/service-kit/testing';
 
 describe('RewardStoryConfig', () => {
   it('defaults to port 8103, the shipped model, the default weights and tuning', () => {
@@ -28,10 +28,10 @@ describe('RewardStoryConfig', () => {
       ['{"format": -1}', 'STORY_WEIGHTS.format'],
       [JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_WEIGHTS).map((k) => [k, 0]))), 'STORY_WEIGHTS: at least one weight'],
     ] as const) {
-      const err = catchAppError(() => loadConfig(RewardStoryConfig, { STORY_WEIGHTS: value }));
+      const err = expectAppError(() => loadConfig(RewardStoryConfig, { STORY_WEIGHTS: value }));
       expect(err.code).toBe('invalid_config');
       expect(err.message).toContain(where);
     }
-    expect(catchAppError(() => loadConfig(RewardStoryConfig, { STORY_COPY_COSINE: '1.5' })).message).toContain('STORY_COPY_COSINE');
+    expect(expectAppError(() => loadConfig(RewardStoryConfig, { STORY_COPY_COSINE: '1.5' })).message).toContain('STORY_COPY_COSINE');
   });
 });

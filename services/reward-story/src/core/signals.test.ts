@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StorySignals } from './story-item.ts';
 import { summariseSignals } from './signals.ts';
-import { catchAppError } from './testing/catch-app-error.ts';
+import { expectAppError } from '@rl/service-kit/testing';
 
 describe('summariseSignals', () => {
   it('averages the per-token log-prob gain and entropy', () => {
@@ -25,7 +25,7 @@ describe('summariseSignals', () => {
       [{ logprobs_with_context: [-1], logprobs_without_context: [-1], entropies: [1, 2] }, 'signals.entropies'],
     ];
     for (const [signals, field] of bad) {
-      const err = catchAppError(() => summariseSignals(signals));
+      const err = expectAppError(() => summariseSignals(signals));
       expect(err.code).toBe('invalid_params');
       expect(err.message.startsWith(`${field}: has `)).toBe(true);
     }

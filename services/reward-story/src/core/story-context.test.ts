@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StoryScoreItem } from './story-item.ts';
 import { earlierReplies, recentTurns, resolveContext } from './story-context.ts';
-import { catchAppError } from './testing/catch-app-error.ts';
+import { expectAppError } from '@rl/service-kit/testing';
 import { STORY, storyItem } from './testing/story-fixture.ts';
 
-const resolveError = (item: StoryScoreItem) => catchAppError(() => resolveContext(item));
+const resolveError = (item: StoryScoreItem) => expectAppError(() => resolveContext(item));
 
 describe('resolveContext', () => {
   it('reads `context`', () => {

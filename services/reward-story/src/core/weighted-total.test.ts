@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEIGHTS, mergeWeights, type Weights } from './components.ts';
 import { parseStoryParams } from './story-params.ts';
-import { catchAppError } from './testing/catch-app-error.ts';
+import { expectAppError } from '@rl/service-kit/testing';
 import { weightedTotal, type ComponentValues } from './weighted-total.ts';
 
 const none: ComponentValues = {
@@ -27,7 +27,7 @@ describe('weightedTotal', () => {
 
   it('fails with invalid_params when every applying component weighs 0', () => {
     const zeroRelevance: Weights = { ...DEFAULT_WEIGHTS, relevance: 0 };
-    const err = catchAppError(() => weightedTotal({ ...none, relevance: 1 }, zeroRelevance));
+    const err = expectAppError(() => weightedTotal({ ...none, relevance: 1 }, zeroRelevance));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toMatch(/^params\.weights: .*applies: relevance/);
   });
@@ -47,7 +47,7 @@ describe('weights from params', () => {
       [{ weights: { relevance: '1' } }, 'params.weights.relevance'],
       [{ temperature: 2 }, 'params'],
     ] as const) {
-      const err = catchAppError(() => parseStoryParams(params));
+      const err = expectAppError(() => parseStoryParams(params));
       expect(err.code).toBe('invalid_params');
       expect(err.message.startsWith(`${field}: `)).toBe(true);
     }

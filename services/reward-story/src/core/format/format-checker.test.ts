@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputFormat } from '../story-item.ts';
-import { catchAppError } from '../testing/catch-app-error.ts';
+import { expectAppError } from '@rl/service-kit/testing';
 import { createFormatChecker } from './format-checker.ts';
 
 const check = (spec: OutputFormat, reply: string) => createFormatChecker().compile(spec, 'context.output_format')(reply);
 
-const compileError = (spec: OutputFormat) => catchAppError(() => createFormatChecker().compile(spec, 'extra_info.output_format'));
+const compileError = (spec: OutputFormat) => expectAppError(() => createFormatChecker().compile(spec, 'extra_info.output_format'));
 
 describe('regex output formats', () => {
   const action = { type: 'regex', pattern: String.raw`\*[^*]+\*.+` } as const;
