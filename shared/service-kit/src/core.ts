@@ -7,6 +7,7 @@ export * from './random.ts';
 export * from './seed-mix.ts';
 export * from './py-repr.ts';
 export * from './validation.ts';
+export * from './own-keys.ts';
 export * from './schemas/score.ts';
 export * from './schemas/story-components.ts';
 export * from './concurrency/admission-queue.ts';

@@ -7,6 +7,7 @@ export * from './shutdown.ts';
 export * from './http/app.ts';
 export * from './http/problem.ts';
 export * from './validation.ts';
+export * from './own-keys.ts';
 export * from './http/serve.ts';
 export * from './nats/chunking.ts';
 export * from './nats/connect.ts';

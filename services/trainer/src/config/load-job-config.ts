@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, findPrototypeKey } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
 import { configErrorMap, formatIssues, type ConfigProblem } from './format-issues.ts';
 import { JobConfig, JobConfigInput } from './job-config.ts';
@@ -52,6 +52,11 @@ export function validateJobConfig(raw: unknown, overrides: readonly string[] = [
     throw invalidConfig(source, [{ path: '(root)', message: 'expected a mapping of sections (data, actor_rollout_ref, ...)' }]);
   }
   const merged = applyOverrides(raw ?? {}, parseOverrides(overrides));
+  // No config key is ever named so; refusing them keeps every later walk of the config (merges, copies) free of prototype writes.
+  const protoKey = findPrototypeKey(merged);
+  if (protoKey !== undefined) {
+    throw invalidConfig(source, [{ path: protoKey, message: '"__proto__", "constructor" and "prototype" are not allowed as config keys' }]);
+  }
   const kind = (merged as { kind?: unknown }).kind;
   if (kind === 'sft') return validateWith(SftJobConfigInput, SftJobConfig, merged, source);
   if (kind !== undefined && kind !== 'rl') throw invalidConfig(source, [{ path: 'kind', message: `expected "rl" or "sft", got ${JSON.stringify(kind)}` }]);

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode, getOwn, isPrototypeKey, setOwn } from '@rl/service-kit';
 import { parse as parseYaml } from 'yaml';
 
 /** One parsed `--set` override. */
@@ -31,6 +31,9 @@ function parseOne(text: string): Override {
   const key = eq < 0 ? body : body.slice(0, eq);
   const path = key.split('.');
   if (key === '' || !path.every((s) => SEGMENT.test(s))) throw new Error(`${text}: "${key}" is not a dotted key path`);
+  // Walking `a.__proto__.b` would write into Object.prototype for the whole process.
+  const bad = path.findIndex(isPrototypeKey);
+  if (bad >= 0) throw new Error(`${text}: key "${path[bad]}" (at ${path.slice(0, bad + 1).join('.')}) is not allowed in a config path`);
   if (deleting) return { path, op: 'delete', value: undefined, text };
   return { path, op: 'set', value: parseValue(body.slice(eq + 1), text), text };
 }
@@ -56,7 +59,8 @@ const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && ty
 
 /**
  * Applies overrides to a copy of `config` (later ones win), creating missing
- * mappings on the way. Validation happens afterwards, on the result.
+ * mappings on the way. Validation happens afterwards, on the result. Only own
+ * properties are read and written, so no key reaches a prototype.
  */
 export function applyOverrides(config: unknown, overrides: readonly Override[]): Record<string, unknown> {
   const root: Record<string, unknown> = isMapping(config) ? structuredClone(config) : {};
@@ -66,10 +70,14 @@ export function applyOverrides(config: unknown, overrides: readonly Override[]):
     let ok = true;
     for (let i = 0; i < o.path.length - 1 && ok; i++) {
       const key = o.path[i] as string;
-      const next = node[key];
+      const next = getOwn(node, key);
       if (next === undefined || next === null) {
         if (o.op === 'delete') ok = false;
-        else node = node[key] = {};
+        else {
+          const created: Record<string, unknown> = {};
+          setOwn(node, key, created);
+          node = created;
+        }
       } else if (isMapping(next)) {
         node = next;
       } else {
@@ -80,7 +88,7 @@ export function applyOverrides(config: unknown, overrides: readonly Override[]):
     if (!ok) continue;
     const leaf = o.path[o.path.length - 1] as string;
     if (o.op === 'delete') delete node[leaf];
-    else node[leaf] = o.value;
+    else setOwn(node, leaf, o.value);
   }
   if (problems.length > 0) {
     throw new AppError(ErrorCode.ValidationFailed, `invalid --set override: ${problems.join('; ')}`, { details: { problems } });
