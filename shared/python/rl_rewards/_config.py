@@ -9,10 +9,11 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_RETRIES = 3
 DEFAULT_MAX_RETRY_WAIT_S = 30.0
 DEFAULT_BATCH_SIZE = 512
+DEFAULT_BATCH_WINDOW_MS = 5.0
 
 # Keys read from a framework's kwargs (verl reward_kwargs, EasyR1 reward_function_kwargs, TRL factory
 # arguments); anything else a framework passes (verl's reward_router_address, TRL's trainer_state) is ignored.
-CONFIG_KEYS = ("url", "timeout_s", "max_retries", "max_retry_wait_s", "batch_size", "data_source", "params")
+CONFIG_KEYS = ("url", "timeout_s", "max_retries", "max_retry_wait_s", "batch_size", "batch_window_ms", "auth_token", "forward_reward_router", "data_source", "params")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class ClientConfig:
     max_retries: int = DEFAULT_MAX_RETRIES  # extra attempts after a 429/503 answer
     max_retry_wait_s: float = DEFAULT_MAX_RETRY_WAIT_S  # cap on one Retry-After wait
     batch_size: int = DEFAULT_BATCH_SIZE  # items per HTTP request
+    batch_window_ms: float = DEFAULT_BATCH_WINDOW_MS  # how long concurrent coroutine calls gather into one request
+    auth_token: str = ""  # sent as `Authorization: Bearer <token>` when set (the service's AUTH_TOKEN)
+    forward_reward_router: bool = False  # verl's reward_router_address goes to the scorer in extra_info
 
 
 def resolve_config(kwargs: Mapping[str, Any], env: Mapping[str, str] = os.environ, **defaults: Any) -> ClientConfig:
@@ -43,7 +47,22 @@ def resolve_config(kwargs: Mapping[str, Any], env: Mapping[str, str] = os.enviro
         max_retries=pick("max_retries", "RL_REWARDS_MAX_RETRIES", int),
         max_retry_wait_s=pick("max_retry_wait_s", "RL_REWARDS_MAX_RETRY_WAIT_S", float),
         batch_size=max(1, pick("batch_size", "RL_REWARDS_BATCH_SIZE", int)),
+        batch_window_ms=max(0.0, pick("batch_window_ms", "RL_REWARDS_BATCH_WINDOW_MS", float)),
+        auth_token=pick("auth_token", "RL_REWARDS_AUTH_TOKEN", str),
+        forward_reward_router=pick("forward_reward_router", "RL_REWARDS_FORWARD_REWARD_ROUTER", _flag),
     )
+
+
+def _flag(value: Any) -> bool:
+    """A boolean from a kwarg (bool, or Hydra's string) or an environment variable ("1", "true", "yes")."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"forward_reward_router: expected true or false, got {value!r}")
 
 
 def default_data_source(kwargs: Mapping[str, Any], env: Mapping[str, str] = os.environ):

@@ -1,5 +1,6 @@
 """Shared test settings: the running reward-rules service the vitest runner started (test/python-adapters.test.ts)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -21,3 +22,62 @@ def upstream_source(mirror_env: str, default_mirror: str, path: str) -> str:
     if not os.path.isdir(mirror):
         raise unittest.SkipTest(f"no mirror of the upstream project at {mirror} (set {mirror_env})")
     return subprocess.run(["git", "-C", mirror, "show", f"HEAD:{path}"], check=True, capture_output=True, text=True, timeout=30).stdout
+
+
+class CountingRelay:
+    """A real HTTP relay in front of the service that counts the /v1/score requests and their items.
+    `with CountingRelay(url) as relay:` then point clients at `relay.url`."""
+
+    def __init__(self, target: str) -> None:
+        import threading
+        import urllib.error
+        import urllib.request
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        relay = self
+        self.requests = 0
+        self.items_per_request = []
+        self.bodies = []
+        self.authorizations = []
+        self._lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802  http.server's naming
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                with relay._lock:
+                    relay.requests += 1
+                    relay.authorizations.append(self.headers.get("authorization"))
+                    try:
+                        relay.bodies.append(json.loads(body))
+                    except ValueError:
+                        relay.bodies.append(None)
+                    items = relay.bodies[-1].get("items") if isinstance(relay.bodies[-1], dict) else None
+                    relay.items_per_request.append(len(items) if isinstance(items, list) else -1)
+                headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization")}
+                req = urllib.request.Request(target + self.path, data=body, method="POST", headers=headers)
+                try:
+                    with urllib.request.urlopen(req, timeout=60) as res:
+                        status, payload, ctype = res.status, res.read(), res.headers.get("content-type", "application/json")
+                except urllib.error.HTTPError as err:
+                    status, payload, ctype = err.code, err.read(), err.headers.get("content-type", "application/json")
+                self.send_response(status)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "CountingRelay":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
