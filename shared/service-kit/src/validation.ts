@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError, ErrorCode } from './errors.ts';
+import { assertJsonDepth } from './json-depth.ts';
 
 /** Renders a zod path as `items[3].solution_str`, the way users write it. */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
@@ -18,8 +19,9 @@ export function validationError(error: z.ZodError, where = 'body'): AppError {
   return new AppError(ErrorCode.ValidationFailed, message, { details: { issues } });
 }
 
-/** Parses JSON text, turning a syntax error into a 400 `bad_request`. */
+/** Parses JSON text, turning a syntax error into a 400 `bad_request` and hostile nesting into a 400 naming where. */
 export function parseJsonText(text: string, where = 'body'): unknown {
+  assertJsonDepth(text, where);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
+import { assertJsonDepth } from '../json-depth.ts';
 import { validationError } from '../validation.ts';
 import { DOCS_ASSETS_PREFIX, mountDocs } from './docs.ts';
 import { finishOpenApiDocument } from './openapi-doc.ts';
@@ -87,6 +88,11 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       },
     }),
   );
+  // After the size limit, before any route parses the body (the text is cached for the validator).
+  app.use(async function limitJsonDepth(c, next) {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && (c.req.header('content-type') ?? '').includes('json')) assertJsonDepth(await c.req.text());
+    await next();
+  });
 
   app.onError(function toProblem(err, c) {
     if (err instanceof AppError) return problemResponse(err);
