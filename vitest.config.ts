@@ -11,6 +11,11 @@ export default defineConfig({
           name: 'unit',
           include: ['shared/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
           environment: 'node',
+          // Only a safety net against a hang: many unit tests start real processes
+          // (sandboxes, isolate workers), which vitest's 5 s default can cut off on a
+          // loaded 2-core host. What a test asserts about time it asserts itself.
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

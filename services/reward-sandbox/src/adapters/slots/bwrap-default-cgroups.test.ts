@@ -1,14 +1,14 @@
 // Red team against bubblewrap runs under the default SANDBOX_CGROUPS: what a
 // run can hold outside its address space (memfd pages filled by write(), the
-// sum over forked processes) is stopped by the slot's cgroup, which the run's
-// pre-joined launcher (bwrap/launcher.ts) put it in. No sleeps: the programs
+// sum over forked processes) is stopped by the slot's run cgroup, which the
+// program joins before exec (its launcher, bwrap/launcher.ts, is in the slot's). No sleeps: the programs
 // report what they hold on stdout, and the holders block until the run ends.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { RewardSandboxConfig, cgroupRunnerOptions } from '../../config.ts';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
 import { BwrapRunner } from '../bwrap-runner.ts';
-import { CGROUP_SLACK_MB } from '../bwrap/limits.ts';
+import { runMarginMb } from '../bwrap/limits.ts';
 import { SlotPool } from './slot-pool.ts';
 
 const mode = RewardSandboxConfig.shape.SANDBOX_CGROUPS.parse(undefined);
@@ -18,8 +18,8 @@ afterAll(() => native.close());
 
 const never = new AbortController().signal;
 const MEMORY_MB = 128;
-// What one run may hold: its limit + /tmp (256 MiB + its inputs, rounded up to a MiB) + /dev/shm (64 MiB) + the slot's slack.
-const CAP_MB = MEMORY_MB + 256 + 1 + 64 + CGROUP_SLACK_MB;
+// What one run's processes may hold together: its limit + the run margin.
+const CAP_MB = MEMORY_MB + runMarginMb(MEMORY_MB);
 const MiB = 1024 * 1024;
 const usable = process.getuid?.() === 0 && native.languages().includes('cpp') && native.languages().includes('bash') && native.cgroups !== null;
 if (!usable) console.warn(`default-config bubblewrap cgroup cases skipped: ${native.host.problems.join('; ') || 'not root or no cpp/bash'}`);
@@ -56,10 +56,10 @@ int main() {
     const stdout = out.run_result?.stdout ?? '';
     expect(out.compile_result?.return_code).toBe(0);
     expect(stdout).not.toContain('held all');
-    expect(lastNumber(stdout)).toBeGreaterThan(MEMORY_MB); // memfd is not address space: only the cgroup stops it
     expect(lastNumber(stdout)).toBeLessThan(CAP_MB);
-    expect(out.run_result?.memory_limit_exceeded).toBe(true);
-    // What the host gave the slot during the run stayed under the limit + the documented margin.
+    // memfd is not address space: the run cgroup's OOM kill stops it, not an allocation failure.
+    expect(out.run_result).toMatchObject({ return_code: -9, memory_limit_exceeded: true });
+    // What the host gave the program during the run stayed under the limit + the documented margin.
     const peak = native.cgroups!.peakBytes(0);
     expect(peak).not.toBeNull();
     expect(peak!).toBeLessThanOrEqual(CAP_MB * MiB);
@@ -91,10 +91,11 @@ echo "alive $alive reported $(echo $pids | wc -w)"`;
     expect(native.cgroups!.peakBytes(0)!).toBeLessThanOrEqual(CAP_MB * MiB);
   }, 60_000);
 
-  it('answers hello world within 2 s after the attacks', async () => {
+  it('answers hello world within 10 s after the attacks', async () => {
     const started = performance.now();
     const out = await native.run(testRunSpec('bash', 'echo hello'), never);
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: 'hello\n' });
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Generous, for a loaded host; what it rules out is a slot still waiting for the attack's leftovers.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });

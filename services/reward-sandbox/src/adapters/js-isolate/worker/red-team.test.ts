@@ -97,7 +97,7 @@ describe('WebAssembly memory is held by the worker, within its address-space lim
 });
 
 describe('a native sort that ignores termination', () => {
-  it('is a TimeLimitExceeded; its worker is killed and replaced, and hello world answers within 2 s', async () => {
+  it('is a TimeLimitExceeded; its worker is killed and replaced, and hello world answers within 10 s', async () => {
     const events = workerEvents();
     const runner = new IsolateRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
     try {
@@ -110,7 +110,9 @@ describe('a native sort that ignores termination', () => {
       expect(alive(exited.pid)).toBe(false);
       const next = (await runner.run({ ...hello, memoryLimitMb: 512 }, signal())).run_result;
       expect(next).toMatchObject({ status: 'Finished', return_code: 0, stdout: 'hello\n' });
-      expect(performance.now() - answeredAt).toBeLessThan(2000);
+      // Generous: a fresh worker's start on a loaded 2-core host; what it rules out is a
+      // run that waits for the stuck worker (or a recycle time-out) before it is served.
+      expect(performance.now() - answeredAt).toBeLessThan(10_000);
       expect(runner.workerPids()).not.toContain(exited.pid);
     } finally {
       await runner.close();
