@@ -21,7 +21,8 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const slow = { language: 'python', code: 'import time\ntime.sleep(3)\nprint("done")' };
+// Holds the only slot long enough for the three refusals below on a loaded host.
+const slow = { language: 'python', code: 'import time\ntime.sleep(10)\nprint("done")', run_timeout: 40 };
 const post = (path: string, body: unknown) =>
   fetch(`${sandbox.baseUrl}${path}`, {
     method: 'POST',
@@ -33,7 +34,7 @@ const post = (path: string, body: unknown) =>
 describe('reward-sandbox under overload', () => {
   it('answers 504 with Retry-After on /run_code (what verl’s client retries), busy on /v1/score and NATS, and serves again after', async () => {
     const first = post('/run_code', slow);
-    // The slow run holds the only slot for 3 s; wait until the service reports it running.
+    // The slow run holds the only slot for 10 s; wait until the service reports it running.
     while (!/^sandbox_running\{[^}]*\} 1$/m.test(await (await fetch(`${sandbox.baseUrl}/metrics`)).text())) {
       await new Promise((res) => setImmediate(res));
     }

@@ -10,7 +10,8 @@ import { BwrapRunner } from '../bwrap-runner.ts';
 const runner = new BwrapRunner({ nodePath: process.execPath });
 afterAll(() => runner.close());
 const never = new AbortController().signal;
-const python = (code: string, runTimeoutMs = 5_000) => testRunSpec('python', code, { runTimeoutMs, memoryLimitMb: 256 });
+// A limit far past what these programs need (the longest busy-waits 1.2 s), for a loaded host.
+const python = (code: string, runTimeoutMs = 15_000) => testRunSpec('python', code, { runTimeoutMs, memoryLimitMb: 256 });
 
 describe.skipIf(!runner.languages().includes('python'))('bwrap supervisor channel', () => {
   it("the program cannot open its supervisor's memory, fds or environment", async () => {
