@@ -6,7 +6,7 @@
 import { AppError, ErrorCode } from './errors.ts';
 
 /** Deepest nesting of arrays and objects a request body or NATS payload may have. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
