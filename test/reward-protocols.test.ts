@@ -85,6 +85,21 @@ describe('slime remote_rm on reward-rules', () => {
     expect(await detail.json()).toMatchObject({ score: 0, error: { code: 'unknown_data_source' } });
   });
 
+  it('a --group-rm group posted as a list is answered by a list in order', async () => {
+    const group = [
+      { prompt: 'q', response: 'She pays 18. #### 18<|im_end|>', label: '18' },
+      { prompt: 'q', response: 'the answer is 18', label: '18' },
+      { prompt: 'q', response: 'r', label: { data_source: 'no-such-source', ground_truth: 'x' } },
+    ];
+    expect(await (await post('/slime/openai/gsm8k', group)).json()).toEqual([1, 0, 0]);
+    const detail = (await (await post('/slime/openai/gsm8k?detail=true', group)).json()) as Array<{ score: number; error: { code: string } | null }>;
+    expect(detail.map((d) => [d.score, d.error?.code ?? null])).toEqual([
+      [1, null],
+      [0, null],
+      [0, 'unknown_data_source'],
+    ]);
+  });
+
   it('a malformed body is a 400 naming the field', async () => {
     const res = await post('/slime/openai/gsm8k', { prompt: 'q', response: ['not', 'text'], label: '1' });
     expect(res.status).toBe(400);

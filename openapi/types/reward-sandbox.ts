@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * slime remote_rm reward, scorer chosen by the label or metadata
-         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
+         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`. A list of samples (a `--group-rm` group, posted by a `--custom-rm-path` batch function) is scored in one call and answered by a list, one reward (or detail) per sample; the header is not set for a list (use `?detail=true` for the reasons).
          */
         post: operations["scoreSlime"];
         delete?: never;
@@ -145,7 +145,7 @@ export interface paths {
         put?: never;
         /**
          * slime remote_rm reward, scorer chosen by the URL
-         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`.
+         * @description For `--rm-type remote_rm --rm-url`. Answers a bare number (an error is 0, with its code in the `x-reward-error` header); with `?detail=true` an object whose `score` slime reads with `--reward-key score`. A list of samples (a `--group-rm` group, posted by a `--custom-rm-path` batch function) is scored in one call and answered by a list, one reward (or detail) per sample; the header is not set for a list (use `?detail=true` for the reasons).
          */
         post: operations["scoreSlimeForDataSource"];
         delete?: never;
@@ -351,6 +351,7 @@ export interface components {
                 [key: string]: unknown;
             }) | null;
         };
+        SlimeGroupRequest: components["schemas"]["SlimeRequest"][];
     };
     responses: never;
     parameters: never;
@@ -646,17 +647,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SlimeRequest"];
+                "application/json": components["schemas"]["SlimeRequest"] | components["schemas"]["SlimeGroupRequest"];
             };
         };
         responses: {
-            /** @description The reward: a number, or the detail object */
+            /** @description The reward: a number, or the detail object; for a list body, a list of them in order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"] | (number | components["schemas"]["SlimeRewardDetail"])[];
                 };
             };
             /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */
@@ -703,17 +704,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SlimeRequest"];
+                "application/json": components["schemas"]["SlimeRequest"] | components["schemas"]["SlimeGroupRequest"];
             };
         };
         responses: {
-            /** @description The reward: a number, or the detail object */
+            /** @description The reward: a number, or the detail object; for a list body, a list of them in order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": number | components["schemas"]["SlimeRewardDetail"];
+                    "application/json": number | components["schemas"]["SlimeRewardDetail"] | (number | components["schemas"]["SlimeRewardDetail"])[];
                 };
             };
             /** @description Malformed body; the message names the field (`labels[3].params.method`, `query[0]`) */

@@ -140,3 +140,20 @@ def _post_chunk(items: List[bytes], config: ClientConfig, sleep: Callable[[float
             return [error_slot(problem["code"], str(problem.get("message", "")))] * len(items), {}
         return [error_slot(_failure_code(status), f"{url}: HTTP {status}")] * len(items), {}
     raise AssertionError("unreachable: the last attempt always returns")
+
+
+def post_json(url: str, payload: Any, config: ClientConfig, sleep: Callable[[float], None] = time.sleep) -> Any:
+    """POSTs `payload` and returns the answer's JSON; overload (429/503) is retried as score_batch does.
+    Raises on anything else, with the service's reason: for callers whose framework handles a raised error."""
+    body = json.dumps(payload, default=_jsonable).encode("utf-8")
+    for attempt in range(config.max_retries + 1):
+        status, headers, parsed = _post_once(url, body, config.timeout_s, config.auth_token)
+        if status == 200:
+            return parsed
+        if status in RETRY_STATUSES and attempt < config.max_retries:
+            sleep(retry_after_s(headers.get("retry-after"), attempt, config.max_retry_wait_s))
+            continue
+        problem = parsed.get("error") if isinstance(parsed, dict) else None
+        reason = f"{problem.get('code')}: {problem.get('message')}" if isinstance(problem, dict) else _failure_code(status)
+        raise RuntimeError(f"{url}: HTTP {status}: {reason}")
+    raise AssertionError("unreachable: the last attempt always returns or raises")

@@ -25,7 +25,8 @@ def upstream_source(mirror_env: str, default_mirror: str, path: str) -> str:
 
 
 class CountingRelay:
-    """A real HTTP relay in front of the service that counts the /v1/score requests and their items.
+    """A real HTTP relay in front of the service that counts the requests and their samples (/v1/score items,
+    OpenRLHF queries, a slime group; 1 for a single slime sample).
     `with CountingRelay(url) as relay:` then point clients at `relay.url`."""
 
     def __init__(self, target: str) -> None:
@@ -51,8 +52,9 @@ class CountingRelay:
                         relay.bodies.append(json.loads(body))
                     except ValueError:
                         relay.bodies.append(None)
-                    items = relay.bodies[-1].get("items") if isinstance(relay.bodies[-1], dict) else None
-                    relay.items_per_request.append(len(items) if isinstance(items, list) else -1)
+                    sent = relay.bodies[-1]
+                    items = sent.get("items", sent.get("query")) if isinstance(sent, dict) else sent  # /v1/score, OpenRLHF, a slime group
+                    relay.items_per_request.append(len(items) if isinstance(items, list) else 1)
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization")}
                 req = urllib.request.Request(target + self.path, data=body, method="POST", headers=headers)
                 try:

@@ -106,6 +106,47 @@ describe('slime routes', () => {
     expect(await detail.json()).toEqual({ score: 0, error: { code: 'scorer_failed', message: 'boom' }, extra: {} });
   });
 
+  it('a list of samples (a --group-rm group) is one scorer call answered by a list in order', async () => {
+    const { a, seen } = app();
+    const group = [
+      { prompt: 'q', response: '#### 18</s>', label: '18' },
+      { prompt: 'q', response: '#### 17', label: '18' },
+      { prompt: 'q', response: 'r', label: { data_source: 'broken' } },
+    ];
+    const bare = await a.request('/slime/openai/gsm8k', post(group));
+    expect(await bare.json()).toEqual([1, 0, 0]);
+    expect(bare.headers.get(REWARD_ERROR_HEADER)).toBeNull();
+    expect(seen.map((items) => items.length)).toEqual([3]);
+    const detail = await a.request('/slime/openai/gsm8k?detail=true', post(group));
+    expect(await detail.json()).toEqual([
+      { score: 1, error: null, extra: { ds: 'openai/gsm8k' } },
+      { score: 0, error: null, extra: { ds: 'openai/gsm8k' } },
+      { score: 0, error: { code: 'scorer_failed', message: 'boom' }, extra: {} },
+    ]);
+    const empty = await a.request('/slime/openai/gsm8k', post([]));
+    expect(await empty.json()).toEqual([]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('a refused sample of a list is a 400 naming its index', async () => {
+    const { a } = app();
+    for (const [path, body, field] of [
+      [
+        '/slime',
+        [
+          { prompt: 'q', response: 'r', label: { data_source: 'x' } },
+          { prompt: 'q', response: 'r', label: 'x' },
+        ],
+        '[1].label',
+      ],
+      ['/slime/x', [{ prompt: 'q', response: 'r' }, { prompt: 'q' }], '[1].response'],
+    ] as const) {
+      const res = await a.request(path, post(body));
+      expect(res.status, field).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toContain(field);
+    }
+  });
+
   it('malformed bodies and queries are 400 naming the field', async () => {
     const { a } = app();
     for (const [path, body, field] of [

@@ -7,7 +7,7 @@ import { MAX_DATA_SOURCE_CHARS } from '../schemas/score.ts';
 import { parseJsonText, validationError } from '../validation.ts';
 import { httpCallContext } from '../reward-edge/call-context.ts';
 import { OpenRlhfRequest, OpenRlhfResponse, openRlhfItems, toOpenRlhfResponse } from './openrlhf.ts';
-import { SlimeQuery, SlimeRequest, SlimeRewardDetail, slimeItem, toSlimeDetail, toSlimeReward } from './slime.ts';
+import { SlimeGroupRequest, SlimeQuery, SlimeRequest, SlimeRewardDetail, slimeItem, toSlimeDetail, toSlimeReward } from './slime.ts';
 import type { BatchScorer, ProtocolCallContext, ProtocolSlot } from './slot.ts';
 
 /** Header of a bare slime reward that is a stand-in 0: the error code. */
@@ -48,14 +48,17 @@ function slimeRoute(withSource: boolean) {
     path: withSource ? '/slime/{data_source}' : '/slime',
     operationId: withSource ? 'scoreSlimeForDataSource' : 'scoreSlime',
     summary: withSource ? 'slime remote_rm reward, scorer chosen by the URL' : 'slime remote_rm reward, scorer chosen by the label or metadata',
-    description: `For \`--rm-type remote_rm --rm-url\`. Answers a bare number (an error is 0, with its code in the \`${REWARD_ERROR_HEADER}\` header); with \`?detail=true\` an object whose \`score\` slime reads with \`--reward-key score\`.`,
+    description: `For \`--rm-type remote_rm --rm-url\`. Answers a bare number (an error is 0, with its code in the \`${REWARD_ERROR_HEADER}\` header); with \`?detail=true\` an object whose \`score\` slime reads with \`--reward-key score\`. A list of samples (a \`--group-rm\` group, posted by a \`--custom-rm-path\` batch function) is scored in one call and answered by a list, one reward (or detail) per sample; the header is not set for a list (use \`?detail=true\` for the reasons).`,
     request: {
       ...(withSource ? { params: DataSourceParam } : {}),
       query: SlimeQuery,
-      body: { required: true, content: { 'application/json': { schema: SlimeRequest } } },
+      body: { required: true, content: { 'application/json': { schema: z.union([SlimeRequest, SlimeGroupRequest]) } } },
     },
     responses: {
-      200: { description: 'The reward: a number, or the detail object', content: { 'application/json': { schema: z.union([z.number(), SlimeRewardDetail]) } } },
+      200: {
+        description: 'The reward: a number, or the detail object; for a list body, a list of them in order',
+        content: { 'application/json': { schema: z.union([z.number(), SlimeRewardDetail, z.array(z.union([z.number(), SlimeRewardDetail]))]) } },
+      },
       ...errors,
     },
   });
@@ -82,9 +85,20 @@ export function addProtocolRoutes(app: OpenAPIHono<AppEnv>, score: BatchScorer):
   async function slime(c: Context<AppEnv>) {
     const query = SlimeQuery.safeParse({ detail: c.req.query('detail') });
     if (!query.success) throw validationError(query.error, 'query');
-    const body = await readBody(c, SlimeRequest);
-    const [slot] = await scoreAll(score, [slimeItem(body, pathDataSource(c))], httpCallContext(c));
     const detail = query.data.detail === 'true' || query.data.detail === '1';
+    const raw = parseJsonText(await c.req.text());
+    if (Array.isArray(raw)) {
+      const group = parseWith(raw, SlimeGroupRequest);
+      const source = pathDataSource(c);
+      const items = group.map((sample, i) => slimeItem(sample, source, `[${i}].`));
+      const slots = items.length === 0 ? [] : await scoreAll(score, items, httpCallContext(c));
+      return c.json(
+        slots.map((s) => (detail ? toSlimeDetail(s) : toSlimeReward(s))),
+        200,
+      );
+    }
+    const body = parseWith(raw, SlimeRequest);
+    const [slot] = await scoreAll(score, [slimeItem(body, pathDataSource(c))], httpCallContext(c));
     if (detail) return c.json(toSlimeDetail(slot!), 200);
     if ('error' in slot!) c.header(REWARD_ERROR_HEADER, slot.error.code);
     return c.json(toSlimeReward(slot!), 200);
@@ -97,7 +111,11 @@ export function addProtocolRoutes(app: OpenAPIHono<AppEnv>, score: BatchScorer):
 }
 
 async function readBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
-  const parsed = schema.safeParse(parseJsonText(await c.req.text()));
+  return parseWith(parseJsonText(await c.req.text()), schema);
+}
+
+function parseWith<T>(raw: unknown, schema: z.ZodType<T>): T {
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { MAX_DATA_SOURCE_CHARS, MAX_SOLUTION_CHARS, ScoreParams, type ScoreItem } from '../schemas/score.ts';
+import { MAX_BATCH_ITEMS, MAX_DATA_SOURCE_CHARS, MAX_SOLUTION_CHARS, ScoreParams, type ScoreItem } from '../schemas/score.ts';
 import { Label, readLabel } from './label.ts';
 import { MAX_QUERY_CHARS } from './openrlhf.ts';
 import { stripTrailingSpecialTokens } from './response-text.ts';
@@ -36,6 +36,14 @@ export const SlimeRequest = z
   .openapi('SlimeRequest', { example: { prompt: 'What is 9+9?', response: '9+9 = 18. #### 18', label: '18' } });
 export type SlimeRequest = z.infer<typeof SlimeRequest>;
 
+/**
+ * A whole group in one request: what a `--custom-rm-path` batch function posts
+ * under `--group-rm` (slime calls it with the group's samples; `rl_rewards.slime.group_rm`
+ * posts them here). Answered by a list, one reward per sample, in order.
+ */
+export const SlimeGroupRequest = z.array(SlimeRequest).max(MAX_BATCH_ITEMS).openapi('SlimeGroupRequest');
+export type SlimeGroupRequest = z.infer<typeof SlimeGroupRequest>;
+
 /** Query of the slime route: `detail=true` answers with {@link SlimeRewardDetail} instead of a bare number. */
 export const SlimeQuery = z.object({
   detail: z
@@ -54,12 +62,15 @@ export const SlimeRewardDetail = z
   .openapi('SlimeRewardDetail');
 export type SlimeRewardDetail = z.infer<typeof SlimeRewardDetail>;
 
-/** The score item of a validated slime body. Data source: the label's, else metadata's, else the URL's. */
-export function slimeItem(body: SlimeRequest, pathDataSource: string | undefined): ScoreItem {
+/**
+ * The score item of a validated slime body. Data source: the label's, else metadata's, else the URL's.
+ * `at` prefixes the field a refusal names (`[3].` for a sample of a group).
+ */
+export function slimeItem(body: SlimeRequest, pathDataSource: string | undefined, at = ''): ScoreItem {
   const { data_source: labelSource, ...fields } = readLabel(body.label);
   const meta = body.metadata ?? undefined;
   const data_source = labelSource ?? meta?.data_source ?? pathDataSource;
-  if (data_source === undefined) throw missingDataSource('label');
+  if (data_source === undefined) throw missingDataSource(`${at}label`);
   const item: ScoreItem = { data_source, solution_str: stripTrailingSpecialTokens(body.response), ...fields };
   if (item.extra_info === undefined && meta?.extra_info !== undefined) item.extra_info = meta.extra_info;
   if (item.params === undefined && meta?.params !== undefined) item.params = meta.params;
