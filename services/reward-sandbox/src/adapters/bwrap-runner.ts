@@ -1,8 +1,8 @@
 // Runner for native languages (every entry of bwrap/languages/) in a fresh bubblewrap sandbox per run. Pieces in ./bwrap:
 // argv.ts (namespaces and mounts), supervisor.ts (what runs inside), limits.ts
-// (rlimits), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
+// (rlimits and every memory budget of a run), execute.ts + reaper.ts (process lifecycle, deadlines, kills),
 // outcome.ts (SandboxFusion result shape), memory.ts (memory verdict),
-// cgroup.ts (the per-slot whole-sandbox caps), probe.ts (start-up probing); the
+// cgroup.ts (the per-slot cgroups and the program's run cgroup), probe.ts (start-up probing); the
 // seccomp filter every sandbox loads is built once in ../seccomp; ./slots gives
 // each run a host uid and cgroup of its own (its slot's) and the root-side setup
 // (IPC limits, inode-capped tmpfs) before bwrap.
@@ -10,12 +10,12 @@
 
 import { fileURLToPath } from 'node:url';
 import type { RunOutcome, RunSpec, Runner } from '../core/runner.ts';
-import { SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
+import { RUN_CGROUP_PROCS, SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './bwrap/argv.ts';
 import { SlotCgroups } from './bwrap/cgroup.ts';
 import { execute } from './bwrap/execute.ts';
 import { LauncherPool } from './bwrap/launcher.ts';
 import { LANGUAGES } from './bwrap/languages/index.ts';
-import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls, ulimitScript } from './bwrap/limits.ts';
+import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes, ulimitScript } from './bwrap/limits.ts';
 import { buildOutcome } from './bwrap/outcome.ts';
 import { safeFetchPath } from './bwrap/paths.ts';
 import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName } from './bwrap/run-inputs.ts';
@@ -123,7 +123,7 @@ export class BwrapRunner implements Runner {
       sandboxUid: this.#opts.sandboxUid,
       ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
-    this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.size) : null;
+    this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.all()) : null;
     const l = probe.launcher;
     const privateMounts = l !== null && l.unshare !== '' && l.mount !== '' && prepareMountPoints();
     const cgroupProblem =
@@ -217,6 +217,7 @@ export class BwrapRunner implements Runner {
     const runCpuSeconds = cpuSecondsFor(spec.runTimeoutMs);
     const compile = lang.compile?.(ctx);
     const run = lang.run(ctx);
+    const runProcs = this.#joinCgroups ? (this.cgroups?.runProcs(slot.index) ?? null) : null;
     const script = supervisorScript({
       ...(compile && {
         compile: {
@@ -231,6 +232,7 @@ export class BwrapRunner implements Runner {
       run: { ...run, limits: ulimitScript({ ...base, addressSpaceMb: lang.addressSpaceMb(spec.memoryLimitMb), cpuSeconds: runCpuSeconds }) },
       stdinPath: spec.stdin === null ? null : STDIN_PATH,
       fetch,
+      ...(runProcs !== null && { joinCgroup: RUN_CGROUP_PROCS }),
     });
     const tmpBytes = tmpMb * MiB;
     const shmBytes = this.#opts.shmMb * MiB;
@@ -246,11 +248,14 @@ export class BwrapRunner implements Runner {
       seccompFd,
       ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
       roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
+      ...(runProcs !== null && { runCgroupProcs: runProcs }),
       command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
     });
-    const runMemoryBytes = cgroupMemoryBytes(spec.memoryLimitMb, tmpBytes, shmBytes);
-    const compileMemoryBytes = compile ? cgroupMemoryBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes, shmBytes) : runMemoryBytes;
-    const cgroup = this.#joinCgroups ? (this.cgroups?.prepare(slot.index, compileMemoryBytes, this.#opts.processes + 16) ?? null) : null;
+    // The program's budget is its run cgroup's; the slot's holds it, the compiler and the rest (limits.ts).
+    const runSlotBytes = slotCgroupBytes(spec.memoryLimitMb, tmpBytes);
+    const compileSlotBytes = compile ? slotCgroupBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes) : runSlotBytes;
+    const cgroup =
+      runProcs !== null ? (this.cgroups?.prepare(slot.index, compileSlotBytes, runCgroupBytes(spec.memoryLimitMb), this.#opts.processes + 16) ?? null) : null;
     const launcher = this.host.launcher;
     const dropPrivileges =
       launcher === null
@@ -282,7 +287,7 @@ export class BwrapRunner implements Runner {
         ...(cgroup && {
           onRunAfterCompile: () => {
             // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
-            cgroup.tighten(runMemoryBytes);
+            cgroup.tighten(runSlotBytes);
             cgroup.resetPeak();
           },
         }),

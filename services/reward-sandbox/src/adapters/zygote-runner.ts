@@ -2,17 +2,18 @@
 // fork a fresh user/mount/pid/net/ipc/uts/cgroup namespace per run (see
 // zygote/zygote.py for the process tree and why isolation matches a fresh
 // bubblewrap per run). One zygote per execution slot (../slots): it runs as the
-// slot's host uid and sits in the slot's memory cgroup for its whole life, so
-// its runs are born inside the cgroup (no per-run migration) and never share a
-// uid with a concurrent run. A zygote that is killed is replaced.
+// slot's host uid and sits in the slot's memory cgroup for its whole life; each
+// run's program moves itself into the slot's run cgroup (bwrap/cgroup.ts)
+// before its code starts, so only the program is charged to its budget. Runs
+// never share a uid with a concurrent run. A zygote that is killed is replaced.
 
 import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../core/executor.ts';
 import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
-import { SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
+import { RUN_CGROUP_PROCS, SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
 import { LANGUAGES } from './bwrap/languages/index.ts';
 import type { CgroupStats, SlotCgroups } from './bwrap/cgroup.ts';
-import { BASE_LIMITS, TMPFS_INODES, cgroupMemoryBytes, cpuSecondsFor, ipcSysctls } from './bwrap/limits.ts';
+import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes } from './bwrap/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';
 import { safeFetchPath } from './bwrap/paths.ts';
 import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from './bwrap/run-inputs.ts';
@@ -111,7 +112,12 @@ export class ZygoteRunner implements SelectiveRunner {
     try {
       const proc = await this.#zygoteFor(slot);
       const cgroup =
-        this.#opts.cgroups?.prepare(slot.index, cgroupMemoryBytes(spec.memoryLimitMb, meta.tmp_bytes, meta.shm_bytes), this.#opts.processes + 16) ?? null;
+        this.#opts.cgroups?.prepare(
+          slot.index,
+          slotCgroupBytes(spec.memoryLimitMb, meta.tmp_bytes),
+          runCgroupBytes(spec.memoryLimitMb),
+          this.#opts.processes + 16,
+        ) ?? null;
       const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
       let result: RunResult;
       try {
@@ -221,7 +227,7 @@ export class ZygoteRunner implements SelectiveRunner {
   }
 
   #spawn(slot: Slot): ZygoteProcess {
-    const { host, sandboxUid: uid } = this.#opts;
+    const { host, sandboxUid: uid, cgroups } = this.#opts;
     const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf, Buffer.from(HOSTS_FILE)];
     const args = bwrapArgs({
       layout: host.layout,
@@ -237,6 +243,7 @@ export class ZygoteRunner implements SelectiveRunner {
         { fd: 7, dest: '/etc/hosts', perms: '0444' },
       ],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
+      ...(cgroups !== null && { runCgroupProcs: cgroups.runProcs(slot.index) }),
       nestedUserns: true,
       command: [
         host.tools.python ?? '/usr/bin/python3',
@@ -244,11 +251,16 @@ export class ZygoteRunner implements SelectiveRunner {
         String(this.#opts.tmpMb * MiB),
         String(this.#opts.shmMb * MiB),
         SECCOMP_PATH,
-        JSON.stringify({ tmp_inodes: TMPFS_INODES.tmp, shm_inodes: TMPFS_INODES.shm, ipc: ipcSysctls(this.#opts.shmMb * MiB) }),
+        JSON.stringify({
+          tmp_inodes: TMPFS_INODES.tmp,
+          shm_inodes: TMPFS_INODES.shm,
+          ipc: ipcSysctls(this.#opts.shmMb * MiB),
+          run_cgroup: cgroups === null ? null : RUN_CGROUP_PROCS,
+        }),
       ],
     });
-    // Joined once: every run of this zygote is born in the slot's cgroup.
-    const prefix = host.launcher === null ? [] : hostLaunchPrefix(host.launcher, { uid: slot.uid, cgroupProcs: this.#opts.cgroups?.procs(slot.index) ?? [] });
+    // Joined once: every run of this zygote is born in the slot's cgroup (its program then moves into the run cgroup).
+    const prefix = host.launcher === null ? [] : hostLaunchPrefix(host.launcher, { uid: slot.uid, cgroupProcs: cgroups?.procs(slot.index) ?? [] });
     return new ZygoteProcess({
       argv: [...prefix, host.bwrap, ...args],
       data,

@@ -18,6 +18,8 @@ export const SANDBOX_NODE = '/opt/node/bin/node';
 export const SANDBOX_NODE_PACKAGES = '/opt/node-packages';
 /** Where the stdin file is placed (outside the program's writable dirs). */
 export const STDIN_PATH = '/run/sandbox/stdin';
+/** Where a sandbox sees its slot's run cgroup's `cgroup.procs` (cgroup.ts): the program writes 0 there before it starts. */
+export const RUN_CGROUP_PROCS = '/run/sandbox/cgroup.procs';
 
 /** What the host offers to bind (detected once at start). */
 export interface HostLayout {
@@ -65,6 +67,8 @@ export interface SandboxPlan {
   command: string[];
   /** Extra read-only binds (host path -> sandbox path). */
   roBinds?: Array<{ src: string; dest: string }>;
+  /** Host path of the slot's run cgroup's `cgroup.procs`, bound writable at RUN_CGROUP_PROCS. */
+  runCgroupProcs?: string;
   /**
    * Keep user namespaces creatable inside (omit --disable-userns). Only for the
    * python zygote, whose own code creates a namespace per run and disables
@@ -165,6 +169,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     a.push('--ro-bind', plan.layout.nodePackagesHostPath, SANDBOX_NODE_PACKAGES, '--symlink', `${SANDBOX_NODE_PACKAGES}/node_modules`, '/node_modules');
   }
   for (const b of plan.roBinds ?? []) a.push('--ro-bind', b.src, b.dest);
+  if (plan.runCgroupProcs !== undefined) a.push('--bind', plan.runCgroupProcs, RUN_CGROUP_PROCS);
   a.push('--proc', '/proc', '--dev', '/dev');
   if (plan.tmpfsSources === undefined) {
     a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');

@@ -1,39 +1,51 @@
-// A long-lived memory and pids cgroup per execution slot, created at start-up.
-// Every run of the slot (a bubblewrap sandbox, or the slot's python zygote,
-// which sits in it for its whole life) is in it, and the limits are written
-// before each run. The memory cgroup charges what RLIMIT_AS misses: shmem
-// (tmpfs, memfd, SysV segments), page tables, and kernel memory such as inode
-// and dentry slab (v1 charges kmem to memory.usage_in_bytes since 5.x; v2
-// always), summed over every process of the run.
+// Long-lived memory and pids cgroups per execution slot, created at start-up.
+// The slot's memory cgroup holds what serves a run (a bubblewrap run's
+// launcher, relays, bwrap and supervisor, or the slot's python zygote, which
+// sits in it for its whole life); its child `run` holds only the program and
+// what it forks, capped at memory_limit_MB + a margin (limits.ts says which
+// limit is which). The program joins `run` itself as its last step before
+// exec: the host binds the run cgroup's `cgroup.procs`, owned by the slot's
+// uid, into the sandbox (RUN_CGROUP_PROCS), and the program's subshell (or the
+// zygote's program process) writes 0 to it. Only that one file is reachable,
+// so the program can move itself into its own cgroup and nowhere else. The
+// memory cgroups charge what RLIMIT_AS misses: shmem (tmpfs, memfd, SysV
+// segments), page tables, and kernel memory such as inode and dentry slab (v1
+// charges kmem to memory.usage_in_bytes since 5.x), summed over every process
+// of the run.
 //
 // Per slot rather than per run: creating and removing cgroups per run leaves
 // dying memory cgroups behind (pages they were charged for stay cached) and
-// measured +14 ms p50 with ~1 s stalls on cgroup v1; a slot's cgroup is made
-// once, and a zygote joins it once (its runs are born inside it). Runs in one
-// slot never overlap, so the slot's counters describe one run at a time.
+// measured +14 ms p50 with ~1 s stalls on cgroup v1; a slot's cgroups are made
+// once. Runs in one slot never overlap, so the slot's counters describe one
+// run at a time.
 //
 // Used only when the probe at start shows that we can create a child of our
-// own cgroup with the memory controller, limit it and move a process into it
-// (root on cgroup v1; on v2 only where the controller is delegated). Cgroups
-// are nested under the service's own, so every ancestor's limits still apply.
-// Cgroups of a crashed service are emptied (SIGKILL) and removed by the next
-// probe in the same place.
+// own cgroup with the memory controller, limit it and move a process into it,
+// on a cgroup v1 memory hierarchy (root). On v2 a cgroup with a child that has
+// the memory controller may hold no process, and a move needs the common
+// ancestor's cgroup.procs, which the program must not get: no cgroups there.
+// Cgroups are nested under the service's own, so every ancestor's limits still
+// apply. Cgroups of a crashed service are emptied (SIGKILL) and removed by the
+// next probe in the same place.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CodedError } from '@rl/service-kit';
 import { ownPlaces, type Place } from './cgroup-places.ts';
 import { processAlive as alive } from './reaper.ts';
+import type { Slot } from '../slots/slot-pool.ts';
 
 /** Counters read after a run. */
 export interface CgroupStats {
+  /** OOM kills in the slot (the run cgroup's included). */
   oomKills: number;
+  /** The run cgroup's peak since the last reset: the program's. */
   peakBytes: number | null;
   /**
-   * What the slot was already charged when the peak was last reset (its zygote,
-   * page cache and tmpfs pages an earlier run's teardown has not returned yet).
+   * What the run cgroup was already charged when the peak was last reset
+   * (pages an earlier run's teardown has not returned yet).
    */
   startBytes: number | null;
 }
@@ -42,10 +54,12 @@ export interface CgroupStats {
 export interface CgroupRun {
   /** `cgroup.procs` files the launcher writes its pid into before exec'ing bwrap. */
   procs: string[];
+  /** Host path of the run cgroup's `cgroup.procs` (owned by the slot's uid), which the program writes 0 to. */
+  runProcs: string;
   stats(): CgroupStats;
   /** Forgets the peak so far (the compiler's), so the run's own peak is reported; v1 only, else the peak becomes unknown. */
   resetPeak(): void;
-  /** Lowers the memory limit (after a compile step that needed more); false if usage could not be brought under it. */
+  /** Lowers the slot's memory limit (after a compile step that needed more); false if usage could not be brought under it. */
   tighten(memoryBytes: number): boolean;
 }
 
@@ -65,8 +79,13 @@ export class SlotCgroupError extends CodedError<SlotCgroupProblem> {
 interface SlotDirs {
   dirs: string[];
   memDir: string;
+  /** The run cgroup, a child of memDir. */
+  runDir: string;
   pidsDir: string | null;
 }
+
+/** Name of the run cgroup inside a slot's memory cgroup. */
+const RUN = 'run';
 
 const read = (path: string): string | null => {
   try {
@@ -102,25 +121,26 @@ export class SlotCgroups {
   }
 
   /** Cleans up after crashed services, creates one cgroup per slot and checks a process can join one; null if any step fails. */
-  static probe(slotCount: number): SlotCgroups | null {
+  static probe(slots: Slot[]): SlotCgroups | null {
     let made: SlotDirs[] = [];
     try {
       const { memory, pids } = ownPlaces();
-      if (memory === null) return null;
+      if (memory === null || memory.v2) return null;
       for (const place of [memory, pids]) if (place !== null) reapStale(place.dir);
       // The pid names the owner for reaping; the tag keeps two pools of one process apart.
       const prefix = `rs-${process.pid}-${randomBytes(4).toString('hex')}`;
-      made = Array.from({ length: slotCount }, (_, i) => createSlot(memory, pids, `${prefix}-s${i}`));
+      made = slots.map((slot) => createSlot(memory, pids, `${prefix}-s${slot.index}`, slot.uid));
       const cgroups = new SlotCgroups(memory.v2, made);
-      const run = cgroups.prepare(0, 64 * 1024 * 1024, 16);
-      const script = run.procs.map((p) => `echo $$ > '${p}'`).join(' && ') + ' && cat /proc/self/cgroup';
+      const run = cgroups.prepare(0, 96 * 1024 * 1024, 64 * 1024 * 1024, 16);
+      // A process of the slot's uid joins the slot, then moves itself into the run cgroup, as a program does.
+      const script = `${run.procs.map((p) => `echo $$ > '${p}'`).join(' && ')} && exec setpriv --reuid=${slots[0]!.uid} --regid=${slots[0]!.uid} --clear-groups /bin/sh -c 'echo 0 > "$0" && cat /proc/self/cgroup' '${run.runProcs}'`;
       const r = spawnSync('/bin/sh', ['-c', script], { encoding: 'utf8', timeout: 5000 });
-      const name = `${prefix}-s0`;
+      const name = `${prefix}-s${slots[0]!.index}/${RUN}`;
       if (r.status === 0 && r.stdout.includes(name)) return cgroups;
       cgroups.close();
       return null;
     } catch {
-      for (const s of made) for (const d of s.dirs) rmdirQuiet(d);
+      for (const s of made) removeSlot(s);
       return null;
     }
   }
@@ -130,40 +150,41 @@ export class SlotCgroups {
     return this.#slot(slot).dirs.map((d) => join(d, 'cgroup.procs'));
   }
 
+  /** Host path of the slot's run cgroup's `cgroup.procs` (what a program writes 0 to). */
+  runProcs(slot: number): string {
+    return join(this.#slot(slot).runDir, 'cgroup.procs');
+  }
+
   /**
-   * Sets the slot's limits for its next run: memory (bytes, swap included) and
-   * tasks. Usage left by earlier runs (page cache) is reclaimed by the kernel
-   * when the limit is written; if it cannot be, the slot is emptied once more
-   * (force_empty) and otherwise refused with {@link SlotCgroupError}.
+   * Sets the slot's limits for its next run: the slot's memory (bytes, swap
+   * included), the run cgroup's (the program's budget) and tasks. Usage left
+   * by earlier runs (page cache) is reclaimed by the kernel when a limit is
+   * written; tmpfs pages of a run whose namespace is still being torn down are
+   * waited for (up to a second); what remains is refused with
+   * {@link SlotCgroupError}.
    */
-  prepare(slot: number, memoryBytes: number, maxTasks: number): CgroupRun {
+  prepare(slot: number, slotBytes: number, runBytes: number, maxTasks: number): CgroupRun {
     const s = this.#slot(slot);
     const v2 = this.v2;
-    const mem = (f: string, v: string) => writeFileSync(join(s.memDir, f), v);
-    try {
-      setMemoryLimit(s.memDir, v2, memoryBytes);
-    } catch (first) {
-      try {
-        if (!v2) mem('memory.force_empty', '0');
-        setMemoryLimit(s.memDir, v2, memoryBytes);
-      } catch {
-        const usage = read(join(s.memDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'))?.trim();
-        throw new SlotCgroupError(SlotCgroupProblem.Busy, `slot ${slot} cgroup holds ${usage} bytes, over the next run's ${memoryBytes}`, { cause: first });
-      }
-    }
-    if (!v2) mem('memory.max_usage_in_bytes', '0');
+    for (const [dir, bytes] of [
+      [s.runDir, runBytes],
+      [s.memDir, slotBytes],
+    ] as const)
+      limitOrRefuse(slot, dir, v2, bytes);
+    for (const dir of [s.memDir, s.runDir]) if (!v2) writeFileSync(join(dir, 'memory.max_usage_in_bytes'), '0');
     const usageNow = () => {
-      const v = read(join(s.memDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'));
+      const v = read(join(s.runDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'));
       return v === null ? null : Number(v.trim());
     };
     let startBytes = usageNow();
     if (s.pidsDir !== null) writeFileSync(join(s.pidsDir, 'pids.max'), String(maxTasks + zombies(s.pidsDir, v2)));
-    const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(read(join(s.memDir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
-    const oomBase = oomKills();
+    const oomKills = (dir: string) => Number(/^oom_kill (\d+)$/m.exec(read(join(dir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
+    const oomBase = { slot: oomKills(s.memDir), run: oomKills(s.runDir) };
     // v2's memory.peak is the cgroup's lifetime peak (no global reset), so a slot has no per-run peak there.
     let peakKnown = !v2;
     return {
       procs: this.procs(slot),
+      runProcs: this.runProcs(slot),
       tighten: (bytes) => {
         try {
           setMemoryLimit(s.memDir, v2, bytes);
@@ -175,36 +196,38 @@ export class SlotCgroups {
       resetPeak: () => {
         try {
           if (v2) throw new Error('no global reset on v2');
-          mem('memory.max_usage_in_bytes', '0');
+          writeFileSync(join(s.runDir, 'memory.max_usage_in_bytes'), '0');
           startBytes = usageNow();
         } catch {
           peakKnown = false;
         }
       },
       stats: () => {
-        const peak = read(join(s.memDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
-        return { oomKills: oomKills() - oomBase, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()), startBytes };
+        const peak = read(join(s.runDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
+        // An OOM in the run cgroup also counts in the slot's where the kernel propagates events: the larger, not the sum.
+        const kills = Math.max(oomKills(s.memDir) - oomBase.slot, oomKills(s.runDir) - oomBase.run);
+        return { oomKills: kills, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()), startBytes };
       },
     };
   }
 
-  /** Bytes the slot's cgroup is charged for now (processes, shmem, kernel memory, cache). */
+  /** Bytes the slot's cgroup is charged for now (processes, shmem, kernel memory, cache; its run cgroup's included). */
   usageBytes(slot: number): number | null {
     const s = this.#slot(slot);
     const v = read(join(s.memDir, this.v2 ? 'memory.current' : 'memory.usage_in_bytes'));
     return v === null ? null : Number(v.trim());
   }
 
-  /** Highest usage since the slot's last prepare() (v1; null on v2, whose peak is the cgroup's lifetime). */
+  /** Highest usage of the slot's run cgroup (the program's) since its last prepare() or reset (v1 only). */
   peakBytes(slot: number): number | null {
     if (this.v2) return null;
-    const v = read(join(this.#slot(slot).memDir, 'memory.max_usage_in_bytes'));
+    const v = read(join(this.#slot(slot).runDir, 'memory.max_usage_in_bytes'));
     return v === null ? null : Number(v.trim());
   }
 
   /** Removes the slots' cgroups (those still holding tasks stay for the next probe's reaping). */
   close(): void {
-    for (const s of this.#slots) for (const d of s.dirs) rmdirQuiet(d);
+    for (const s of this.#slots) removeSlot(s);
   }
 
   #slot(slot: number): SlotDirs {
@@ -214,13 +237,49 @@ export class SlotCgroups {
   }
 }
 
-function createSlot(memory: Place, pids: Place | null, name: string): SlotDirs {
+function createSlot(memory: Place, pids: Place | null, name: string, uid: number): SlotDirs {
   const memDir = join(memory.dir, name);
+  const runDir = join(memDir, RUN);
   const pidsDir = pids === null ? null : join(pids.dir, name);
   const dirs = [memDir, ...(pidsDir !== null && pidsDir !== memDir ? [pidsDir] : [])];
   for (const d of dirs) mkdirSync(d);
-  return { dirs, memDir, pidsDir };
+  mkdirSync(runDir);
+  // The slot's processes may move themselves in (the kernel also wants the writer's uid to be the mover's).
+  for (const f of ['cgroup.procs', 'tasks']) chownSync(join(runDir, f), uid, uid);
+  return { dirs, memDir, runDir, pidsDir };
 }
+
+function removeSlot(s: SlotDirs): void {
+  rmdirQuiet(s.runDir);
+  for (const d of s.dirs) rmdirQuiet(d);
+}
+
+/** Writes a limit; usage over it that reclaim cannot free (a torn-down run's tmpfs on its way out) is waited for, then refused. */
+function limitOrRefuse(slot: number, dir: string, v2: boolean, bytes: number): void {
+  const deadline = performance.now() + 1000;
+  let first: unknown = null;
+  for (;;) {
+    try {
+      setMemoryLimit(dir, v2, bytes);
+      return;
+    } catch (e) {
+      first ??= e;
+      if (!v2) {
+        try {
+          writeFileSync(join(dir, 'memory.force_empty'), '0');
+        } catch {
+          // tasks inside, or pages it cannot drop
+        }
+      }
+    }
+    if (performance.now() > deadline) {
+      const usage = read(join(dir, v2 ? 'memory.current' : 'memory.usage_in_bytes'))?.trim();
+      throw new SlotCgroupError(SlotCgroupProblem.Busy, `slot ${slot} cgroup ${dir} holds ${usage} bytes, over the next run's ${bytes}`, { cause: first });
+    }
+    Atomics.wait(PAUSE, 0, 0, 5); // a namespace's last mntput is a deferred work item: give it a few ms
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 function setMemoryLimit(dir: string, v2: boolean, bytes: number): void {
   const mem = (f: string, v: string) => writeFileSync(join(dir, f), v);
@@ -242,13 +301,15 @@ function reapStale(dir: string): void {
     const m = /^rs-(\d+)-/.exec(name);
     if (m === null || alive(Number(m[1]))) continue;
     const d = join(dir, name);
-    for (const pid of tasks(d)) {
+    const run = join(d, RUN);
+    for (const pid of [...tasks(run), ...tasks(d)]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // gone
       }
     }
+    rmdirQuiet(run);
     rmdirQuiet(d);
   }
 }

@@ -36,6 +36,14 @@ export interface Step {
 export interface SupervisorSpec {
   compile?: Step;
   run: Step;
+  /**
+   * The run cgroup's `cgroup.procs` in the sandbox: the run's subshell moves
+   * itself there before its limits and exec, so the program and what it forks
+   * are charged to the program's budget (cgroup.ts), and the compiler and this
+   * supervisor are not. A failed move stops the run (exit 125): no program runs
+   * outside its budget.
+   */
+  joinCgroup?: string;
   /** Program stdin: a file path inside the sandbox, or null for /dev/null. */
   stdinPath: string | null;
   /** Work-dir-relative paths to stream back after the run. */
@@ -46,10 +54,11 @@ export interface SupervisorSpec {
 // it prints the shell's own and its waited-for children's user/sys CPU on two lines.
 const TIMES = `{ printf 'T\\n'; times; } >&3`;
 
-function subshell(step: Step): string {
+function subshell(step: Step, joinCgroup?: string): string {
   const env = Object.entries(step.env ?? {}).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
   const words = step.argv.map(shellQuote).join(' ');
-  return `( ${[step.limits, ...env, `exec ${words}`].join(' && ')} )`;
+  const join = joinCgroup === undefined ? [] : [`{ echo 0 > ${shellQuote(joinCgroup)} || exit 125; }`];
+  return `( ${[...join, step.limits, ...env, `exec ${words}`].join(' && ')} )`;
 }
 
 /** Builds the supervisor script (run with `bash --norc --noprofile -c`). */
@@ -73,7 +82,7 @@ export function supervisorScript(spec: SupervisorSpec): string {
   }
   const stdin = spec.stdinPath === null ? '/dev/null' : shellQuote(spec.stdinPath);
   lines.push(
-    `${subshell(spec.run)} <${stdin} 2>&6 3>&- 6>&-`,
+    `${subshell(spec.run, spec.joinCgroup)} <${stdin} 2>&6 3>&- 6>&-`,
     `r=$?`,
     `printf 'R %d\\n' "$r" >&3`,
     TIMES,

@@ -25,7 +25,7 @@ afterAll(async () => {
   native.close();
 });
 
-const target = { cgroups: native.cgroups !== null, tmpMb: 256, shmMb: 64 };
+const target = { cgroups: native.cgroups !== null, shmMb: 64 };
 
 describe.skipIf(!usable)('slot red team: bubblewrap per run', () => {
   redTeamCases({ ...target, runner: () => native, ipcAndInodeCaps: native.host.privateMounts });

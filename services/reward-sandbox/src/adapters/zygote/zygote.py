@@ -73,8 +73,9 @@ TMP_BYTES = int(sys.argv[1]) if len(sys.argv) > 1 else 256 << 20
 SHM_BYTES = int(sys.argv[2]) if len(sys.argv) > 2 else 64 << 20
 # The seccomp program (classic BPF) every run's program loads (argv[3]); required.
 SECCOMP_PATH = sys.argv[3] if len(sys.argv) > 3 else None
-# Inode caps of /tmp and /dev/shm and the IPC namespace's sysctls (argv[4], JSON).
-LIMITS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {'tmp_inodes': 65536, 'shm_inodes': 4096, 'ipc': {}}
+# Inode caps of /tmp and /dev/shm, the IPC namespace's sysctls and the run cgroup's
+# cgroup.procs (or None: no cgroups on this host) (argv[4], JSON).
+LIMITS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {'tmp_inodes': 65536, 'shm_inodes': 4096, 'ipc': {}, 'run_cgroup': None}
 SANDBOX_UID = 65534
 # Dispositions of a freshly started interpreter (SIGPIPE/SIGXFSZ ignored, SIGINT raises), restored in C.
 FRESH_SIGNALS = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)}
@@ -194,6 +195,10 @@ def run_program(go_r, out_w, err_w):
     if not msg:
         os._exit(0)  # the sandbox was never used (zygote stopping)
     meta = json.loads(msg)
+    if LIMITS.get('run_cgroup'):
+        # Into the program's own memory cgroup before anything of the run is allocated:
+        # Z, A and B stay in the slot's. Not earlier: the previous run may still be in it.
+        write_file(LIMITS['run_cgroup'], '0')
     stdin_fd = os.open('/tmp/.stdin' if meta['stdin'] else '/dev/null', os.O_RDONLY)
     if meta['stdin']:
         os.unlink('/tmp/.stdin')
@@ -207,8 +212,8 @@ def run_program(go_r, out_w, err_w):
         except (OSError, ValueError, TypeError):
             pass
     set_limits(meta['limits'])
-    # The zygote shares the slot's memory cgroup with its runs: an OOM there should take
-    # the program (and what it forks), not the zygote or the run's supervisor and pid 1.
+    # An OOM of the slot's cgroup (which holds the run cgroup) should take the program
+    # (and what it forks), not the zygote or the run's supervisor and pid 1.
     # Raising one's own score needs no privilege.
     write_file('/proc/self/oom_score_adj', '500')
     os.chdir(WORK)
