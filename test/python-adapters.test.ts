@@ -1,5 +1,6 @@
-// The Python reward adapters (shared/python: verl, EasyR1, TRL, AReaL, plus OpenRLHF's and slime's own
-// client code from local mirrors) run with Debian's python3 against a real reward-rules process.
+// The Python reward adapters (shared/python: verl, EasyR1, TRL, AReaL, slime's group function, plus verl's
+// reward loop and OpenRLHF's and slime's own client code from local mirrors; those skip without one) run
+// with Debian's python3 against a real reward-rules process.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import { VERL_MIRROR } from './support/verl.ts';
 
 const run = promisify(execFile);
 const PYTHON = '/usr/bin/python3';
@@ -26,7 +28,7 @@ afterAll(async () => {
 
 describe.skipIf(!existsSync(PYTHON))('python adapters against reward-rules', () => {
   it('pass their unittest suite', async () => {
-    const env = { ...process.env, RL_REWARDS_TEST_URL: rules.baseUrl, PYTHONDONTWRITEBYTECODE: '1' };
+    const env = { ...process.env, RL_REWARDS_TEST_URL: rules.baseUrl, VERL_MIRROR, PYTHONDONTWRITEBYTECODE: '1' };
     const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: PACKAGE_DIR, env, timeout: 120_000 }).catch(
       (err: { stdout?: string; stderr?: string; code?: number }) => err,
     );

@@ -1,13 +1,16 @@
-// verl's own reward code, taken from a local git mirror of volcengine/verl at
-// test time (never stored in this repository). Tests that need it skip with a
-// clear reason when no mirror is available.
+// verl's own reward code, taken from a local git mirror of verl-project/verl
+// (formerly volcengine/verl) at test time (never stored in this repository).
+// Tests that need it skip with a clear reason when no mirror is available.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where the mirror is looked for: `VERL_MIRROR`, else the workplace's fetched copy. */
-export const VERL_MIRROR = process.env.VERL_MIRROR ?? '/work/.mirror/volcengine+verl/repo';
+/** Where the mirror is looked for: `VERL_MIRROR`, else the workplace's fetched copy (the project's current name first). */
+export const VERL_MIRROR =
+  process.env.VERL_MIRROR ??
+  ['/work/.mirror/verl-project+verl/repo', '/work/.mirror/volcengine+verl/repo'].find((dir) => existsSync(dir)) ??
+  '/work/.mirror/verl-project+verl/repo';
 
 /** Whether a verl mirror and the Python it needs are present. */
 export function verlAvailable(): boolean {
