@@ -1,3 +1,5 @@
+import { setOwn } from '@rl/service-kit/core';
+
 /** A decoded cell: what pyarrow's `to_pylist()` gives, in JS terms (a map column decodes to an object). */
 export type DataValue = null | boolean | number | bigint | string | Uint8Array | Date | DataValue[] | { [key: string]: DataValue };
 
@@ -17,7 +19,8 @@ export function toDataValue(value: unknown): DataValue {
   if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(value as ArrayLike<unknown>, toDataValue);
   if (typeof value === 'object') {
     const out: { [key: string]: DataValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toDataValue(v);
+    // A column or struct field named __proto__ stays data, not the object's prototype.
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, toDataValue(v));
     return out;
   }
   return String(value);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DataRow } from '@rl/datasets';
 import { toDatasetRow } from './dataset-row.ts';
 
 const origin = { path: 'story.parquet', fileIndex: 0, row: 0, rowId: 0 };
@@ -62,5 +63,13 @@ describe('toDatasetRow', () => {
       defaultDataSource: null,
     });
     expect(row.extra_info.user_input).toBe('kept');
+  });
+
+  it('keeps columns and struct fields named after prototype members as data (no prototype is replaced or read)', () => {
+    const cells = JSON.parse('{"prompt": "p", "data_source": "x", "extra_info": {"__proto__": {"a": 1}}, "constructor": "c", "toString": "t"}') as DataRow;
+    const row = toDatasetRow(cells, origin, { promptKey: 'prompt', defaultDataSource: null });
+    expect(Object.getPrototypeOf(row.extra_info)).toBe(Object.prototype);
+    expect(Object.keys(row.extra_info)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(JSON.parse(JSON.stringify(row.extra_info))).toEqual(JSON.parse('{"__proto__": {"a": 1}, "constructor": "c", "toString": "t"}'));
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@rl/service-kit/core';
+import { AppError, ErrorCode, setOwn } from '@rl/service-kit/core';
 import type { DataRow, DataValue, Message } from '@rl/datasets';
 
 /** A prompt as verl files carry it: chat messages, or plain text (verl's digit-completion files). */
@@ -60,7 +60,7 @@ export function toJsonValue(value: DataValue): JsonValue {
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(toJsonValue);
   const out: { [key: string]: JsonValue } = {};
-  for (const [k, v] of Object.entries(value)) out[k] = toJsonValue(v);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, toJsonValue(v));
   return out;
 }
 
@@ -104,7 +104,7 @@ export function toDatasetRow(raw: DataRow, origin: RowOrigin, options: RowOption
   // story_content, user_input, conversation_history, output_format, target_response)
   // travel to the reward service inside extra_info, without overriding its own keys.
   for (const [key, value] of Object.entries(row)) {
-    if (!KNOWN_COLUMNS.has(key) && key !== options.promptKey && key !== withoutKey && !(key in extraInfo)) extraInfo[key] = value;
+    if (!KNOWN_COLUMNS.has(key) && key !== options.promptKey && key !== withoutKey && !Object.hasOwn(extraInfo, key)) setOwn(extraInfo, key, value);
   }
   const groundTruth = rewardModel?.['ground_truth'] ?? (typeof prompt === 'string' ? prompt : null);
   return {

@@ -65,6 +65,14 @@ describe('safetensors', () => {
     expect(back.metadata).toEqual({});
   });
 
+  it('reads a tensor named __proto__ as a tensor, leaving the map’s prototype alone', () => {
+    const data = new Uint8Array(Float32Array.from([1, 2]).buffer);
+    const back = decodeSafetensors(withHeader(JSON.parse('{"__proto__": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}'), data));
+    expect(Object.getPrototypeOf(back.tensors)).toBe(Object.prototype);
+    expect(Object.keys(back.tensors)).toEqual(['__proto__']);
+    expect(Array.from(Object.getOwnPropertyDescriptor(back.tensors, '__proto__')?.value.data as Float32Array)).toEqual([1, 2]);
+  });
+
   it('rejects malformed files with validation_failed naming the problem', () => {
     const f32 = (n: number) => new Uint8Array(n * 4);
     expect(codeOf(() => decodeSafetensors(new Uint8Array(4)))).toMatch(/^validation_failed: .*shorter/);

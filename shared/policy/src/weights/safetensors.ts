@@ -3,7 +3,7 @@
 // {dtype, shape, data_offsets} (offsets relative to the data section) plus an
 // optional `__metadata__` of string values, then the raw little-endian data.
 import { z } from 'zod';
-import { AppError, ErrorCode } from '@rl/service-kit/core';
+import { AppError, ErrorCode, setOwn } from '@rl/service-kit/core';
 import type { HostTensor } from '../model/params.ts';
 
 /** Largest header accepted (the reference implementation's limit). */
@@ -94,7 +94,7 @@ export function decodeSafetensors(bytes: Uint8Array): Safetensors {
     const data = new Float32Array(size);
     if (LITTLE_ENDIAN) new Uint8Array(data.buffer).set(bytes.subarray(dataStart + begin, dataStart + end));
     else for (let i = 0; i < size; i++) data[i] = view.getFloat32(dataStart + begin + i * 4, true);
-    tensors[name] = { shape, data };
+    setOwn(tensors, name, { shape, data });
   }
   // The format requires the tensors to tile the data section exactly: no holes, no overlaps.
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);

@@ -1,4 +1,4 @@
-import { AppError } from '@rl/service-kit/core';
+import { AppError, getOwn } from '@rl/service-kit/core';
 import type { MalformedCall, ParsedCall } from '../agent/hermes-parser.ts';
 import type { Tool } from './tool.ts';
 
@@ -41,7 +41,8 @@ export interface ToolRunContext {
 const errorText = (detail: string) => `Error when executing tool: ${detail}`;
 
 function createKwargsOf(toolsKwargs: Record<string, unknown>, name: string): Record<string, unknown> {
-  const entry = toolsKwargs[name];
+  // `name` is the model's: a tool called `constructor` must not read Object.
+  const entry = getOwn(toolsKwargs, name);
   const ck = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>).create_kwargs : undefined;
   return ck !== null && typeof ck === 'object' && !Array.isArray(ck) ? (ck as Record<string, unknown>) : {};
 }

@@ -3,6 +3,7 @@
 // timed-out compile, TimeLimitExceeded with return_code null and whatever output
 // arrived, execution_time in seconds.
 
+import { setOwn } from '@rl/service-kit/core';
 import type { CommandResult, RunOutcome } from '../../core/runner.ts';
 import { COMPILER_MEMORY_MARKERS } from './languages/index.ts';
 import type { Execution } from './execute.ts';
@@ -87,7 +88,8 @@ export function buildOutcome(x: Execution, c: OutcomeContext): RunOutcome {
   const files: Record<string, string> = {};
   x.report.files.forEach((b64, i) => {
     const name = c.fetchFiles[i];
-    if (name !== undefined) files[name] = b64;
+    // fetch_files names are the client's: a file called __proto__ is still a file.
+    if (name !== undefined) setOwn(files, name, b64);
   });
   if (x.report.overflowed) notes.push('fetch_files: total size over the cap, some files were dropped');
   return { compile_result, run_result, files, notes };

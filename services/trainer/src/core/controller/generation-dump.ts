@@ -4,6 +4,7 @@
 // decoded input, the output, the ground truth, the score, the step and every
 // key of the reward's extra. The writer is a port; the file system one is in
 // adapters/.
+import { setOwn } from '@rl/service-kit/core';
 import type { JsonValue } from '../../data/index.ts';
 
 /** One dumped sample. */
@@ -24,6 +25,6 @@ export interface GenerationDump {
 /** verl's entry: the fixed keys, then the reward's extra keys (which never override them). */
 export function dumpEntry(input: string, output: string, gts: JsonValue, score: number, step: number, extra: Record<string, unknown> | undefined): DumpEntry {
   const entry: DumpEntry = { input, output, gts, score, step };
-  for (const [k, v] of Object.entries(extra ?? {})) if (!(k in entry)) entry[k] = v;
+  for (const [k, v] of Object.entries(extra ?? {})) if (!Object.hasOwn(entry, k)) setOwn(entry, k, v);
   return entry;
 }
