@@ -2,7 +2,7 @@
 // service instances started exactly as `make up` starts them. Readiness is read
 // from the processes' own log lines, never waited for with sleeps.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -96,9 +96,25 @@ export interface ServiceProcess extends Running {
   readonly baseUrl: string;
 }
 
+/**
+ * A trainer keeps a test's jobs in the test's own directory: it is the output
+ * root, and data is read from it and the repository (fixtures). The user a
+ * root trainer drops to must reach it (mkdtemp makes it 0700).
+ */
+function trainerRoots(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const base = env['TRAINER_BASE_DIR'];
+  if (base === undefined) return {};
+  chmodSync(base, 0o755);
+  return { TRAINER_OUTPUT_ROOT: base, TRAINER_DATA_ROOTS: `${base},${ROOT}`, TRAINER_MODEL_ROOTS: base };
+}
+
 /** Starts `services/<name>` (`node src/main.ts`) on a free HTTP port; resolves once it logs `listening`. */
 export async function startService(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const r = launch(process.execPath, ['src/main.ts'], { cwd: join(ROOT, 'services', name), env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env } });
+  const roots = name === 'trainer' ? trainerRoots(env) : {};
+  const r = launch(process.execPath, ['src/main.ts'], {
+    cwd: join(ROOT, 'services', name),
+    env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...roots, ...env },
+  });
   const m = await waitForLine(r, /"port":(\d+).*"msg":"listening"/, 30_000);
   return { ...r, baseUrl: `http://127.0.0.1:${m[1]}` };
 }

@@ -1,8 +1,12 @@
-// Wiring only: config -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
+// Wiring only: config -> roots and run-as user (drops root) -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
+import { setUpRoots } from './adapters/job-paths.ts';
+import { runAsIdentity } from './adapters/run-as.ts';
 import { runJob } from './adapters/run-job.ts';
 import { TrainerServiceConfig, validateJobConfig, type TrainingJobConfig } from './config/index.ts';
+import { assertJobPaths } from './config/path-roots.ts';
+import { configuredRoots } from './config/service-config.ts';
 import { addRoutes } from './http.ts';
 import { eventsSubject } from './jobs/job-events.ts';
 import { JobManager } from './jobs/job-manager.ts';
@@ -10,13 +14,16 @@ import { DOC_INFO } from './openapi.ts';
 import { renderPlots } from './plots/index.ts';
 
 const config = loadConfig(TrainerServiceConfig, process.env);
+const runAs = runAsIdentity(config.TRAINER_RUN_AS);
+const roots = setUpRoots(configuredRoots(config), runAs);
 const logger = createLogger({ service: DOC_INFO.service, level: config.LOG_LEVEL });
 const telemetry = await startTelemetry(DOC_INFO.service, process.env);
 const metrics = createMetrics(DOC_INFO.service);
 const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 if (nats === undefined) throw new Error('the trainer needs NATS (NATS_ENABLED=true): rollouts, rewards and the policy worker are reached over it');
 
-const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: config.TRAINER_BASE_DIR, logLevel: config.LOG_LEVEL };
+logger.info({ roots, runAs: runAs?.user ?? null }, 'job paths');
+const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: roots.base, roots, runAs, logLevel: config.LOG_LEVEL };
 const configs = new Map<string, TrainingJobConfig>();
 const encoder = new TextEncoder();
 const jobs = new JobManager<TrainingJobConfig>({
@@ -41,7 +48,11 @@ await hostService({
   routes: (app) =>
     addRoutes(app, {
       jobs,
-      validate: (raw, overrides) => validateJobConfig(raw, overrides),
+      validate: (raw, overrides) => {
+        const c = validateJobConfig(raw, overrides);
+        assertJobPaths(c, roots);
+        return c;
+      },
       nameOf: (c) => c.trainer.experiment_name,
       renderPlots: async (id) => {
         const c = configs.get(id);

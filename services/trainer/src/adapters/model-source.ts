@@ -32,11 +32,21 @@ export async function tokenizerFromKey(key: string, baseDir: string, field: stri
   if (key === 'char') return arithmeticTokenizer().config;
   if (key === 'byte') return { kind: 'byte' };
   const path = resolve(baseDir, key);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new AppError(ErrorCode.BadRequest, `${field}: cannot read tokenizer.json ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
+      cause: err,
+      details: { field },
+    });
+  }
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
-  } catch (err) {
-    throw new AppError(ErrorCode.BadRequest, `${field}: cannot read tokenizer.json ${path} (${(err as Error).message})`, { cause: err, details: { field } });
+    json = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the file's first characters.
+    throw new AppError(ErrorCode.BadRequest, `${field}: ${path} is not a JSON file`, { details: { field } });
   }
   return createTokenizer({ kind: 'hf', tokenizer: json }).config;
 }

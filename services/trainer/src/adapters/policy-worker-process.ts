@@ -11,6 +11,7 @@ import { AppError, ErrorCode, requestJson, retry } from '@rl/service-kit';
 import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import { stepRetryDelayMs } from '../core/controller/retry-step.ts';
+import { asRoot, type RunAs } from './run-as.ts';
 import * as P from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 
@@ -49,6 +50,8 @@ export async function startPolicyWorker(opts: {
   timeouts: WorkerTimeouts;
   signal: AbortSignal;
   logLevel: string;
+  /** The user the worker runs as (uid, gid, no other groups); null: the trainer's own. */
+  runAs: RunAs | null;
 }): Promise<PolicyWorker> {
   const { nc, spec, timeouts } = opts;
   await mkdir(opts.dir, { recursive: true });
@@ -58,12 +61,15 @@ export async function startPolicyWorker(opts: {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NATS_URL: opts.natsUrl,
+    // The worker serves and publishes as the trainer's NATS user (only that user may write the weights bucket).
+    ...pickDefined(process.env, ['NATS_USER', 'NATS_PASS', 'NATS_TOKEN', 'NATS_INBOX_PREFIX']),
     LOG_LEVEL: opts.logLevel,
     POLICY_WORKER_SPEC: specPath,
     ...(opts.resumeDir !== null && { POLICY_WORKER_RESUME: opts.resumeDir }),
   };
   // The IPC channel only signals liveness: when the trainer dies (even by SIGKILL) it closes and the worker exits.
-  const child: ChildProcess = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ids = opts.runAs === null ? {} : { uid: opts.runAs.uid, gid: opts.runAs.gid };
+  const child: ChildProcess = asRoot(opts.runAs, () => spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...ids }));
   let exited: string | null = null;
   child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
   const compute = createComputeMeter();
@@ -145,4 +151,8 @@ export async function startPolicyWorker(opts: {
     version: async () => (await call('info', {}, P.InfoReply)).version,
     generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),
   };
+}
+
+function pickDefined(env: NodeJS.ProcessEnv, keys: string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(keys.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
 }

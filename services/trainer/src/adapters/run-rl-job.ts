@@ -84,6 +84,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     timeouts: { callMs: 120_000, updateMs: 600_000 },
     signal: ctx.signal,
     logLevel: env.logLevel,
+    runAs: env.runAs,
   });
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {

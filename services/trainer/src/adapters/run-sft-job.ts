@@ -64,6 +64,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
     timeouts: { callMs: 120_000, updateMs: 600_000 },
     signal: ctx.signal,
     logLevel: env.logLevel,
+    runAs: env.runAs,
   });
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {

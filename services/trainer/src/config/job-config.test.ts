@@ -35,7 +35,7 @@ describe('job config defaults', () => {
     });
     expect(c.critic).toMatchObject({ cliprange_value: 0.5, ppo_epochs: 1, ppo_mini_batch_size: 16, optim: { lr: 1e-5 } });
     expect(c.actor_rollout_ref.model.max_seq_len).toBe(c.data.max_prompt_length + c.data.max_response_length);
-    expect(c.trainer.default_local_dir).toBe('checkpoints/verl_examples/gsm8k');
+    expect(c.trainer.default_local_dir).toBe('.run/checkpoints/verl_examples/gsm8k');
     expect(c.trainer.resume_mode).toBe('auto');
     expect(c.reward.routes['arithmetic_sequence']).toBe('reward.rules.score');
     expect(c.rollout).toEqual({ mode: 'remote', subject: 'rollout.generate', timeout_ms: 300_000, weights_bucket: 'rl-policy', weights_name: 'actor' });

@@ -88,7 +88,7 @@ function resolveDerived(c: Parsed) {
       shuffle: critic.shuffle ?? actor.shuffle,
       loss_agg_mode: critic.loss_agg_mode ?? actor.loss_agg_mode,
     },
-    trainer: { ...trainer, default_local_dir: trainer.default_local_dir ?? `checkpoints/${trainer.project_name}/${trainer.experiment_name}` },
+    trainer: { ...trainer, default_local_dir: trainer.default_local_dir ?? `.run/checkpoints/${trainer.project_name}/${trainer.experiment_name}` },
   };
 }
 

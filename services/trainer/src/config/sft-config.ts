@@ -121,7 +121,7 @@ function checkCrossKeys(c: z.infer<typeof SftJobConfigInput>, ctx: z.RefinementC
 export const SftJobConfig = SftJobConfigInput.superRefine(checkCrossKeys).transform((c) => ({
   ...c,
   model: { ...resolveArchitecture(c.model), max_seq_len: c.model.max_seq_len ?? c.data.max_length },
-  trainer: { ...c.trainer, default_local_dir: c.trainer.default_local_dir ?? `checkpoints/${c.trainer.project_name}/${c.trainer.experiment_name}` },
+  trainer: { ...c.trainer, default_local_dir: c.trainer.default_local_dir ?? `.run/checkpoints/${c.trainer.project_name}/${c.trainer.experiment_name}` },
 }));
 /** A validated SFT job config. */
 export type SftJobConfig = z.output<typeof SftJobConfig>;

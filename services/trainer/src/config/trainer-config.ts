@@ -20,7 +20,7 @@ export const TrainerConfig = z.strictObject({
   project_name: text().default('verl_examples'),
   /** Run name; part of the default output directory. @default "gsm8k" */
   experiment_name: text().default('gsm8k'),
-  /** Checkpoints, metrics.jsonl and plots; null = checkpoints/<project_name>/<experiment_name>. @default null */
+  /** Checkpoints, metrics.jsonl and plots; null = .run/checkpoints/<project_name>/<experiment_name> (inside the default output root). @default null */
   default_local_dir: text().nullable().default(null),
   /** "auto" resumes from the latest checkpoint in default_local_dir; "disable" starts fresh. @default "auto" */
   resume_mode: oneOf(['auto', 'disable']).default('auto'),
