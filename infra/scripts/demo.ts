@@ -3,13 +3,18 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { STACK_SECRETS, loadOrCreatePasswords, natsClientEnv } from './nats-users.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const items = join(ROOT, 'infra/demo/sample-items.jsonl');
 const cli = join(ROOT, 'shared/client/bin/rl-rewards.ts');
 
+// The stack's NATS admits users only: the CLI connects as `client` (see infra/nats/auth.conf).
+const natsClient = natsClientEnv('client', loadOrCreatePasswords(STACK_SECRETS));
+
 function score(args: string[]): Array<Record<string, unknown>> {
   const out = execFileSync(process.execPath, [cli, 'score', '--file', items, ...args], {
+    env: { ...process.env, ...natsClient },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     timeout: 120_000,

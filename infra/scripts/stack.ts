@@ -2,10 +2,14 @@
 // Starts nats-server (if nothing listens on its port yet) and every service that
 // has src/main.ts, records what it started in .run/pids, waits for each /readyz.
 // `down` stops exactly the processes recorded there, nothing else.
+// Closed by default: everything listens on loopback (the services' HOST default,
+// nats.conf's host), and NATS runs with per-service users and permissions
+// (infra/nats/auth.conf) whose passwords are generated once into .run/secrets.json.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { NATS_USERS, SECURED_NATS_CONF, STACK_SECRETS, loadOrCreatePasswords, natsClientEnv, natsServerEnv, type NatsUser } from './nats-users.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUN = join(ROOT, '.run');
@@ -36,6 +40,12 @@ function services(): ServiceEntry[] {
       const envPort = process.env[`${name.toUpperCase().replaceAll('-', '_')}_PORT`];
       return { name, dir: join(base, name), port: Number(envPort ?? pkg.rl?.port ?? 0) };
     });
+}
+
+function natsUser(service: string): NatsUser {
+  const user = NATS_USERS.find((u) => u === service);
+  if (user === undefined) throw new Error(`service ${service} has no NATS user: add one to infra/nats/auth.conf and infra/scripts/nats-users.ts`);
+  return user;
 }
 
 function alive(pid: number, marker: string): boolean {
@@ -101,18 +111,19 @@ async function httpOk(url: string): Promise<boolean> {
 async function up(): Promise<void> {
   mkdirSync(PIDS, { recursive: true });
   mkdirSync(LOGS, { recursive: true });
+  const passwords = loadOrCreatePasswords(STACK_SECRETS);
   if (await portOpen(NATS_PORT)) {
     console.log(`nats-server      already listening on :${NATS_PORT} (left alone)`);
   } else {
     const pid = startDetached(
       'nats',
       'nats-server',
-      ['-c', join(ROOT, 'infra/nats/nats.conf'), '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')],
+      ['-c', SECURED_NATS_CONF, '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '--store_dir', join(RUN, 'nats')],
       ROOT,
-      process.env,
+      { ...process.env, ...natsServerEnv(passwords) },
     );
     await waitFor('nats-server', () => httpOk(`http://127.0.0.1:${NATS_MONITOR_PORT}/healthz`), join(LOGS, 'nats.log'), pid);
-    console.log(`nats-server      nats://127.0.0.1:${NATS_PORT}  monitor http://127.0.0.1:${NATS_MONITOR_PORT}`);
+    console.log(`nats-server      nats://127.0.0.1:${NATS_PORT}  monitor http://127.0.0.1:${NATS_MONITOR_PORT}  (users: ${STACK_SECRETS})`);
   }
   const natsUrl = `nats://127.0.0.1:${NATS_PORT}`;
   await Promise.all(
@@ -122,6 +133,7 @@ async function up(): Promise<void> {
         pid = startDetached(s.name, process.execPath, ['src/main.ts'], s.dir, {
           ...process.env,
           ...SERVICE_ENV[s.name],
+          ...natsClientEnv(natsUser(s.name), passwords),
           PORT: String(s.port),
           NATS_URL: natsUrl,
           TRAINER_BASE_DIR: ROOT,

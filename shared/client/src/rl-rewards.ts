@@ -21,6 +21,8 @@ interface ScoreOptions {
   concurrency: number;
   timeoutMs: number;
   token?: string;
+  natsUser?: string;
+  natsPass?: string;
 }
 
 const positiveInt = (v: string) => {
@@ -102,8 +104,13 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'requests in flight', positiveInt, 4)
     .option('--timeout-ms <ms>', 'per-request timeout', positiveInt, 120_000)
     .addOption(new Option('--token <token>', 'bearer token for HTTP').env('RL_REWARDS_TOKEN'))
+    .addOption(new Option('--nats-user <user>', 'NATS user (`make up` and the deployments define `client`)').env('NATS_USER'))
+    .addOption(new Option('--nats-pass <password>', 'password of the NATS user').env('NATS_PASS'))
     .action(async (o: ScoreOptions) => {
-      const t = o.nats !== undefined ? await natsTransport(o.nats, o.subject, o.timeoutMs) : httpTransport(o.url, o.timeoutMs, o.token);
+      const t =
+        o.nats !== undefined
+          ? await natsTransport(o.nats, o.subject, o.timeoutMs, { user: o.natsUser, pass: o.natsPass })
+          : httpTransport(o.url, o.timeoutMs, o.token);
       try {
         if (o.file !== undefined) await scoreFile(t, { ...o, file: o.file });
         else process.stdout.write(`${JSON.stringify((await t.score([singleItem(o)]))[0])}\n`);

@@ -34,9 +34,20 @@ export function httpTransport(url: string, timeoutMs: number, token?: string): S
   };
 }
 
+/** NATS credentials: a user (its replies come to `_INBOX.<user>`, all that user may read) and its password. */
+export interface NatsCredentials {
+  user?: string | undefined;
+  pass?: string | undefined;
+}
+
 /** Request/reply on `subject` (e.g. `reward.rules.score`) through the queue group. */
-export async function natsTransport(servers: string, subject: string, timeoutMs: number): Promise<ScoreTransport> {
-  const nc: NatsConnection = await connect({ servers: servers.split(','), name: 'rl-rewards-cli', timeout: Math.min(timeoutMs, 10_000) });
+export async function natsTransport(servers: string, subject: string, timeoutMs: number, auth: NatsCredentials = {}): Promise<ScoreTransport> {
+  const nc: NatsConnection = await connect({
+    servers: servers.split(','),
+    name: 'rl-rewards-cli',
+    timeout: Math.min(timeoutMs, 10_000),
+    ...(auth.user !== undefined && { user: auth.user, pass: auth.pass, inboxPrefix: `_INBOX.${auth.user}` }),
+  });
   return {
     describe: `${servers} ${subject}`,
     score: async (items) => (await requestJson(nc, subject, { items }, { timeoutMs, response: ScoreResponse })).results,

@@ -3,21 +3,50 @@ import { AppError, ErrorCode } from './errors.ts';
 
 /** Settings every service reads from the environment. Each field documents its default. */
 export const BaseConfig = z.object({
-  /** Bind address of the HTTP server. @default '0.0.0.0' */
-  HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Bind address of the HTTP server. Loopback by default: a deployment opts in
+   * to other interfaces, and then needs `AUTH_TOKEN` (or `ALLOW_UNAUTHENTICATED`).
+   * @default '127.0.0.1'
+   */
+  HOST: z.string().min(1).default('127.0.0.1'),
   /** NATS server URL(s), comma-separated. @default 'nats://127.0.0.1:4222' */
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  /** Optional NATS user/password or token auth for deployments. */
-  NATS_USER: z.string().optional(),
-  NATS_PASS: z.string().optional(),
-  NATS_TOKEN: z.string().optional(),
+  /**
+   * NATS user and password (infra/nats/auth.conf defines one user per service).
+   * The user also names this connection's reply inboxes (see NATS_INBOX_PREFIX).
+   */
+  NATS_USER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" or "-" (the user names its reply inboxes, a subject token)')
+    .optional(),
+  NATS_PASS: z.string().min(1).optional(),
+  /** NATS token auth (a server with one shared token instead of users). */
+  NATS_TOKEN: z.string().min(1).optional(),
+  /**
+   * Prefix of this connection's reply and chunk inboxes. Permissions let each
+   * user subscribe only to its own inboxes, so nobody else reads its replies or
+   * answers its chunk pulls. @default '_INBOX.<NATS_USER>' with a user, else '_INBOX'
+   */
+  NATS_INBOX_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected dot-separated subject tokens without wildcards')
+    .optional(),
   /** Connect without NATS (HTTP only) when 'false'. @default true */
   NATS_ENABLED: z
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
-  /** Optional bearer token required on every HTTP route except health probes. */
+  /** Bearer token required on every HTTP route except probes, metrics and docs. Needed when HOST is not loopback. */
   AUTH_TOKEN: z.string().min(1).optional(),
+  /**
+   * 'true' lets a service bound beyond loopback run without `AUTH_TOKEN`
+   * (anyone who reaches the port may call it); it says so in its log and
+   * `/readyz` details. @default false
+   */
+  ALLOW_UNAUTHENTICATED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** pino level. @default 'info' */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted HTTP body and reassembled NATS payload, in bytes. @default 16 MiB */

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { BaseConfig } from './config.ts';
 import { createApp, type AppEnv } from './http/app.ts';
+import { checkExposure } from './http/exposure.ts';
 import type { DocInfo } from './http/openapi-doc.ts';
 import { startHttpServer } from './http/serve.ts';
 import type { Logger } from './logger.ts';
@@ -13,7 +14,14 @@ import type { Telemetry } from './telemetry.ts';
 /** Connects to NATS as configured, or returns undefined when `NATS_ENABLED=false`. */
 export function connectNatsFromConfig(config: BaseConfig, name: string): Promise<NatsHandle | undefined> {
   if (!config.NATS_ENABLED) return Promise.resolve(undefined);
-  return connectNats({ servers: config.NATS_URL, name, user: config.NATS_USER, pass: config.NATS_PASS, token: config.NATS_TOKEN });
+  return connectNats({
+    servers: config.NATS_URL,
+    name,
+    user: config.NATS_USER,
+    pass: config.NATS_PASS,
+    token: config.NATS_TOKEN,
+    inboxPrefix: config.NATS_INBOX_PREFIX ?? (config.NATS_USER !== undefined ? `_INBOX.${config.NATS_USER}` : undefined),
+  });
 }
 
 /** What {@link hostService} needs besides the service's own domain objects. */
@@ -42,6 +50,8 @@ export interface HostOptions {
  */
 export async function hostService(o: HostOptions): Promise<void> {
   const { info, config, logger, metrics, nats } = o;
+  // Refuses a bind beyond loopback without a token before anything listens.
+  const exposure = checkExposure(config);
   const app = createApp({
     ...info,
     logger,
@@ -50,7 +60,11 @@ export async function hostService(o: HostOptions): Promise<void> {
     authToken: config.AUTH_TOKEN,
     readiness: () => {
       const checks = { nats: nats === undefined ? true : nats.connected(), ...o.checks?.() };
-      return { ready: Object.values(checks).every(Boolean), checks, ...(o.details !== undefined && { details: o.details() }) };
+      const details =
+        o.details === undefined && exposure.warning === undefined
+          ? undefined
+          : { ...o.details?.(), ...(exposure.warning !== undefined && { auth: exposure.warning }) };
+      return { ready: Object.values(checks).every(Boolean), checks, ...(details !== undefined && { details }) };
     },
   });
   o.routes(app);
@@ -68,7 +82,8 @@ export async function hostService(o: HostOptions): Promise<void> {
           chunkTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
         });
   const http = await startHttpServer(app, config.HOST, config.PORT);
-  logger.info({ port: http.port, nats: nats === undefined ? 'disabled' : config.NATS_URL }, 'listening');
+  if (exposure.warning !== undefined) logger.warn({ host: config.HOST, port: http.port }, exposure.warning);
+  logger.info({ host: config.HOST, port: http.port, nats: nats === undefined ? 'disabled' : config.NATS_URL }, 'listening');
   onShutdown(logger, [
     {
       name: 'edges',

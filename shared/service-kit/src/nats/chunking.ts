@@ -1,5 +1,6 @@
-import { createInbox, headers as createHeaders, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { headers as createHeaders, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '../errors.ts';
+import { inboxOf } from './connect.ts';
 
 /** Header naming how many chunks a chunked message has (present only when > 1). */
 export const CHUNKS_HEADER = 'Rl-Chunks';
@@ -34,7 +35,7 @@ export function splitChunks(data: Uint8Array, limit: number): Uint8Array[] {
  * member it was) fetches the rest directly: no stickiness needed.
  */
 export function serveChunks(nc: NatsConnection, chunks: Uint8Array[], timeoutMs: number): { inbox: string; sub: Subscription } {
-  const inbox = createInbox();
+  const inbox = inboxOf(nc);
   let served = 0;
   const sub = nc.subscribe(inbox, {
     timeout: timeoutMs,

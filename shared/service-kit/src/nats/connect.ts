@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, createInbox, type NatsConnection } from '@nats-io/transport-node';
 
 /** Options of {@link connectNats}. */
 export interface NatsConnectOptions {
@@ -9,6 +9,8 @@ export interface NatsConnectOptions {
   user?: string | undefined;
   pass?: string | undefined;
   token?: string | undefined;
+  /** Prefix of the connection's inboxes (replies, watches, chunk pulls). @default '_INBOX' */
+  inboxPrefix?: string | undefined;
   /** Give up on the first connect after this long. @default 5000 */
   connectTimeoutMs?: number;
 }
@@ -24,7 +26,7 @@ export interface NatsHandle {
  * turns false while the link is down so `/readyz` goes red instead of lying.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsHandle> {
-  const { servers, name, user, pass, token, connectTimeoutMs = 5000 } = options;
+  const { servers, name, user, pass, token, inboxPrefix, connectTimeoutMs = 5000 } = options;
   const nc = await connect({
     servers: servers
       .split(',')
@@ -35,6 +37,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsHand
     maxReconnectAttempts: -1,
     ...(user !== undefined ? { user, pass } : {}),
     ...(token !== undefined ? { token } : {}),
+    ...(inboxPrefix !== undefined ? { inboxPrefix } : {}),
   });
   let up = true;
   void (async () => {
@@ -44,4 +47,14 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsHand
     }
   })();
   return { nc, connected: () => up && !nc.isClosed() };
+}
+
+/**
+ * A fresh inbox under the connection's inbox prefix, for subscriptions the kit
+ * makes itself (one-shot requests, chunk serving): with per-user permissions a
+ * connection may subscribe only under its own prefix.
+ */
+export function inboxOf(nc: NatsConnection): string {
+  // The prefix lives in the connection's options, which the NatsConnection interface does not declare.
+  return createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
 }

@@ -10,8 +10,9 @@
 // - a flush (PING/PONG) right after the publish proves the server got the
 //   request; nats.js rejects it when the link drops first;
 // - after that, a `disconnect` status means the reply may be lost.
-import { TimeoutError, createInbox, type Msg, type MsgHdrs, type NatsConnection, type Status, type Subscription } from '@nats-io/transport-node';
+import { TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Status, type Subscription } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '../errors.ts';
+import { inboxOf } from './connect.ts';
 
 /** Options of {@link requestOnce}. */
 export interface RequestOnceOptions {
@@ -57,7 +58,7 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
       }
     }
   })();
-  const inbox = createInbox();
+  const inbox = inboxOf(nc);
   try {
     sub = nc.subscribe(inbox, {
       max: 1,
