@@ -1,6 +1,6 @@
 import { format, inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IsolateRunner } from './index.ts';
+import { testIsolateRunner } from './runner.test-support.ts';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
 
 // The in-isolate util.inspect port must print exactly what Node prints, because
@@ -34,7 +34,7 @@ const EXPRESSIONS = [
   '(() => { const e = new RangeError("bad"); e.code = "E_X"; return Object.keys(e); })()',
 ];
 
-const runner = new IsolateRunner({ spareWorkers: 0 });
+const runner = testIsolateRunner({ spareWorkers: 0 });
 afterAll(() => runner.close());
 
 describe('in-isolate inspect', () => {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testRunSpec } from '../../core/run-spec.test-support.ts';
-import { IsolateRunner } from './index.ts';
+import { testIsolateRunner } from './runner.test-support.ts';
 
 interface Ran {
   status: string;
@@ -25,7 +25,7 @@ interface Ran {
 
 const SIGNALS: Record<string, number> = { SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGTRAP: 5 };
 const workDir = mkdtempSync(join(tmpdir(), 'js-contract-'));
-const runner = new IsolateRunner({ spareWorkers: 1, warmMemoryMb: [256] });
+const runner = testIsolateRunner({ spareWorkers: 1, warmMemoryMb: [256] });
 afterAll(async () => {
   await runner.close();
   rmSync(workDir, { recursive: true, force: true });
