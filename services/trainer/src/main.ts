@@ -2,6 +2,7 @@
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
 import { setUpRoots } from './adapters/job-paths.ts';
+import { checkWorkerReadable } from './adapters/policy-worker-process.ts';
 import { runAsIdentity } from './adapters/run-as.ts';
 import { runJob } from './adapters/run-job.ts';
 import { TrainerServiceConfig, validateJobConfig, type TrainingJobConfig } from './config/index.ts';
@@ -16,6 +17,7 @@ import { renderPlots } from './plots/index.ts';
 const config = loadConfig(TrainerServiceConfig, process.env);
 const runAs = runAsIdentity(config.TRAINER_RUN_AS);
 const roots = setUpRoots(configuredRoots(config), runAs);
+checkWorkerReadable(runAs);
 const logger = createLogger({ service: DOC_INFO.service, level: config.LOG_LEVEL });
 const telemetry = await startTelemetry(DOC_INFO.service, process.env);
 const metrics = createMetrics(DOC_INFO.service);

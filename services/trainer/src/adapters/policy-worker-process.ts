@@ -2,6 +2,7 @@
 // (protocol.ts). Ready when `policy.<job>.info` answers; stopped with SIGTERM
 // (graceful), then SIGKILL after a grace period.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -27,6 +28,22 @@ const STOP_GRACE_MS = 10_000;
  * (policy/applied-once.ts). 8 attempts from 250 ms, doubling to 4 s: about 16 s.
  */
 const RESEND = { attempts: 8, baseDelayMs: 250, maxDelayMs: 4_000, codes: new Set<string>([ErrorCode.Unavailable, ErrorCode.NoResponders]) } as const;
+
+/**
+ * Fails the trainer's start when the run-as user cannot load the worker's code
+ * (a checkout under a private home directory), instead of every job's worker.
+ */
+export function checkWorkerReadable(who: RunAs | null): void {
+  if (who === null) return;
+  try {
+    closeSync(openSync(WORKER_MAIN, 'r'));
+  } catch (err) {
+    throw new AppError(
+      ErrorCode.InvalidConfig,
+      `TRAINER_RUN_AS: ${who.user} cannot read the policy worker ${WORKER_MAIN} (${(err as NodeJS.ErrnoException).code}); make the checkout readable by that user or set TRAINER_RUN_AS=root`,
+    );
+  }
+}
 
 /** Timeouts per verb: updates and checkpoints of a big batch take a while on CPU. */
 export interface WorkerTimeouts {
