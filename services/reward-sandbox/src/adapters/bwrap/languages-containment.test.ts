@@ -26,7 +26,7 @@ interface Hostile {
   spin: string;
   /** Allocates without bound. */
   bomb?: string;
-  /** Run timeout for the cases that must finish (default 5 s; kotlinc compiles inside the run). */
+  /** Run timeout for the cases that must finish (default 20 s, far past need on a loaded host; kotlinc compiles inside the run). */
   runTimeoutMs?: number;
   /** Deadline for `spin` (default 1 s; past the start-up, so the program itself is running when killed). */
   spinTimeoutMs?: number;
@@ -128,7 +128,7 @@ for (const [language, h] of Object.entries(HOSTILE)) {
     it.skipIf(h.connect === undefined)(
       'has no network',
       async () => {
-        const out = await run(language, h.connect ?? '', { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
+        const out = await run(language, h.connect ?? '', { runTimeoutMs: h.runTimeoutMs ?? 20_000 });
         expect(out.run_result?.stdout).toBe('blocked\n');
       },
       60_000,
@@ -136,7 +136,7 @@ for (const [language, h] of Object.entries(HOSTILE)) {
 
     it('cannot write to the host', async () => {
       const path = `/tmp/escape-${language}-${marker()}`;
-      const out = await run(language, h.writeHost.replace('PATH', path.replace('/tmp/', '/usr/')), { runTimeoutMs: h.runTimeoutMs ?? 5_000 });
+      const out = await run(language, h.writeHost.replace('PATH', path.replace('/tmp/', '/usr/')), { runTimeoutMs: h.runTimeoutMs ?? 20_000 });
       expect(out.run_result?.stdout).toBe('blocked\n');
       expect(existsSync(path.replace('/tmp/', '/usr/'))).toBe(false);
     }, 60_000);
@@ -152,7 +152,7 @@ for (const [language, h] of Object.entries(HOSTILE)) {
     it.skipIf(h.bomb === undefined)(
       'flags a memory bomb memory_limit_exceeded',
       async () => {
-        const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128, runTimeoutMs: h.runTimeoutMs ?? 5_000 });
+        const out = await run(language, h.bomb ?? '', { memoryLimitMb: 128, runTimeoutMs: h.runTimeoutMs ?? 20_000 });
         expect(out.run_result?.return_code).not.toBe(0);
         expect(out.run_result?.memory_limit_exceeded).toBe(true);
       },
