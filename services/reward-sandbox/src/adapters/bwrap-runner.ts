@@ -252,10 +252,12 @@ export class BwrapRunner implements Runner {
       command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
     });
     // The program's budget is its run cgroup's; the slot's holds it, the compiler and the rest (limits.ts).
-    const runSlotBytes = slotCgroupBytes(spec.memoryLimitMb, tmpBytes);
+    const runSlotBytes = slotCgroupBytes(Math.max(spec.memoryLimitMb, lang.runFloorMb ?? 0), tmpBytes);
     const compileSlotBytes = compile ? slotCgroupBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes) : runSlotBytes;
     const cgroup =
-      runProcs !== null ? (this.cgroups?.prepare(slot.index, compileSlotBytes, runCgroupBytes(spec.memoryLimitMb), this.#opts.processes + 16) ?? null) : null;
+      runProcs !== null
+        ? (this.cgroups?.prepare(slot.index, compileSlotBytes, runCgroupBytes(spec.memoryLimitMb, lang.runFloorMb), this.#opts.processes + 16) ?? null)
+        : null;
     const launcher = this.host.launcher;
     const dropPrivileges =
       launcher === null

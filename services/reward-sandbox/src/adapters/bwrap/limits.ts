@@ -98,9 +98,14 @@ export function runMarginMb(memoryMb: number): number {
   return Math.max(32, Math.floor(memoryMb / 4));
 }
 
-/** The run cgroup's limit, bytes: everything the program and its children may hold together. */
-export function runCgroupBytes(memoryMb: number): number {
-  return (memoryMb + runMarginMb(memoryMb)) * MiB;
+/**
+ * The run cgroup's limit, bytes: everything the program and its children may
+ * hold together. `floorMb`: a language whose run step also compiles
+ * (languages/types.ts runFloorMb) gets at least that budget.
+ */
+export function runCgroupBytes(memoryMb: number, floorMb = 0): number {
+  const budget = Math.max(memoryMb, floorMb);
+  return (budget + runMarginMb(budget)) * MiB;
 }
 
 /**

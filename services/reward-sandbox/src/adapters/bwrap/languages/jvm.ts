@@ -90,6 +90,7 @@ export const JVM_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
       env: { JAVA_OPTS: [...JVM_COMMON, `-Xmx${Math.max(c.memoryLimitMb, KOTLIN_HEAP_FLOOR_MB)}m`].join(' ') },
     }),
     addressSpaceMb: (m) => Math.max(m, KOTLIN_HEAP_FLOOR_MB) + KOTLIN_AS_HEADROOM_MB,
+    runFloorMb: KOTLIN_HEAP_FLOOR_MB,
     memoryMarkers: [/java\.lang\.OutOfMemoryError/, /Could not reserve enough space/, ENOMEM],
   },
   junit: {

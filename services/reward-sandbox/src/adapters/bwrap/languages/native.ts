@@ -18,6 +18,8 @@ const GO_AS_HEADROOM_MB = 768;
 // `go test` compiles and links inside the run step, so it gets the compile
 // step's floor as well as the Go headroom.
 const GO_TEST_AS_FLOOR_MB = 2048;
+/** `go test` builds the test binary in the run step (~100 MiB for a small test, cache in /tmp included). */
+const GO_TEST_RUN_FLOOR_MB = 512;
 
 // Offline, no toolchain downloads, no cgo (no C compiler flags from the
 // source); the build cache lives in the run's own tmpfs, so runs share nothing.
@@ -51,6 +53,7 @@ export const NATIVE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     available: (t) => t.go !== undefined,
     run: goTest,
     addressSpaceMb: (m) => Math.max(m, GO_TEST_AS_FLOOR_MB) + GO_AS_HEADROOM_MB,
+    runFloorMb: GO_TEST_RUN_FLOOR_MB,
     memoryMarkers: GO_MARKERS,
   },
   rust: {

@@ -69,6 +69,12 @@ export interface LanguageSpec {
   run: (c: LanguageContext) => CommandSpec;
   /** RLIMIT_AS for the run, from the requested memory limit (runtimes that reserve address space get headroom). */
   addressSpaceMb: (memoryLimitMb: number) => number;
+  /**
+   * For a run step that compiles too (kotlinc -script, go test): the least
+   * memory budget of its run cgroup, MiB (../limits.ts), since the compiler
+   * is charged with the program there. Default: the requested limit.
+   */
+  runFloorMb?: number;
   /** Messages a runtime prints when an allocation fails (see ../memory.ts). */
   memoryMarkers: RegExp[];
 }
