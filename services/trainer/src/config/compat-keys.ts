@@ -20,6 +20,40 @@ export const COMPAT_KEYS = {
   'actor_rollout_ref.model.enable_gradient_checkpointing': 'trades GPU memory for recomputation; the gradients are the same',
   'actor_rollout_ref.model.use_remove_padding': 'a packing optimisation of HF models; the results are the same',
   'model.enable_gradient_checkpointing': 'trades GPU memory for recomputation; the gradients are the same',
+  // verl's reward keys (verl-reward-config.ts); the ones that would change the rewards are refused there instead.
+  'reward.num_workers': "verl's reward-loop worker processes: here scoring is requests to the reward services, reward.concurrency of them in flight",
+  'reward.custom_reward_function.path': 'rl_rewards.verl asks the reward services over HTTP; the trainer asks the same services over NATS (reward.routes)',
+  'reward.custom_reward_function.name': "rl_rewards.verl's three functions score alike; the trainer batches by itself (reward.max_batch_size)",
+  'reward.custom_reward_function.reward_kwargs.url': 'the HTTP address rl_rewards calls; the trainer reaches the services over NATS (reward.routes)',
+  'reward.custom_reward_function.reward_kwargs.auth_token':
+    "the bearer token of rl_rewards' HTTP requests; NATS requests carry none (the NATS connection's own credentials apply)",
+  'reward.custom_reward_function.reward_kwargs.timeout_s': "rl_rewards' HTTP deadline; the trainer's is reward.timeout_ms",
+  'reward.custom_reward_function.reward_kwargs.max_retries': "rl_rewards' retries; the trainer's are reward.retries",
+  'reward.custom_reward_function.reward_kwargs.max_retry_wait_s': "rl_rewards' longest retry wait; the trainer's is reward.max_backoff_ms",
+  'reward.custom_reward_function.reward_kwargs.batch_size': "rl_rewards' items per request; the trainer's is reward.max_batch_size",
+  'reward.custom_reward_function.reward_kwargs.batch_window_ms': "how long rl_rewards gathers concurrent calls; the trainer sends a step's samples together",
+  'reward.custom_reward_function.reward_kwargs.forward_reward_router': 'no reward model runs here (reward.reward_model.enable must be false)',
+  'reward.custom_reward_function.reward_kwargs.data_source': "rl_rewards' data source for samples without one; the trainer's is data.default_data_source",
+  'reward.reward_manager.source': 'only verl\'s registered managers are accepted ("register")',
+  'reward.reward_manager.name':
+    'naive, batch and rate_limited differ in how verl calls the function, not in the scores; the trainer batches and bounds its requests itself',
+  'reward.reward_manager.module.path': 'null: a manager module of your own, used only with source "importlib" (refused)',
+  'reward.reward_manager.module.name': 'the class of a manager module of your own, used only with source "importlib" (refused)',
+  'reward.reward_model.enable': 'false: no reward model runs here (true is refused)',
+  'reward.reward_model.enable_resource_pool': "GPU placement of verl's reward model, which is off",
+  'reward.reward_model.n_gpus_per_node': "GPU placement of verl's reward model, which is off",
+  'reward.reward_model.nnodes': "node placement of verl's reward model, which is off",
+  'reward.reward_model.model_path': "verl's reward model, which is off",
+  'reward.reward_model.rollout': "the inference engine of verl's reward model, which is off",
+  'reward.sandbox_fusion.url':
+    "code data sources go to reward-sandbox (SandboxFusion's API) by reward.routes; its address is the service's setting, not the job's",
+  'reward.sandbox_fusion.max_concurrent': "reward-sandbox's admission queue bounds the runs in flight",
+  'reward.max_concurrent':
+    "a limit of verl's rate_limited manager for paid APIs; the reward services answer busy when full and the trainer retries (reward.retries)",
+  'reward.max_rpm': "a limit of verl's rate_limited manager for paid APIs, likewise",
+  'reward.max_tpm': "a limit of verl's rate_limited manager for paid APIs, likewise",
+  'reward.estimated_tokens_per_request': "the token estimate of verl's rate_limited manager (for max_tpm)",
+  'reward.timeout': "the per-sample deadline of verl's rate_limited manager; the trainer's deadline per request is reward.timeout_ms",
 } as const;
 /** A compatibility key path. */
 export type CompatKey = keyof typeof COMPAT_KEYS;

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { DEFAULT_REWARD_ROUTES } from '../rewards/default-routes.ts';
 import { bool, nonNegativeInt, oneOf, positiveInt, subject, text } from './fields.ts';
+import { VerlRewardKeys } from './verl-reward-config.ts';
 
-/** `reward.*` (ours): where and how rewards are requested. */
+/** `reward.*`: where and how rewards are requested (ours), plus verl's own reward keys (verl-reward-config.ts). */
 export const RewardConfig = z.strictObject({
+  ...VerlRewardKeys,
   /**
    * data_source → NATS subject, merged over the built-in table; `name*` keys match
    * by prefix, `default` catches the rest, and null removes a built-in entry.

@@ -146,6 +146,8 @@ const RL: Record<string, Change> = {
   'reward.backoff_ms': { at: 'rewards.backoff_ms', value: 10 },
   'reward.max_backoff_ms': { at: 'rewards.max_backoff_ms', value: 100 },
   'reward.params': { at: 'rewards.params', value: { 'openai/gsm8k': { method: 'flexible' } } },
+  'reward.custom_reward_function.reward_kwargs.params': { at: 'rewards.custom_reward_function.reward_kwargs.params', value: { method: 'flexible' } },
+  'reward.sandbox_fusion.memory_limit_mb': { at: 'rewards.sandbox_fusion.memory_limit_mb', value: 512 },
   'reward.token_rewards_key': { at: 'step.tokenRewardsKey', value: 'token_rewards' },
   'reward.signals': { at: 'step.signals.enabled', value: false },
   'rollout.mode': { at: 'rollout.mode', value: 'embedded' },

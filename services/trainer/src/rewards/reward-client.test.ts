@@ -100,6 +100,17 @@ describe('reward client routing and order', () => {
     expect(sent.find((i) => i.data_source === 'openai/gsm8k')?.params).toEqual({ method: 'strict', format_score: 0.1 });
     expect(sent.find((i) => i.data_source === 'apps')).not.toHaveProperty('params');
   });
+
+  it('layers subject params under the data source defaults and the item params', async () => {
+    const svc = fakeService();
+    const c = client(svc.transport, {
+      subjectParams: { 'reward.sandbox.score': { memory_limit_mb: 512, timeout: 5 }, 'reward.rules.score': { method: 'flexible' } },
+      defaultParams: { apps: { timeout: 7 } },
+    });
+    await c.score([{ ...item('apps', '1'), params: { memory_limit_mb: 256 } }, item('apps', '2'), item('openai/gsm8k', '1')]);
+    const sent = svc.calls.flatMap((call) => call.items);
+    expect(sent.map((i) => i.params)).toEqual([{ memory_limit_mb: 256, timeout: 7 }, { memory_limit_mb: 512, timeout: 7 }, { method: 'flexible' }]);
+  });
 });
 
 describe('reward client failures', () => {

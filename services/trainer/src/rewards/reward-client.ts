@@ -25,6 +25,8 @@ export interface RewardClientOptions {
   rng: Rng;
   /** Default params per data_source. @default {} */
   defaultParams?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Params for every item sent on a subject, under the data_source's defaults. @default {} */
+  subjectParams?: Readonly<Record<string, Record<string, unknown>>>;
   /** Waits between retries; tests pass an instant one. @default a timer that stops at the abort */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called before each retry (for logs). */
@@ -61,13 +63,13 @@ function itemError(code: string, message: string): RewardResult {
  * and that item alone gets the error.
  */
 export function createRewardClient(options: RewardClientOptions): RewardClient {
-  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, sleep, onRetry } = options;
+  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, subjectParams = {}, sleep, onRetry } = options;
   const table = compileRoutes(options.routes);
   const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
 
   // reward-story's items extend the shared ScoreItem with `signals`.
-  const toScoreItem = (item: RewardItem): ScoreItem & Pick<RewardItem, 'signals'> => {
-    const params = { ...defaultParams[item.data_source], ...item.params };
+  const toScoreItem = (item: RewardItem, subject: string): ScoreItem & Pick<RewardItem, 'signals'> => {
+    const params = { ...subjectParams[subject], ...defaultParams[item.data_source], ...item.params };
     return {
       data_source: item.data_source,
       solution_str: item.solution_str,
@@ -101,7 +103,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
       }
 
       const runChunk = async (chunk: Chunk, push: (c: Chunk) => void, abort: AbortSignal): Promise<void> => {
-        const body = { items: chunk.indices.map((i) => toScoreItem(items[i] as RewardItem)) };
+        const body = { items: chunk.indices.map((i) => toScoreItem(items[i] as RewardItem, chunk.subject)) };
         let attempts = 0;
         const send = async () => {
           attempts++;
