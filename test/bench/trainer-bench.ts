@@ -16,7 +16,7 @@ const work = mkdtempSync(join(tmpdir(), 'rl-trainer-bench-'));
 const nats = await startNatsServer();
 const rules = await startService('reward-rules', { NATS_URL: nats.url, LOG_LEVEL: 'info' });
 const generation = await startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: 'bench', POLICY_OBJECT_NAME: 'actor' });
-const trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: ROOT });
+const trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: ROOT, TRAINER_OUTPUT_ROOT: work });
 try {
   const config = parseYaml(await readFile(join(ROOT, 'infra/demo/arithmetic-grpo.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
   const overrides = [

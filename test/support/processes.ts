@@ -98,14 +98,15 @@ export interface ServiceProcess extends Running {
 
 /**
  * A trainer keeps a test's jobs in the test's own directory: it is the output
- * root, and data is read from it and the repository (fixtures). The user a
- * root trainer drops to must reach it (mkdtemp makes it 0700).
+ * root (unless given), and data is read from it and the repository (fixtures).
+ * The user a root trainer drops to must reach it: mkdtemp makes it 0700.
  */
 function trainerRoots(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const base = env['TRAINER_BASE_DIR'];
   if (base === undefined) return {};
-  chmodSync(base, 0o755);
-  return { TRAINER_OUTPUT_ROOT: base, TRAINER_DATA_ROOTS: `${base},${ROOT}`, TRAINER_MODEL_ROOTS: base };
+  const output = env['TRAINER_OUTPUT_ROOT'] ?? base;
+  if (output.startsWith(`${tmpdir()}/`)) chmodSync(output, 0o755);
+  return { TRAINER_OUTPUT_ROOT: output, TRAINER_DATA_ROOTS: `${base},${ROOT}`, TRAINER_MODEL_ROOTS: base };
 }
 
 /** Starts `services/<name>` (`node src/main.ts`) on a free HTTP port; resolves once it logs `listening`. */

@@ -1,7 +1,7 @@
 // Wiring only: config -> roots and run-as user (drops root) -> logger/telemetry -> NATS -> job manager (runs jobs with run-job.ts) -> HTTP edge + NATS events -> graceful stop.
 import { connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { jobDir, type JobEnvironment } from './adapters/job-environment.ts';
-import { setUpRoots } from './adapters/job-paths.ts';
+import { openJobPaths, setUpRoots } from './adapters/job-paths.ts';
 import { checkWorkerReadable } from './adapters/policy-worker-process.ts';
 import { runAsIdentity } from './adapters/run-as.ts';
 import { runJob } from './adapters/run-job.ts';
@@ -25,11 +25,13 @@ const nats = await connectNatsFromConfig(config, DOC_INFO.service);
 if (nats === undefined) throw new Error('the trainer needs NATS (NATS_ENABLED=true): rollouts, rewards and the policy worker are reached over it');
 
 logger.info({ roots, runAs: runAs?.user ?? null }, 'job paths');
-const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: roots.base, roots, runAs, logLevel: config.LOG_LEVEL };
+const env: JobEnvironment = { nc: nats.nc, natsUrl: config.NATS_URL, logger, baseDir: roots.base, runAs, logLevel: config.LOG_LEVEL };
 const configs = new Map<string, TrainingJobConfig>();
 const encoder = new TextEncoder();
 const jobs = new JobManager<TrainingJobConfig>({
-  run: (c, ctx) => {
+  run: async (submitted, ctx) => {
+    // Checked again on the real paths (symbolic links resolved), which the job and its plots then use.
+    const c = openJobPaths(submitted, roots, runAs);
     configs.set(ctx.id, c);
     return runJob(env, c, ctx);
   },
