@@ -80,7 +80,7 @@ export function withPaths<C extends TrainingJobConfig>(c: C, paths: ReadonlyArra
 
 /** The roots a use may reach: reads also reach the output root (a job starts from an earlier job's checkpoint). */
 export function rootsFor(roots: PathRoots, access: PathAccess): readonly string[] {
-  return access === 'output' ? [roots.output] : [...roots[access], roots.output];
+  return access === 'output' ? [roots.output] : [...new Set([...roots[access], roots.output])];
 }
 
 /** `path` is `root` or inside it (both absolute and normalised). */
