@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, validationError } from '@rl/service-kit/core';
+import { AppError, ErrorCode, getOwn, validationError } from '@rl/service-kit/core';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { EnvPort } from '../env-port.ts';
@@ -47,7 +47,7 @@ export function buildInteractions(file: InteractionConfigFile, deps: BuildDeps, 
   const out = new Map<string, Interaction>();
   file.interaction.forEach((entry, i) => {
     const cls = entry.class_name.split('.').at(-1) ?? '';
-    const factory = INTERACTION_CLASSES[cls];
+    const factory = getOwn(INTERACTION_CLASSES, cls);
     if (factory === undefined) {
       throw new AppError(
         ErrorCode.InvalidConfig,

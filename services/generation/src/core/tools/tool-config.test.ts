@@ -68,6 +68,9 @@ describe('tool config (verl format)', () => {
     expect(() => buildTools(parseToolConfig('tools: [{class_name: a.b.WebTool}]', 'x.yaml'), deps, 'x.yaml')).toThrow(
       "x.yaml: tools[0].class_name: unknown tool class 'a.b.WebTool'",
     );
+    for (const cls of ['constructor', 'x.__proto__', 'toString']) {
+      expect(() => buildTools(parseToolConfig(`tools: [{class_name: ${cls}}]`, 'x.yaml'), deps, 'x.yaml')).toThrow(`unknown tool class '${cls}'`);
+    }
     expect(() => parseToolConfig('tools: [{class_name: Gsm8kTool, config: {type: mcp}}]', 'x.yaml')).toThrow(/x\.yaml: tools\[0\]\.config\.type/);
     expect(() => parseToolConfig('tools: [{class_name: Gsm8kTool, tool_schema: {type: function, function: {name: "bad name"}}}]', 'x.yaml')).toThrow(
       /tools\[0\]\.tool_schema\.function\.name/,
@@ -95,6 +98,9 @@ describe('interaction config (verl format)', () => {
     ).toThrow(/duplicate interaction name 'gsm8k'/);
     expect(() => buildInteractions(parseInteractionConfig('interaction: [{class_name: WeatherInteraction}]', 'x'), deps)).toThrow(
       /interaction\[0\]\.class_name: unknown interaction class/,
+    );
+    expect(() => buildInteractions(parseInteractionConfig('interaction: [{class_name: constructor}]', 'x'), deps)).toThrow(
+      "unknown interaction class 'constructor'",
     );
   });
 });

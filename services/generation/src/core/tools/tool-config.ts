@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, validationError } from '@rl/service-kit/core';
+import { AppError, ErrorCode, getOwn, validationError } from '@rl/service-kit/core';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { EnvPort } from '../env-port.ts';
@@ -88,7 +88,8 @@ export function buildTools(file: ToolConfigFile, deps: BuildDeps, where = 'tool 
   const tools = new Map<string, Tool>();
   file.tools.forEach((entry, i) => {
     const cls = entry.class_name.split('.').at(-1) ?? '';
-    const factory = TOOL_CLASSES[cls];
+    // Own keys only: `class_name: x.constructor` must be an unknown class, not Object.
+    const factory = getOwn(TOOL_CLASSES, cls);
     if (factory === undefined) {
       throw new AppError(
         ErrorCode.InvalidConfig,
