@@ -35,7 +35,7 @@ function bare(language: string, code: string): number {
   const dir = mkdtempSync(join(tmpdir(), 'lang-bench-'));
   try {
     const source = lang.fileName ?? `hello${lang.suffix ?? `.${lang.extension}`}`;
-    writeFileSync(join(dir, source), lang.prepareCode?.(code) ?? code);
+    writeFileSync(join(dir, source), lang.prepareCode?.(code, runner.host.tools) ?? code);
     const ctx = { source, memoryLimitMb: 256, tools: runner.host.tools, inputs: [] };
     const t = performance.now();
     for (const step of [lang.compile?.(ctx), lang.run(ctx)]) {

@@ -193,7 +193,7 @@ export class BwrapRunner implements Runner {
     });
     const fetch = fetchable.map(([, p]) => p);
     const source = lang.fileName ?? sourceFileName(lang.extension, lang.suffix);
-    const code = Buffer.from(lang.prepareCode?.(spec.code) ?? spec.code, 'utf8');
+    const code = Buffer.from(lang.prepareCode?.(spec.code, this.host.tools) ?? spec.code, 'utf8');
 
     // Data fds, in order: seccomp, passwd, group, hosts, [stdin], inputs, code (last, so it wins a name clash).
     const data: Uint8Array[] = [seccomp.bpf];

@@ -8,6 +8,13 @@ import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 
 /** Work dir (cwd) inside the sandbox. */
 export const WORK_DIR = '/tmp/work';
+/**
+ * Writable `/mnt`: SandboxFusion runs as root in a container, so a program may
+ * write `/mnt/b` and `fetch_files` it. `/mnt` links to this dir of the run's
+ * /tmp, so such files share /tmp's size and inode caps (the zygote makes it in
+ * each run's fresh /tmp too).
+ */
+export const MNT_DIR = '/tmp/mnt';
 /** Where the node binary is bound inside the sandbox. */
 export const SANDBOX_NODE = '/opt/node/bin/node';
 /**
@@ -178,7 +185,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     a.push('--bind', plan.tmpfsSources.shm, '/dev/shm');
     a.push('--bind', plan.tmpfsSources.tmp, '/tmp');
   }
-  a.push('--dir', WORK_DIR);
+  a.push('--dir', WORK_DIR, '--dir', MNT_DIR, '--symlink', MNT_DIR, '/mnt');
   for (const f of plan.files) {
     if (f.perms !== undefined) a.push('--perms', f.perms);
     a.push('--file', String(f.fd), f.dest);

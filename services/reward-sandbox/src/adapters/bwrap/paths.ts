@@ -12,8 +12,8 @@ export function safeRelativePath(path: string): string {
   return parts.join('/');
 }
 
-/** The sandbox's writable areas: where a program can leave a file for fetch_files by absolute path. */
-export const WRITABLE_ROOTS = ['/tmp', '/dev/shm'] as const;
+/** The sandbox's writable areas: where a program can leave a file for fetch_files by absolute path (`/mnt` links into /tmp, ./argv.ts MNT_DIR). */
+export const WRITABLE_ROOTS = ['/tmp', '/dev/shm', '/mnt'] as const;
 
 /**
  * A fetch_files entry: a work-dir-relative path (normalised as above) or, as

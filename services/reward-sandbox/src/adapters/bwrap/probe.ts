@@ -78,6 +78,9 @@ if [ -x ${SANDBOX_NODE} ] && ${SANDBOX_NODE} -e 0 2>/dev/null; then p node ${SAN
 for t in go java javac rustc php ruby perl sqlite3 Rscript mcs mono gdc iverilog vvp racket scala scalac kotlinc; do g=$(command -v $t) && p $t "$g"; done
 g=$(command -v lua || command -v lua5.4) && p lua "$g"
 j=/usr/share/java/junit-platform-console-standalone.jar; [ -r $j ] && p junitConsole $j
+j=/usr/share/java/javatuples.jar; [ -r $j ] && p javatuples $j
+[ -d /usr/share/gocode/src ] && p goLibraries /usr/share/gocode
+[ -r /usr/lib/mono/4.5/System.Net.Http.dll ] && p monoNetHttp 1
 exit 0`;
 
 /** Probes launch mode, layout and toolchains. Never throws; `problems` says what is missing. */
@@ -151,7 +154,7 @@ export function probeHost(opts: ProbeOptions): HostProbe {
 }
 
 /** Probe keys that are just a path, and their Toolchain field. */
-const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags'>>> = {
+const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 'cppFlags' | 'monoNetHttp'>>> = {
   go: 'go',
   java: 'java',
   javac: 'javac',
@@ -172,6 +175,8 @@ const SIMPLE_TOOLS: Readonly<Record<string, Exclude<keyof Toolchain, 'pytest' | 
   scalac: 'scalac',
   kotlinc: 'kotlinc',
   junitConsole: 'junitConsole',
+  javatuples: 'javatuples',
+  goLibraries: 'goLibraries',
   nodePackages: 'nodePackages',
   tsx: 'tsx',
   jest: 'jest',
@@ -186,6 +191,7 @@ function parseTools(out: string): Toolchain {
     const value = line.slice(eq + 1);
     if (key === 'python') t.python = value;
     else if (key === 'pytest') t.pytest = true;
+    else if (key === 'monoNetHttp') t.monoNetHttp = true;
     else if (key === 'bash') t.bash = value;
     else if (key === 'gxx') t.gxx = value;
     else if (key === 'lib') libs.push(value);

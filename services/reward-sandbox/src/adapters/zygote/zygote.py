@@ -280,6 +280,8 @@ def prepare_namespace(tmp_bytes, shm_bytes):
     check(libc.mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, None), 'mount /proc')
     check(libc.sethostname(b'sandbox', 7), 'sethostname')
     os.mkdir(WORK, 0o755)
+    # /mnt links here (bwrap/argv.ts MNT_DIR): writable /mnt as SandboxFusion's root container has.
+    os.mkdir('/tmp/mnt', 0o755)
 
 
 def seal_namespace():
@@ -315,7 +317,7 @@ def fetch_files(paths, cap):
     out, total, dropped = {}, 0, False
     for p in paths:
         try:
-            # Absolute paths (SandboxFusion allows them) are checked by the host to lie in /tmp or /dev/shm.
+            # Absolute paths (SandboxFusion allows them) are checked by the host to lie in /tmp, /dev/shm or /mnt.
             fd = os.open(p if p.startswith('/') else WORK + '/' + p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue

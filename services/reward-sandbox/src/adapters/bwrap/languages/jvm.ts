@@ -1,7 +1,7 @@
 // JVM languages. SandboxFusion writes java code to `Main.java` whatever its
 // public class is called, compiles with `javac -cp .:<jars> Main.java` and runs
 // `java -cp .:<jars> -ea Main`, the jars being the request's `*.jar` files
-// (and its bundled javatuples, which Debian does not package). scala: SandboxFusion
+// (and its bundled javatuples: Debian's libjavatuples-java here). scala: SandboxFusion
 // takes the first `object <Name>` in the code as the main class (none: a
 // compile error "Object name not found."), compiles `tmpXXXXXXXX.scala` with
 // `scalac` and runs `scala <Name>`; Debian's Scala is 2.11, its runner scripts
@@ -29,9 +29,13 @@ const JVM_RESERVATIONS = ['-XX:CompressedClassSpaceSize=64m', '-XX:ReservedCodeC
 const JVM_COMMON = ['-XX:+UseSerialGC', ...JVM_RESERVATIONS, '-XX:ErrorFile=/tmp/hs_err_%p.log'];
 // javac's default heap is a quarter of host RAM, which RLIMIT_AS refuses outright.
 const JAVAC_HEAP_MB = 512;
+// A compiler's JVM lives a few seconds: C2's optimising JIT costs more than it
+// returns there (scalac on a hello world: 11 s instead of 15 s on a loaded 2-core host).
+const COMPILER_JIT = '-XX:TieredStopAtLevel=1';
 
-function classpath(c: LanguageContext): string {
-  return ['.', ...c.inputs.filter((p) => p.endsWith('.jar'))].join(':');
+/** The work dir, a jar the runner bundles (java: javatuples, as SandboxFusion), then the request's jars. */
+function classpath(c: LanguageContext, bundled?: string): string {
+  return ['.', ...(bundled === undefined ? [] : [bundled]), ...c.inputs.filter((p) => p.endsWith('.jar'))].join(':');
 }
 
 // scalac is a JVM program with a bigger appetite than javac.
@@ -41,8 +45,8 @@ const SCALA_OBJECT = `n=$(grep -oE 'object[[:space:]]+[A-Za-z0-9_]+' "$1" | head
 const SCALA_COMPILE = `${SCALA_OBJECT}; [ -n "$n" ] || { echo 'Object name not found.' >&2; exit 1; }; exec "$2" -cp "$3" -d . "$1"`;
 const SCALA_RUN = `${SCALA_OBJECT}; exec "$2" -cp "$3" "$n"`;
 
-function scalaStep(script: string, tool: string, c: LanguageContext, heapMb: number): CommandSpec {
-  return { argv: ['/bin/sh', '-c', script, 'scala', c.source, tool, classpath(c)], env: { JAVA_OPTS: [...JVM_COMMON, `-Xmx${heapMb}m`].join(' ') } };
+function scalaStep(script: string, tool: string, c: LanguageContext, jvmFlags: string[]): CommandSpec {
+  return { argv: ['/bin/sh', '-c', script, 'scala', c.source, tool, classpath(c)], env: { JAVA_OPTS: [...JVM_COMMON, ...jvmFlags].join(' ') } };
 }
 
 // kotlinc compiles the script in the run's JVM: the heap never goes below what the compiler needs.
@@ -68,17 +72,23 @@ export const JVM_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
     fileName: 'Main.java',
     available: (t) => t.java !== undefined && t.javac !== undefined,
     compile: (c) => ({
-      argv: [c.tools.javac ?? 'javac', ...[...JVM_COMMON, `-Xmx${JAVAC_HEAP_MB}m`].map((f) => `-J${f}`), '-cp', classpath(c), c.source],
+      argv: [
+        c.tools.javac ?? 'javac',
+        ...[...JVM_COMMON, `-Xmx${JAVAC_HEAP_MB}m`, COMPILER_JIT].map((f) => `-J${f}`),
+        '-cp',
+        classpath(c, c.tools.javatuples),
+        c.source,
+      ],
     }),
-    run: (c) => ({ argv: [c.tools.java ?? 'java', ...JVM_COMMON, `-Xmx${c.memoryLimitMb}m`, '-cp', classpath(c), '-ea', 'Main'] }),
+    run: (c) => ({ argv: [c.tools.java ?? 'java', ...JVM_COMMON, `-Xmx${c.memoryLimitMb}m`, '-cp', classpath(c, c.tools.javatuples), '-ea', 'Main'] }),
     addressSpaceMb: (m) => m + JVM_AS_HEADROOM_MB,
     memoryMarkers: [/java\.lang\.OutOfMemoryError/, /Could not reserve enough space/, ENOMEM],
   },
   scala: {
     extension: 'scala',
     available: (t) => t.scala !== undefined && t.scalac !== undefined && t.java !== undefined,
-    compile: (c) => scalaStep(SCALA_COMPILE, c.tools.scalac ?? 'scalac', c, SCALAC_HEAP_MB),
-    run: (c) => scalaStep(SCALA_RUN, c.tools.scala ?? 'scala', c, c.memoryLimitMb),
+    compile: (c) => scalaStep(SCALA_COMPILE, c.tools.scalac ?? 'scalac', c, [`-Xmx${SCALAC_HEAP_MB}m`, COMPILER_JIT]),
+    run: (c) => scalaStep(SCALA_RUN, c.tools.scala ?? 'scala', c, [`-Xmx${c.memoryLimitMb}m`]),
     addressSpaceMb: (m) => m + JVM_AS_HEADROOM_MB,
     memoryMarkers: [/java\.lang\.OutOfMemoryError/, /Could not reserve enough space/, ENOMEM],
   },
@@ -104,7 +114,7 @@ export const JVM_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
         'junit',
         c.source,
         c.tools.javac ?? 'javac',
-        ...[...JVM_COMMON, `-Xmx${JAVAC_HEAP_MB}m`].map((f) => `-J${f}`),
+        ...[...JVM_COMMON, `-Xmx${JAVAC_HEAP_MB}m`, COMPILER_JIT].map((f) => `-J${f}`),
         '-cp',
         junitClasspath(c),
       ],

@@ -21,13 +21,31 @@ const GO_TEST_AS_FLOOR_MB = 2048;
 /** `go test` builds the test binary in the run step (~100 MiB for a small test, cache in /tmp included). */
 const GO_TEST_RUN_FLOOR_MB = 512;
 
-// Offline, no toolchain downloads, no cgo (no C compiler flags from the
-// source); the build cache lives in the run's own tmpfs, so runs share nothing.
-const GO_BUILD_ENV = { GOCACHE: '/tmp/.cache/go-build', GOPATH: '/tmp/go', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+// GOPATH mode, offline, no toolchain downloads: SandboxFusion's go.mod offers
+// testify and friends; here Debian's Go library tree (golang-*-dev under
+// /usr/share/gocode, read-only) is the second GOPATH entry, so
+// `github.com/stretchr/testify/assert` resolves without a module proxy. cgo
+// stays on, as there: Debian's prebuilt standard library (and the library
+// archives `make sandbox-toolchains` installs under /usr/share/gocode/pkg) are
+// built with it, so a run compiles only its own code and links; with cgo off,
+// net/http and crypto rebuilt on every go_test (~17 s of CPU with testify). The
+// build cache lives in the run's own tmpfs, so runs share nothing. Without a C
+// compiler (Debian's g++ brings gcc) cgo is off.
+function goBuildEnv(c: LanguageContext): Record<string, string> {
+  const gopath = ['/tmp/go', ...(c.tools.goLibraries === undefined ? [] : [c.tools.goLibraries])].join(':');
+  return {
+    GOCACHE: '/tmp/.cache/go-build',
+    GOPATH: gopath,
+    GO111MODULE: 'off',
+    GOTOOLCHAIN: 'local',
+    GOPROXY: 'off',
+    CGO_ENABLED: c.tools.gxx === undefined ? '0' : '1',
+  };
+}
 const GO_MARKERS = [/fatal error: out of memory/, /runtime: out of memory/, /runtime: cannot allocate memory/, ENOMEM];
 
 function goTest(c: LanguageContext): CommandSpec {
-  return { argv: [c.tools.go ?? 'go', 'test', c.source], env: { ...GO_BUILD_ENV, GOMEMLIMIT: `${c.memoryLimitMb}MiB` } };
+  return { argv: [c.tools.go ?? 'go', 'test', c.source], env: { ...goBuildEnv(c), GOMEMLIMIT: `${c.memoryLimitMb}MiB` } };
 }
 
 export const NATIVE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
@@ -42,7 +60,7 @@ export const NATIVE_LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
   go: {
     extension: 'go',
     available: (t) => t.go !== undefined,
-    compile: (c) => ({ argv: [c.tools.go ?? 'go', 'build', '-o', 'out', c.source], env: GO_BUILD_ENV }),
+    compile: (c) => ({ argv: [c.tools.go ?? 'go', 'build', '-o', 'out', c.source], env: goBuildEnv(c) }),
     run: (c) => ({ argv: ['./out'], env: { GOMEMLIMIT: `${c.memoryLimitMb}MiB` } }),
     addressSpaceMb: (m) => m + GO_AS_HEADROOM_MB,
     memoryMarkers: GO_MARKERS,

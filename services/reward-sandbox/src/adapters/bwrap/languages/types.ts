@@ -16,7 +16,11 @@ export interface Toolchain {
   /** jest's CLI script in that dir. */
   jest?: string;
   go?: string;
+  /** Debian's Go library tree (golang-*-dev: testify, ...), a GOPATH entry (/usr/share/gocode). */
+  goLibraries?: string;
   java?: string;
+  /** Debian's javatuples jar, on java's class path as SandboxFusion bundles it. */
+  javatuples?: string;
   javac?: string;
   rustc?: string;
   php?: string;
@@ -27,6 +31,8 @@ export interface Toolchain {
   rscript?: string;
   mcs?: string;
   mono?: string;
+  /** Mono's System.Net.Http assembly is installed (dotnet's implicit usings name its namespace). */
+  monoNetHttp?: boolean;
   gdc?: string;
   iverilog?: string;
   vvp?: string;
@@ -61,8 +67,8 @@ export interface LanguageSpec {
   suffix?: string;
   /** A fixed file name for the code instead of SandboxFusion's `tmpXXXXXXXX.<ext>` (java: `Main.java`). */
   fileName?: string;
-  /** Rewrites the code before it is written (php: the opening tag SandboxFusion adds). */
-  prepareCode?: (code: string) => string;
+  /** Rewrites the code before it is written (php: the opening tag SandboxFusion adds; csharp: what dotnet's project adds). */
+  prepareCode?: (code: string, tools: Toolchain) => string;
   /** Whether the probed toolchain can run it. */
   available: (t: Toolchain) => boolean;
   compile?: (c: LanguageContext) => CommandSpec;
