@@ -2,7 +2,8 @@
 // depth, but structuredClone, JSON.stringify and every recursive walk after it
 // overflow the stack somewhere past a few thousand levels: a 20 KB body of
 // `[[[[…]]]]` would otherwise surface as a 500 from wherever it first recurses.
-// The check scans the text (no parse), so it costs one pass over the bytes.
+// The check scans the text (no parse), skipping strings whole; the path is
+// worked out only for a refusal.
 import { AppError, ErrorCode } from './errors.ts';
 
 /** Deepest nesting of arrays and objects a request body or NATS payload may have. */
@@ -47,11 +48,21 @@ function pathOf(frames: readonly Frame[]): string {
   return out === '' ? '(root)' : out;
 }
 
-/**
- * Throws a 400 `validation_failed` naming where `text` (JSON, possibly
- * malformed: the parser reports that) nests deeper than `maxDepth`.
- */
-export function assertJsonDepth(text: string, where = 'body', maxDepth = MAX_JSON_DEPTH): void {
+/** Whether `text` opens more than `maxDepth` nested arrays/objects; strings are skipped whole. */
+function nestsDeeper(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = stringEnd(text, i) - 1;
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}
+
+/** The path at which `text` first nests deeper than `maxDepth` (the slow pass, run only on a refusal). */
+function deepPath(text: string, maxDepth: number): string {
   const frames: Frame[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -68,11 +79,7 @@ export function assertJsonDepth(text: string, where = 'body', maxDepth = MAX_JSO
       }
       i = end - 1;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (frames.length >= maxDepth) {
-        throw new AppError(ErrorCode.ValidationFailed, `invalid ${where}: ${pathOf(frames)} nests deeper than ${maxDepth} levels`, {
-          details: { issues: [{ path: pathOf(frames), message: `nests deeper than ${maxDepth} levels` }] },
-        });
-      }
+      if (frames.length >= maxDepth) break;
       frames.push({ array: c === OPEN_ARRAY, at: c === OPEN_ARRAY ? 0 : undefined, expectingKey: c === OPEN_OBJECT });
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       frames.pop();
@@ -83,4 +90,17 @@ export function assertJsonDepth(text: string, where = 'body', maxDepth = MAX_JSO
       top.expectingKey = false;
     }
   }
+  return pathOf(frames);
+}
+
+/**
+ * Throws a 400 `validation_failed` naming where `text` (JSON, possibly
+ * malformed: the parser reports that) nests deeper than `maxDepth`.
+ */
+export function assertJsonDepth(text: string, where = 'body', maxDepth = MAX_JSON_DEPTH): void {
+  if (!nestsDeeper(text, maxDepth)) return;
+  const path = deepPath(text, maxDepth);
+  throw new AppError(ErrorCode.ValidationFailed, `invalid ${where}: ${path} nests deeper than ${maxDepth} levels`, {
+    details: { issues: [{ path, message: `nests deeper than ${maxDepth} levels` }] },
+  });
 }
