@@ -8,8 +8,11 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/** The local stack's state: pids, logs, JetStream store, secrets. RL_STACK_DIR moves it (tests run a stack of their own). */
+export const STACK_DIR = process.env.RL_STACK_DIR ?? join(ROOT, '.run');
+
 /** Where the local stack keeps its generated secrets (mode 0600). */
-export const STACK_SECRETS = join(ROOT, '.run/secrets.json');
+export const STACK_SECRETS = join(STACK_DIR, 'secrets.json');
 
 /** The server config with users and permissions (nats.conf + auth.conf). */
 export const SECURED_NATS_CONF = join(ROOT, 'infra/nats/secured.conf');

@@ -8,11 +8,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
-import { NATS_USERS, SECURED_NATS_CONF, STACK_SECRETS, loadOrCreatePasswords, natsClientEnv, natsServerEnv, type NatsUser } from './nats-users.ts';
+import { join, relative, resolve } from 'node:path';
+import { NATS_USERS, SECURED_NATS_CONF, STACK_DIR, STACK_SECRETS, loadOrCreatePasswords, natsClientEnv, natsServerEnv, type NatsUser } from './nats-users.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const RUN = join(ROOT, '.run');
+const RUN = STACK_DIR;
 const PIDS = join(RUN, 'pids');
 const LOGS = join(RUN, 'logs');
 const NATS_PORT = Number(process.env.NATS_PORT ?? 4222);
@@ -31,10 +31,13 @@ interface ServiceEntry {
   port: number;
 }
 
+// RL_STACK_SERVICES=a,b starts only those services (tests start a small stack).
+const ONLY = process.env.RL_STACK_SERVICES?.split(',').map((s) => s.trim());
+
 function services(): ServiceEntry[] {
   const base = join(ROOT, 'services');
   return readdirSync(base)
-    .filter((n) => existsSync(join(base, n, 'src/main.ts')))
+    .filter((n) => existsSync(join(base, n, 'src/main.ts')) && (ONLY === undefined || ONLY.includes(n)))
     .map((name) => {
       const pkg = JSON.parse(readFileSync(join(base, name, 'package.json'), 'utf8')) as { rl?: { port?: number } };
       const envPort = process.env[`${name.toUpperCase().replaceAll('-', '_')}_PORT`];
@@ -143,7 +146,7 @@ async function up(): Promise<void> {
     }),
   );
   for (const s of services()) {
-    console.log(`${s.name.padEnd(16)} http://127.0.0.1:${s.port}  (docs /docs, ready /readyz, logs .run/logs/${s.name}.log)`);
+    console.log(`${s.name.padEnd(16)} http://127.0.0.1:${s.port}  (docs /docs, ready /readyz, logs ${relative(ROOT, join(LOGS, `${s.name}.log`))})`);
   }
 }
 
