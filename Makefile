@@ -26,7 +26,7 @@ WORKSPACE_MANIFESTS := $(wildcard shared/*/package.json services/*/package.json 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
 
-run: deps nats-server up demo-data ## set up, start the stack, score sample items, then SFT the embedded model and improve it with GRPO against the remote rewards (live curves, plots)
+run: deps nats-server sandbox-toolchains-offer up demo-data ## set up, start the stack, score sample items, then SFT the embedded model and improve it with GRPO against the remote rewards (live curves, plots)
 	node infra/scripts/demo.ts
 	@id=$$(date +%s); \
 	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-sft.yaml --id sft-$$id && \
@@ -151,23 +151,48 @@ $(SANDBOX_NODE_PACKAGES)/node_modules/.installed: $(SANDBOX_NODE_PACKAGES)/packa
 APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp)
 
 # Toolchains the code sandbox probes (services/reward-sandbox README, Languages).
-# The tests need java, go and rust; each is installed only when missing, without
+# The tests need java, go and rust, and the small libraries SandboxFusion's own
+# runner tests use with them (testify, javatuples, Test::Deep, Data::Compare)
+# plus pytest to run those tests; each is installed only when missing, without
 # recommends, so a fresh machine pays for it once. The sandbox binds /usr only,
 # so a toolchain elsewhere (rustup's ~/.cargo) does not count.
 SANDBOX_TEST_NEEDS := $(if $(wildcard /usr/bin/javac),,openjdk-17-jdk-headless) $(if $(wildcard /usr/bin/go),,golang-go) $(if $(wildcard /usr/bin/rustc),,rustc)
+SANDBOX_TEST_NEEDS += $(if $(wildcard /usr/share/gocode/src/github.com/stretchr/testify),,golang-github-stretchr-testify-dev) $(if $(wildcard /usr/share/java/javatuples.jar),,libjavatuples-java)
+SANDBOX_TEST_NEEDS += $(if $(wildcard /usr/share/perl5/Test/Deep.pm),,libtest-deep-perl) $(if $(wildcard /usr/share/perl5/Data/Compare.pm),,libdata-compare-perl) $(if $(wildcard /usr/lib/python3/dist-packages/pytest),,python3-pytest)
 # Debian's Chromium for the docs page's offline browser test (test/docs-offline.test.ts), installed the same way.
 SANDBOX_TEST_NEEDS += $(if $(wildcard /usr/bin/chromium),,chromium)
-# Every SandboxFusion language Debian packages (make sandbox-toolchains).
-SANDBOX_TOOLCHAINS := openjdk-17-jdk-headless golang-go rustc php-cli ruby perl lua5.4 sqlite3 r-base-core python3-pytest mono-mcs mono-runtime gdc iverilog racket scala kotlin junit5
+# Every SandboxFusion language Debian packages, with the libraries SandboxFusion's
+# image gives them (make sandbox-toolchains; the per-language table is
+# TOOLCHAIN_PACKAGES in services/reward-sandbox/src/core/fusion-languages.ts, and a test keeps the two equal).
+SANDBOX_TOOLCHAIN_PACKAGES := python3 python3-pytest bash g++ golang-go golang-github-stretchr-testify-dev openjdk-17-jdk-headless libjavatuples-java junit5 scala kotlin rustc php-cli ruby perl libtest-deep-perl libdata-compare-perl lua5.4 lua-unit r-base-core sqlite3 mono-mcs mono-runtime libmono-system-net-http4.0-cil gdc iverilog racket
+# Debian's Go libraries come as source: go_test compiled testify (and net/http
+# under it) in every run, ~17 s of CPU. Installed once as archives under
+# /usr/share/gocode/pkg, built as the sandbox builds (GOPATH mode, cgo on), they
+# are reused by every run.
+GO_LIBRARY_ARCHIVES = if [ -x /usr/bin/go ] && [ -d /usr/share/gocode/src/github.com/stretchr/testify ] && [ ! -d /usr/share/gocode/pkg ]; then \
+	c=$$(mktemp -d) && g="env GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local CGO_ENABLED=1 GOCACHE=$$c go" && \
+	$(SUDO) $$g install $$($$g list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' github.com/stretchr/testify/...); r=$$?; rm -rf $$c; exit $$r; fi
 
-.PHONY: nats-server system-deps sandbox-toolchains
+.PHONY: nats-server system-deps sandbox-toolchains sandbox-toolchains-offer
 nats-server: system-deps
 system-deps:
 	@if [ -n "$(strip $(APT_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_NEEDS); fi
 	@if [ -n "$(strip $(SANDBOX_TEST_NEEDS))" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TEST_NEEDS); fi
+	@$(GO_LIBRARY_ARCHIVES)
 
-sandbox-toolchains: ## install every sandbox language's Debian toolchain (java, go, rust, php, ruby, perl, lua, sqlite3, R, pytest, C#, D, Verilog, Racket, Scala, Kotlin, JUnit)
-	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TOOLCHAINS)
+sandbox-toolchains: ## install every sandbox language's Debian toolchain and the libraries SandboxFusion's image has (java, go, rust, php, ruby, perl, lua, sqlite3, R, pytest, C#, D, Verilog, Racket, Scala, Kotlin, JUnit)
+	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SANDBOX_TOOLCHAIN_PACKAGES)
+	@$(GO_LIBRARY_ARCHIVES)
+
+# `make run` names the missing toolchain packages (a prompt would hang a
+# non-interactive run); SANDBOX_TOOLCHAINS=1 installs them instead.
+sandbox-toolchains-offer:
+	@missing=$$(for p in $(SANDBOX_TOOLCHAIN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || printf '%s ' $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$(SANDBOX_TOOLCHAINS)" = 1 ]; then $(MAKE) --no-print-directory sandbox-toolchains; \
+	else echo "reward-sandbox: toolchain packages not installed: $$missing"; \
+	echo "  their languages answer unsupported_language (GET /v1/languages lists each with its install command);"; \
+	echo "  'make sandbox-toolchains' or 'make run SANDBOX_TOOLCHAINS=1' installs them all (~1 GB), then restart the stack (make down)"; fi
 
 clean: down ## remove installed dependencies and run state
 	rm -rf node_modules .run $(SANDBOX_NODE_PACKAGES)/node_modules

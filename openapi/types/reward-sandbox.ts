@@ -47,7 +47,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Languages this instance can run, and the back-end for each */
+        /** Languages this instance can run and the back-end for each; the rest of SandboxFusion’s, with the command that adds each */
         get: operations["listLanguages"];
         put?: never;
         post?: never;
@@ -272,9 +272,18 @@ export interface components {
             [key: string]: unknown;
         };
         LanguagesResponse: {
+            /** @description languages whose toolchain is installed, with the back-end that runs each */
             languages: {
                 language: string;
                 runner: string;
+            }[];
+            /** @description SandboxFusion's other languages: a request for one is a 400 unsupported_language */
+            missing: {
+                /** @enum {string} */
+                language: "python" | "cpp" | "nodejs" | "go" | "go_test" | "java" | "php" | "csharp" | "bash" | "typescript" | "sql" | "rust" | "cuda" | "lua" | "R" | "perl" | "D_ut" | "ruby" | "scala" | "julia" | "pytest" | "junit" | "kotlin_script" | "jest" | "verilog" | "python_gpu" | "lean" | "swift" | "racket";
+                reason: string;
+                /** @description the command (as root) that adds it, then restart the service; null when no package provides it */
+                install: string | null;
             }[];
         };
         OpenRlhfResponse: {

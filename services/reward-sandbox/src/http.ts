@@ -15,6 +15,7 @@ import {
 } from '@rl/service-kit';
 import type { Executor } from './core/executor.ts';
 import type { RunDefaults } from './core/fusion.ts';
+import { missingLanguages } from './core/fusion-languages.ts';
 import { runCode } from './run-code.ts';
 import { LanguagesResponse, RunCodeRequest, RunCodeResponse } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
@@ -50,7 +51,7 @@ const languagesRoute = createRoute({
   method: 'get',
   path: '/v1/languages',
   operationId: 'listLanguages',
-  summary: 'Languages this instance can run, and the back-end for each',
+  summary: 'Languages this instance can run and the back-end for each; the rest of SandboxFusion’s, with the command that adds each',
   responses: { 200: { description: 'Languages', content: { 'application/json': { schema: LanguagesResponse } } } },
 });
 
@@ -84,7 +85,10 @@ export function addRoutes(app: OpenAPIHono<AppEnv>, executor: Executor, defaults
   const score: BatchScorer = (items, ctx) => scorer.score(items, ctx);
   const codeScorer: HttpScorer = { scoreItems: score, protocols: score };
   addScoreRoute(app, v1ScoreRoute, codeScorer);
-  app.openapi(languagesRoute, (c) => c.json({ languages: executor.languages() }, 200));
+  app.openapi(languagesRoute, (c) => {
+    const languages = executor.languages();
+    return c.json({ languages, missing: missingLanguages(new Set(languages.map((l) => l.language))) }, 200);
+  });
   app.openapi(pingRoute, (c) => c.json('pong' as const, 200));
   addScoreProtocolRoutes(app, codeScorer);
 }

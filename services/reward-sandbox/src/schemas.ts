@@ -64,7 +64,21 @@ export type RunCodeResponse = z.infer<typeof RunCodeResponse>;
 /** `GET /v1/languages`. */
 export const LanguagesResponse = z
   .object({
-    languages: z.array(z.object({ language: z.string(), runner: z.string() })),
+    languages: z
+      .array(z.object({ language: z.string(), runner: z.string() }))
+      .openapi({ description: 'languages whose toolchain is installed, with the back-end that runs each' }),
+    missing: z
+      .array(
+        z.object({
+          language: z.enum(FUSION_LANGUAGES),
+          reason: z.string(),
+          install: z
+            .string()
+            .nullable()
+            .openapi({ description: 'the command (as root) that adds it, then restart the service; null when no package provides it' }),
+        }),
+      )
+      .openapi({ description: "SandboxFusion's other languages: a request for one is a 400 unsupported_language" }),
   })
   .openapi('LanguagesResponse');
 export type LanguagesResponse = z.infer<typeof LanguagesResponse>;
