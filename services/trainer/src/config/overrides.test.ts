@@ -100,3 +100,14 @@ describe('configs never carry prototype keys', () => {
     expect(deep).toBeInstanceOf(AppError);
   });
 });
+
+describe('override values', () => {
+  it('refuses YAML the parser only warns about (an unknown tag) instead of printing the warning', () => {
+    const err = expectAppError(() => parseOverrides(['trainer.x=!!js/function "return 1"']), ErrorCode.ValidationFailed);
+    expect(err.message).toMatch(/trainer\.x=!!js\/function "return 1": value is not valid YAML \(.*tag/i);
+  });
+
+  it('still types plain scalars, lists and mappings the Hydra way', () => {
+    expect(parseOverrides(['a=8', 'b=true', 'c=[x, y]', 'd="8"', 'e=', 'f={g: 1}']).map((o) => o.value)).toEqual([8, true, ['x', 'y'], '8', null, { g: 1 }]);
+  });
+});

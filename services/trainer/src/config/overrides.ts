@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, getOwn, isPrototypeKey, setOwn } from '@rl/service-kit';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 
 /** One parsed `--set` override. */
 export interface Override {
@@ -15,11 +15,16 @@ export interface Override {
 const SEGMENT = /^[^.=\s]+$/;
 
 function parseValue(raw: string, text: string): unknown {
+  const firstLine = (message: string) => message.split('\n')[0];
   try {
     // YAML scalars give Hydra-like typing: 8 → number, true → boolean, [a, b] → list, "8" → string.
-    return parseYaml(raw);
+    // Warnings (an unknown tag) are the client's mistake too: refused here, not printed by the server.
+    const doc = parseDocument(raw, { logLevel: 'silent' });
+    const problem = doc.errors[0] ?? doc.warnings[0];
+    if (problem !== undefined) throw problem;
+    return doc.toJS();
   } catch (err) {
-    throw new Error(`${text}: value is not valid YAML (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+    throw new Error(`${text}: value is not valid YAML (${err instanceof Error ? firstLine(err.message) : String(err)})`);
   }
 }
 
