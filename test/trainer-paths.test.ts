@@ -8,8 +8,13 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ErrorCode, requestJson } from '@rl/service-kit';
+import { expectAppErrorAsync } from '@rl/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
+import { ExportReply, policySubject } from '../services/trainer/src/policy/protocol.ts';
+import { connectTestClient } from './support/nats-client.ts';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
 const TRAIN = join(ROOT, 'test/fixtures/verl/verl_arithmetic_sequence_train.parquet');
@@ -21,6 +26,7 @@ let rules: ServiceProcess;
 let trainer: ServiceProcess;
 let work: string;
 let outside: string;
+let nc: NatsConnection;
 
 function job(over: { data?: object; model?: object; trainer?: object } = {}) {
   return {
@@ -68,9 +74,11 @@ beforeAll(async () => {
   nats = await startNatsServer();
   rules = await startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' });
   trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+  nc = await connectTestClient(nats.url);
 }, 120_000);
 
 afterAll(async () => {
+  await nc?.close();
   await Promise.all([trainer, rules].map((s) => s?.stop()));
   await nats?.stop();
   rmSync(work, { recursive: true, force: true });
@@ -132,6 +140,20 @@ describe('trainer job paths', () => {
     }
     expect(statSync(join(work, 'ok')).uid).toBe(NOBODY); // created for the job
     expect(statSync(work).uid).toBe(0); // the root itself is not handed over
+  }, 300_000);
+
+  it('the policy worker writes checkpoints only inside its job directory, whoever asks on the bus', async () => {
+    const r = await post({ id: 'bus', config: job({ trainer: { default_local_dir: 'bus', total_training_steps: 1000, save_freq: -1 } }) });
+    expect(r.status).toBe(201);
+    const res = await fetch(`${trainer.baseUrl}/v1/jobs/bus/metrics?stream=true`);
+    for await (const m of readSse(res.body!)) if ((JSON.parse(m.data) as { type: string }).type === 'step') break; // the worker is up
+    const err = await expectAppErrorAsync(
+      requestJson(nc, policySubject('bus', 'export'), { publish: false, checkpoint_dir: join(outside, 'ckpt') }, { timeoutMs: 60_000, response: ExportReply }),
+      ErrorCode.BadRequest,
+    );
+    expect(err.message).toMatch(/^checkpoint_dir: must be inside the job directory/);
+    await fetch(`${trainer.baseUrl}/v1/jobs/bus`, { method: 'DELETE' });
+    expect(readdirSync(outside)).toEqual(['secret.json']);
   }, 300_000);
 
   it.runIf(asRoot)('refuses an existing directory of another owner that is not a job directory', async () => {

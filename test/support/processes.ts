@@ -2,9 +2,9 @@
 // service instances started exactly as `make up` starts them. Readiness is read
 // from the processes' own log lines, never waited for with sleeps.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -99,13 +99,16 @@ export interface ServiceProcess extends Running {
 /**
  * A trainer keeps a test's jobs in the test's own directory: it is the output
  * root (unless given), and data is read from it and the repository (fixtures).
- * The user a root trainer drops to must reach it: mkdtemp makes it 0700.
+ * The user a root trainer drops to must reach it: mkdtemp makes directories 0700.
  */
 function trainerRoots(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const base = env['TRAINER_BASE_DIR'];
   if (base === undefined) return {};
   const output = env['TRAINER_OUTPUT_ROOT'] ?? base;
-  if (output.startsWith(`${tmpdir()}/`)) chmodSync(output, 0o755);
+  if (output.startsWith(`${tmpdir()}/`)) {
+    mkdirSync(output, { recursive: true });
+    for (let dir = output; dir !== tmpdir(); dir = dirname(dir)) chmodSync(dir, 0o755);
+  }
   return { TRAINER_OUTPUT_ROOT: output, TRAINER_DATA_ROOTS: `${base},${ROOT}`, TRAINER_MODEL_ROOTS: base };
 }
 

@@ -3,8 +3,11 @@
 // POLICY_WORKER_RESUME, a checkpoint directory); HTTP on an ephemeral port
 // gives /healthz, /readyz and /metrics like every service.
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
 import {
+  AppError,
   BaseConfig,
+  ErrorCode,
   connectNatsFromConfig,
   createLogger,
   createMetrics,
@@ -98,6 +101,11 @@ await hostService({
         out.object = spec.weights;
       }
       if (req.checkpoint_dir !== undefined) {
+        // Checkpoints go only inside this job's directory (where the trainer wrote the spec), whoever asks on the bus.
+        const jobDir = dirname(resolve(config.POLICY_WORKER_SPEC));
+        if (!resolve(jobDir, req.checkpoint_dir).startsWith(jobDir + sep)) {
+          throw new AppError(ErrorCode.BadRequest, `checkpoint_dir: must be inside the job directory ${jobDir}`, { details: { field: 'checkpoint_dir' } });
+        }
         await core.saveCheckpoint(req.checkpoint_dir);
         out.checkpoint_dir = req.checkpoint_dir;
       }
