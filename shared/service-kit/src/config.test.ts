@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BaseConfig, loadConfig } from './config.ts';
-import { AppError } from './errors.ts';
+import { AppError, ErrorCode } from './errors.ts';
+import { expectAppError } from './testing/index.ts';
 
 const Svc = BaseConfig.extend({ PORT: z.coerce.number().int().min(0).max(65535).default(8101) });
 
@@ -27,5 +28,18 @@ describe('loadConfig', () => {
       const msg = (e as AppError).message;
       for (const key of ['PORT', 'LOG_LEVEL', 'MAX_BODY_BYTES']) expect(msg).toContain(key);
     }
+  });
+
+  it('listens on loopback by default and refuses a wider bind without a token or the explicit opt-out', () => {
+    expect(loadConfig(Svc, {})).toMatchObject({ HOST: '127.0.0.1', ALLOW_UNAUTHENTICATED: false });
+    const err = expectAppError(() => loadConfig(Svc, { HOST: '0.0.0.0' }), ErrorCode.InvalidConfig);
+    expect(err.message).toContain('AUTH_TOKEN is not set');
+    expect(loadConfig(Svc, { HOST: '0.0.0.0', AUTH_TOKEN: 't' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig(Svc, { HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true' }).ALLOW_UNAUTHENTICATED).toBe(true);
+  });
+
+  it('refuses a NATS user that cannot name its inboxes', () => {
+    const err = expectAppError(() => loadConfig(Svc, { NATS_USER: 'a.b' }), ErrorCode.InvalidConfig);
+    expect(err.message).toContain('NATS_USER');
   });
 });

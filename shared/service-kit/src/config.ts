@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, ErrorCode } from './errors.ts';
+import { checkExposure, type ExposureSettings } from './http/exposure.ts';
 
 /** Settings every service reads from the environment. Each field documents its default. */
 export const BaseConfig = z.object({
@@ -65,7 +66,9 @@ export type BaseConfig = z.infer<typeof BaseConfig>;
 
 /**
  * Parses `env` with `schema` once and freezes the result. Every invalid key is
- * reported at once, so a misconfigured deployment is fixed in one round.
+ * reported at once, so a misconfigured deployment is fixed in one round. A
+ * service config (with HOST) bound beyond loopback without AUTH_TOKEN or
+ * ALLOW_UNAUTHENTICATED is refused here, before the service starts anything.
  */
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
@@ -75,5 +78,10 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
       details: { problems },
     });
   }
+  if (isExposureSettings(parsed.data)) checkExposure(parsed.data);
   return Object.freeze(parsed.data);
+}
+
+function isExposureSettings(v: unknown): v is ExposureSettings {
+  return typeof v === 'object' && v !== null && 'HOST' in v && 'ALLOW_UNAUTHENTICATED' in v;
 }

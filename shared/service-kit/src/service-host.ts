@@ -50,7 +50,7 @@ export interface HostOptions {
  */
 export async function hostService(o: HostOptions): Promise<void> {
   const { info, config, logger, metrics, nats } = o;
-  // Refuses a bind beyond loopback without a token before anything listens.
+  // loadConfig refused an unauthenticated bind beyond loopback already; this also covers configs built without it.
   const exposure = checkExposure(config);
   const app = createApp({
     ...info,
