@@ -138,6 +138,21 @@ describe('NATS users and permissions (infra/nats/auth.conf)', () => {
     expect((err as AppError).code).toBe(ErrorCode.NoResponders);
   });
 
+  it('a request the user may not make fails at once with unauthorized, naming the subject', async () => {
+    const rules = await as('reward-rules');
+    const err = await requestJson(rules, 'reward.story.score', { n: 1 }, { timeoutMs: 60_000, response: Reply }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: ErrorCode.Unauthorized, retryable: false });
+    expect((err as AppError).message).toContain('publish to reward.story.score');
+    // A connection whose inboxes lie outside its user's own is refused its reply subscription just as clearly.
+    const config = loadConfig(BaseConfig, { NATS_URL: url, ...natsClientEnv('reward-rules', passwords), NATS_INBOX_PREFIX: '_INBOX.trainer' });
+    const misprefixed = (await connectNatsFromConfig(config, 'misprefixed'))!.nc;
+    conns.push(misprefixed);
+    const err2 = await requestJson(misprefixed, 'reward.sandbox.score', { n: 1 }, { timeoutMs: 60_000, response: Reply }).catch((e: unknown) => e);
+    expect(err2).toMatchObject({ code: ErrorCode.Unauthorized });
+    expect((err2 as AppError).message).toContain('subscribe to _INBOX.trainer.');
+  });
+
   it("a reward service cannot read other users' replies or answer their chunk pulls", async () => {
     const rules = await as('reward-rules');
     for (const subject of ['_INBOX.>', '_INBOX.trainer.>', '_INBOX.generation.x', '>', '$O.>']) {

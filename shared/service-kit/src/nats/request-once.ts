@@ -10,7 +10,9 @@
 // - a flush (PING/PONG) right after the publish proves the server got the
 //   request; nats.js rejects it when the link drops first;
 // - after that, a `disconnect` status means the reply may be lost.
-import { TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Status, type Subscription } from '@nats-io/transport-node';
+// A server that refuses this user the subject (or its own inbox) says so at
+// once; that is a permanent `unauthorized`, not a timeout minutes later.
+import { PermissionViolationError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Status, type Subscription } from '@nats-io/transport-node';
 import { AppError, ErrorCode } from '../errors.ts';
 import { inboxOf } from './connect.ts';
 
@@ -46,9 +48,19 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
     if (err !== null) reject(err);
     else resolve(msg!);
   };
+  const refused = (e: PermissionViolationError) =>
+    new AppError(
+      ErrorCode.Unauthorized,
+      `NATS refuses this connection's user to ${e.operation === 'publish' ? 'publish to' : 'subscribe to'} ${e.subject} (request on ${subject}); see its permissions`,
+      {
+        cause: e,
+      },
+    );
   void (async () => {
     for await (const s of status) {
-      if (s.type === 'disconnect') {
+      if (s.type === 'error' && s.error instanceof PermissionViolationError && s.error.operation === 'publish' && s.error.subject === subject) {
+        settle(refused(s.error));
+      } else if (s.type === 'disconnect') {
         settle(
           new AppError(ErrorCode.Unavailable, `connection to NATS lost while waiting for a reply on ${subject}`, {
             retryable: true,
@@ -64,7 +76,9 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
       max: 1,
       timeout: timeoutMs,
       callback: (err, msg) => {
-        if (err instanceof TimeoutError) {
+        if (err instanceof PermissionViolationError) {
+          settle(refused(err));
+        } else if (err instanceof TimeoutError) {
           settle(new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { retryable: true, cause: err }));
         } else if (err !== null) {
           settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err }));
