@@ -68,3 +68,43 @@ describe('rl-rewards CLI (real service over HTTP and NATS)', () => {
     expect(down.stderr).toContain('unavailable');
   });
 });
+
+describe('rl-train CLI against a trainer started with AUTH_TOKEN (real process)', () => {
+  const TRAIN_CLI = join(ROOT, 'services/trainer/bin/rl-train.ts');
+  const TOKEN = 'rl-train-test-token';
+  let trainer: ServiceProcess;
+  beforeAll(async () => {
+    trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: dir, AUTH_TOKEN: TOKEN });
+  }, 60_000);
+  afterAll(async () => {
+    await trainer?.stop();
+  });
+  const train = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    run(process.execPath, [TRAIN_CLI, ...args], { timeout: 60_000, env: { ...process.env, ...env } }).then(
+      () => expect.unreachable('this job config is invalid: the CLI should have failed'),
+      (e: { code: number; stderr: string }) => e,
+    );
+
+  it('without the token: refused as unauthorized, with the setting that fixes it', async () => {
+    const config = join(dir, 'job.yaml');
+    writeFileSync(config, 'trainer: {total_training_steps: -1}\n');
+    const err = await train([config, '--url', trainer.baseUrl, '--no-follow']);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toContain('job refused (401)');
+    expect(err.stderr).toContain('--token or RL_TRAIN_TOKEN');
+  });
+
+  it('with --token or RL_TRAIN_TOKEN: the trainer reads the job (and refuses this one for its config, not for auth)', async () => {
+    const config = join(dir, 'job.yaml');
+    writeFileSync(config, 'trainer: {total_training_steps: -1}\n');
+    for (const [args, env] of [
+      [['--token', TOKEN], {}],
+      [[], { RL_TRAIN_TOKEN: TOKEN }],
+    ] as const) {
+      const err = await train([config, '--url', trainer.baseUrl, '--no-follow', ...args], env);
+      expect(err.code).toBe(2);
+      expect(err.stderr).toContain('job refused (400)');
+      expect(err.stderr).toContain('total_training_steps');
+    }
+  });
+});

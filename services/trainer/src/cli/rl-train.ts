@@ -2,7 +2,7 @@
 // events: a progress bar on stderr and one summary line per step on stdout.
 // Ctrl-C cancels the job (its checkpoints stay; submit again to resume).
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { parse as parseYaml } from 'yaml';
 import { readSse } from './sse.ts';
@@ -10,6 +10,7 @@ import { curveValue, stepLine, valScore } from './step-line.ts';
 
 interface Options {
   url: string;
+  token?: string;
   set: string[];
   id?: string;
   follow: boolean;
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
     .description('Train with GRPO/PPO on the trainer service: submit a verl-style job config and watch it')
     .argument('<config>', 'job config (.yaml or .json)')
     .option('--url <url>', 'trainer service', process.env.TRAINER_URL ?? 'http://127.0.0.1:8105')
+    .addOption(new Option('--token <token>', 'bearer token of a trainer started with AUTH_TOKEN').env('RL_TRAIN_TOKEN'))
     .option(
       '--set <key=value>',
       'override a config key (repeatable), e.g. --set trainer.total_training_steps=10',
@@ -58,9 +60,10 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`rl-train: ${file}: ${(err as Error).message}`);
     return 2;
   }
+  const auth: Record<string, string> = opts.token === undefined ? {} : { authorization: `Bearer ${opts.token}` };
   const submit = await fetch(`${opts.url}/v1/jobs`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify({ config, overrides: opts.set, ...(opts.id !== undefined && { id: opts.id }) }),
     signal: AbortSignal.timeout(30_000),
   }).catch((err: unknown) => {
@@ -70,18 +73,19 @@ export async function main(argv: string[]): Promise<number> {
   if (submit === null) return 1;
   const body = (await submit.json()) as { id?: string; detail?: string; title?: string };
   if (!submit.ok) {
-    console.error(`rl-train: job refused (${submit.status}):\n${body.detail ?? body.title ?? JSON.stringify(body)}`);
-    return submit.status === 400 ? 2 : 1;
+    const hint = submit.status === 401 ? '\n(the trainer runs with AUTH_TOKEN: pass it with --token or RL_TRAIN_TOKEN)' : '';
+    console.error(`rl-train: job refused (${submit.status}):\n${body.detail ?? body.title ?? JSON.stringify(body)}${hint}`);
+    return submit.status === 400 || submit.status === 401 ? 2 : 1;
   }
   const id = body.id!;
   console.log(`job ${id} submitted to ${opts.url}`);
   if (!opts.follow) return 0;
   const cancel = () => {
     console.error(`\nrl-train: cancelling job ${id}`);
-    void fetch(`${opts.url}/v1/jobs/${id}`, { method: 'DELETE', signal: AbortSignal.timeout(10_000) }).finally(() => process.exit(130));
+    void fetch(`${opts.url}/v1/jobs/${id}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) }).finally(() => process.exit(130));
   };
   process.once('SIGINT', cancel);
-  const res = await fetch(`${opts.url}/v1/jobs/${id}/metrics?stream=true`, { headers: { accept: 'text/event-stream' } });
+  const res = await fetch(`${opts.url}/v1/jobs/${id}/metrics?stream=true`, { headers: { accept: 'text/event-stream', ...auth } });
   if (!res.ok || res.body === null) {
     console.error(`rl-train: cannot follow job ${id}: HTTP ${res.status}`);
     return 1;
