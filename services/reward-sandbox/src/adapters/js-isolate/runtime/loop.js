@@ -29,6 +29,7 @@ let phase = 0; // 0 timers, 1 poll, 2 check
 let loopStarted = false;
 let seqCounter = 0;
 let loopNow = 0; // cached loop time in ms since start, like uv_now()
+let lastMainStart = 0; // when the main script last set a timer
 let waited = false; // the last call returned a wait: update the loop time first
 let refCount = 0;
 const timersById = new Map();
@@ -91,9 +92,15 @@ function cancel(task) {
     if (task.refed) refCount--;
   }
 }
+// As Node's insert(), which reads getLibuvNow() (an updated clock): a timer counts
+// from when it is set (an interval from just before its callback runs), not from
+// the loop time of the current iteration, so busy work before setTimeout does not
+// make it due early.
 /** @param {Timeout} task */
 function scheduleTimer(task) {
-  task.time = loopNow + task._delay;
+  const start = nowMs();
+  if (!loopStarted) lastMainStart = start;
+  task.time = start + task._delay;
   task.seq = ++seqCounter;
   activate(task);
   heapPush(task);
@@ -271,11 +278,12 @@ export function runOneTask() {
   if (tickQueue.length > 0) { drainTicks(); return 'ran'; }
   if (!loopStarted) {
     loopStarted = true;
-    // Node's loop clock was read before the main script ran, so 1 ms timers are
-    // normally already due on the first iteration.
+    // Node's first iteration reads its clock after the main script and the rest of
+    // bootstrap, a millisecond or more, so the main script's 1 ms timers are
+    // normally already due then (before its immediates).
     const real = realElapsed();
     loopNow = real > loopNow ? real : loopNow;
-    if (loopNow < 1) loopNow = 1;
+    if (loopNow < lastMainStart + 1) loopNow = lastMainStart + 1;
   } else if (waited) {
     // Back from the host's wait: libuv updates its clock after polling.
     const real = realElapsed();

@@ -9,7 +9,8 @@ import { createExecutor } from '../../../core/executor.ts';
 import { testRunSpec } from '../../../core/run-spec.test-support.ts';
 import type { RunSpec, Runner } from '../../../core/runner.ts';
 import { createFastRunner } from '../../fast-runner.ts';
-import { IsolateRunner, type WorkerEvent } from '../index.ts';
+import type { WorkerEvent } from '../index.ts';
+import { testIsolateRunner } from '../runner.test-support.ts';
 import { JsWorkerErrorCode } from './errors.ts';
 
 type Exited = Extract<WorkerEvent, { type: 'exited' }>;
@@ -54,18 +55,30 @@ function alive(pid: number): boolean {
 
 const signal = () => new AbortController().signal;
 const hello = testRunSpec('nodejs', 'console.log("hello")');
-// Fills 240 MB (~0.2 s here), writes a marker line (it reaches the worker's output
-// channel at once, see output-channel.ts), then sorts natively for ~3.5 s, ignoring termination.
-const NATIVE_SORT = `const a = new Float64Array(3e7);
-for (let i = 0; i < a.length; i++) a[i] = ((i * 40503) & 0xfffff) ^ i;
+// Fills an array, writes a marker line (it reaches the worker's output channel at
+// once, see output-channel.ts), then sorts it natively, ignoring termination; the
+// 2 s limit must fall in the sort. Unloaded, 320 MB fill in ~0.3 s and sort in
+// ~4.5 s. On a loaded host both slow down alike, so the program sizes the array
+// to the speed it measures (performance.now() counts from the run's start): the
+// fill ends within a third of the time left and the sort, some fifteen times as
+// long as the fill, runs well past the limit.
+const SORT_LIMIT_MS = 2000;
+const NATIVE_SORT = `const fill = (a) => { for (let i = 0; i < a.length; i++) a[i] = ((i * 40503) & 0xfffff) ^ i; };
+const probe = 1 << 20;
+const t = performance.now();
+fill(new Float64Array(probe));
+const perElement = (performance.now() - t) / probe;
+const n = Math.max(probe, Math.min(4e7, Math.floor((${SORT_LIMIT_MS} - performance.now()) / 3 / perElement)));
+const a = new Float64Array(n);
+fill(a);
 process.stdout.write('sorting\\n');
 a.sort();
 console.log('sorted');`;
-const sortSpec: RunSpec = testRunSpec('nodejs', NATIVE_SORT, { runTimeoutMs: 1500, memoryLimitMb: 512 });
+const sortSpec: RunSpec = testRunSpec('nodejs', NATIVE_SORT, { runTimeoutMs: SORT_LIMIT_MS, memoryLimitMb: 512 });
 
 describe('WebAssembly memory is held by the worker, within its address-space limit', () => {
   const events = workerEvents();
-  const runner = new IsolateRunner({ warmMemoryMb: [64], onWorkerEvent: events.onWorkerEvent });
+  const runner = testIsolateRunner({ warmMemoryMb: [64], onWorkerEvent: events.onWorkerEvent });
   afterAll(() => runner.close());
 
   it('ends a WebAssembly.Memory grown far past memory_limit_MB with a memory-limit verdict; the service RSS stays flat', async () => {
@@ -85,7 +98,7 @@ describe('WebAssembly memory is held by the worker, within its address-space lim
     expect(peak - before).toBeLessThan(64 * 1024 * 1024);
     const started = await events.next((e): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started' && e.memoryMb === 64);
     expect(started.limitBytes).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('still caps the heap at the run limit inside a worker started for a larger one', async () => {
     const bomb = 'const a = []; while (true) a.push(new Array(1e5).fill(1.5));';
@@ -93,13 +106,13 @@ describe('WebAssembly memory is held by the worker, within its address-space lim
     expect(r).toMatchObject({ status: 'Finished', return_code: 134, memory_limit_exceeded: true });
     expect(r?.stderr).toContain('sandbox memory limit of 40 MiB reached');
     expect(events.seen.filter((e) => e.type === 'started').every((e) => e.memoryMb === 64)).toBe(true);
-  });
+  }, 120_000);
 });
 
 describe('a native sort that ignores termination', () => {
   it('is a TimeLimitExceeded; its worker is killed and replaced, and hello world answers within 10 s', async () => {
     const events = workerEvents();
-    const runner = new IsolateRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
+    const runner = testIsolateRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
     try {
       const r = (await runner.run(sortSpec, signal())).run_result;
       expect(r).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
@@ -117,7 +130,7 @@ describe('a native sort that ignores termination', () => {
     } finally {
       await runner.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   it('five times in a row still leaves JavaScript on the fast path', async () => {
     const events = workerEvents();
@@ -130,7 +143,7 @@ describe('a native sort that ignores termination', () => {
         throw new Error('the native sandbox is not part of this test');
       },
     };
-    const fast = createFastRunner({ warmMemoryMb: [512], onWorkerEvent: events.onWorkerEvent });
+    const fast = createFastRunner({ warmMemoryMb: [512], workerStartTimeoutMs: 60_000, onWorkerEvent: events.onWorkerEvent });
     const executor = createExecutor(native, new BoundedQueue({ concurrency: 2, maxQueued: 10 }), [fast]);
     try {
       for (let round = 0; round < 5; round++) {
@@ -146,14 +159,14 @@ describe('a native sort that ignores termination', () => {
     } finally {
       await fast.close();
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('a worker that does not answer by deadline + grace', () => {
   it('is SIGKILLed by the service, and the output it sent before is in the response', async () => {
     const events = workerEvents();
     // A grace shorter than the worker's own 250 ms watchdog: the service's kill comes first.
-    const runner = new IsolateRunner({ warmMemoryMb: [512], killGraceMs: 50, onWorkerEvent: events.onWorkerEvent });
+    const runner = testIsolateRunner({ warmMemoryMb: [512], killGraceMs: 50, onWorkerEvent: events.onWorkerEvent });
     try {
       const r = (await runner.run(sortSpec, signal())).run_result;
       expect(r).toMatchObject({ status: 'TimeLimitExceeded', return_code: null, stderr: '' });
@@ -164,13 +177,13 @@ describe('a worker that does not answer by deadline + grace', () => {
     } finally {
       await runner.close();
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('closing the runner', () => {
   it('kills every worker process, busy or idle, and fails the run in progress', async () => {
     const events = workerEvents();
-    const runner = new IsolateRunner({ spareWorkers: 2, warmMemoryMb: [128], onWorkerEvent: events.onWorkerEvent });
+    const runner = testIsolateRunner({ spareWorkers: 2, warmMemoryMb: [128], onWorkerEvent: events.onWorkerEvent });
     const isStarted = (e: WorkerEvent): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started';
     await events.next(isStarted, 1);
     expect((await runner.run(hello, signal())).run_result?.stdout).toBe('hello\n');
