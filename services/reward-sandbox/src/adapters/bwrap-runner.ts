@@ -248,7 +248,7 @@ export class BwrapRunner implements Runner {
       seccompFd,
       ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
       roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
-      ...(runProcs !== null && { runCgroupProcs: runProcs }),
+      ...(runProcs !== null && { runCgroupProcs: [runProcs] }),
       command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
     });
     // The program's budget is its run cgroup's; the slot's holds it, the compiler and the rest (limits.ts).

@@ -3,16 +3,17 @@
 // zygote/zygote.py for the process tree and why isolation matches a fresh
 // bubblewrap per run). One zygote per execution slot (../slots): it runs as the
 // slot's host uid and sits in the slot's memory cgroup for its whole life; each
-// run's program moves itself into the slot's run cgroup (bwrap/cgroup.ts)
-// before its code starts, so only the program is charged to its budget. Runs
+// run's program moves itself into one of the slot's two run cgroups
+// (bwrap/cgroup.ts), alternating, while the previous run executes in the
+// other, so only the program is charged to its budget. Runs
 // never share a uid with a concurrent run. A zygote that is killed is replaced.
 
 import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../core/executor.ts';
 import type { CommandResult, RunOutcome, RunSpec } from '../core/runner.ts';
-import { RUN_CGROUP_PROCS, SANDBOX_ENV, bwrapArgs } from './bwrap/argv.ts';
+import { SANDBOX_ENV, bwrapArgs, runCgroupProcsPath } from './bwrap/argv.ts';
 import { LANGUAGES } from './bwrap/languages/index.ts';
-import type { CgroupStats, SlotCgroups } from './bwrap/cgroup.ts';
+import type { CgroupStats, RunCgroupIndex, SlotCgroups } from './bwrap/cgroup.ts';
 import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes } from './bwrap/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from './bwrap/memory.ts';
 import { safeFetchPath } from './bwrap/paths.ts';
@@ -111,17 +112,26 @@ export class ZygoteRunner implements SelectiveRunner {
     const slot = await this.#opts.slots.acquire(signal);
     try {
       const proc = await this.#zygoteFor(slot);
+      // The zygote alternates its two run cgroups by request count (zygote.py serve()).
+      const runCgroup: RunCgroupIndex = proc.sent % 2 === 0 ? 0 : 1;
       const cgroup =
         this.#opts.cgroups?.prepare(
           slot.index,
           slotCgroupBytes(spec.memoryLimitMb, meta.tmp_bytes),
           runCgroupBytes(spec.memoryLimitMb),
           this.#opts.processes + 16,
+          runCgroup,
         ) ?? null;
       const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
       let result: RunResult;
       try {
         result = await proc.run(encodeRun(meta, blobs), backstop, signal);
+        const expected = cgroup === null ? null : runCgroup;
+        if (result.head.run_cgroup !== expected) {
+          const e = new Error(`python zygote ran its program in run cgroup ${result.head.run_cgroup}, expected ${expected}`);
+          await proc.kill(e);
+          throw e;
+        }
       } catch (e) {
         if (!signal.aborted) this.#opts.onFailure?.((e as Error).message);
         this.#replace(slot);
@@ -243,7 +253,7 @@ export class ZygoteRunner implements SelectiveRunner {
         { fd: 7, dest: '/etc/hosts', perms: '0444' },
       ],
       roBinds: [{ src: SCRIPT_DIR, dest: '/run/zygote' }],
-      ...(cgroups !== null && { runCgroupProcs: cgroups.runProcs(slot.index) }),
+      ...(cgroups !== null && { runCgroupProcs: [cgroups.runProcs(slot.index, 0), cgroups.runProcs(slot.index, 1)] }),
       nestedUserns: true,
       command: [
         host.tools.python ?? '/usr/bin/python3',
@@ -255,7 +265,7 @@ export class ZygoteRunner implements SelectiveRunner {
           tmp_inodes: TMPFS_INODES.tmp,
           shm_inodes: TMPFS_INODES.shm,
           ipc: ipcSysctls(this.#opts.shmMb * MiB),
-          run_cgroup: cgroups === null ? null : RUN_CGROUP_PROCS,
+          run_cgroups: cgroups === null ? null : [runCgroupProcsPath(0), runCgroupProcsPath(1)],
         }),
       ],
     });

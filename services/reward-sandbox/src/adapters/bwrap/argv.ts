@@ -27,6 +27,8 @@ export const SANDBOX_NODE_PACKAGES = '/opt/node-packages';
 export const STDIN_PATH = '/run/sandbox/stdin';
 /** Where a sandbox sees its slot's run cgroup's `cgroup.procs` (cgroup.ts): the program writes 0 there before it starts. */
 export const RUN_CGROUP_PROCS = '/run/sandbox/cgroup.procs';
+/** Where the zygote's sandbox sees run cgroup `i` of its slot's two. */
+export const runCgroupProcsPath = (i: number): string => (i === 0 ? RUN_CGROUP_PROCS : `${RUN_CGROUP_PROCS}.${i}`);
 
 /** What the host offers to bind (detected once at start). */
 export interface HostLayout {
@@ -74,8 +76,8 @@ export interface SandboxPlan {
   command: string[];
   /** Extra read-only binds (host path -> sandbox path). */
   roBinds?: Array<{ src: string; dest: string }>;
-  /** Host path of the slot's run cgroup's `cgroup.procs`, bound writable at RUN_CGROUP_PROCS. */
-  runCgroupProcs?: string;
+  /** Host paths of the slot's run cgroups' `cgroup.procs`, the i-th bound writable at runCgroupProcsPath(i). */
+  runCgroupProcs?: readonly string[];
   /**
    * Keep user namespaces creatable inside (omit --disable-userns). Only for the
    * python zygote, whose own code creates a namespace per run and disables
@@ -176,7 +178,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     a.push('--ro-bind', plan.layout.nodePackagesHostPath, SANDBOX_NODE_PACKAGES, '--symlink', `${SANDBOX_NODE_PACKAGES}/node_modules`, '/node_modules');
   }
   for (const b of plan.roBinds ?? []) a.push('--ro-bind', b.src, b.dest);
-  if (plan.runCgroupProcs !== undefined) a.push('--bind', plan.runCgroupProcs, RUN_CGROUP_PROCS);
+  for (const [i, src] of (plan.runCgroupProcs ?? []).entries()) a.push('--bind', src, runCgroupProcsPath(i));
   a.push('--proc', '/proc', '--dev', '/dev');
   if (plan.tmpfsSources === undefined) {
     a.push('--size', String(plan.shmBytes), '--tmpfs', '/dev/shm');

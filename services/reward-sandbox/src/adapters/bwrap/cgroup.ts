@@ -1,13 +1,18 @@
 // Long-lived memory and pids cgroups per execution slot, created at start-up.
 // The slot's memory cgroup holds what serves a run (a bubblewrap run's
 // launcher, relays, bwrap and supervisor, or the slot's python zygote, which
-// sits in it for its whole life); its child `run` holds only the program and
+// sits in it for its whole life); its run cgroups hold only a program and
 // what it forks, capped at memory_limit_MB + a margin (limits.ts says which
-// limit is which). The program joins `run` itself as its last step before
-// exec: the host binds the run cgroup's `cgroup.procs`, owned by the slot's
-// uid, into the sandbox (RUN_CGROUP_PROCS), and the program's subshell (or the
-// zygote's program process) writes 0 to it. Only that one file is reachable,
-// so the program can move itself into its own cgroup and nowhere else. The
+// limit is which). Bubblewrap runs use `run2`; the zygote alternates `run0`
+// and `run1`, so the next run's program joins its run cgroup while the
+// current one runs in the other (off the critical path: a v1 move waits for
+// an RCU grace period, ~9 ms here), and an idle program process waiting in
+// one is never in a bubblewrap run's. A program joins its run cgroup itself,
+// before its code: the host binds the run cgroups' `cgroup.procs`, owned by
+// the slot's uid, into the sandbox (argv.ts RUN_CGROUP_PROCS), and the
+// program's subshell (or the zygote's program process) writes 0 to its own.
+// Only that file is reachable from the program (the zygote's run pid 1 covers
+// the other one), so it can move itself into its own cgroup and nowhere else. The
 // memory cgroups charge what RLIMIT_AS misses: shmem (tmpfs, memfd, SysV
 // segments), page tables, and kernel memory such as inode and dentry slab (v1
 // charges kmem to memory.usage_in_bytes since 5.x), summed over every process
@@ -79,13 +84,17 @@ export class SlotCgroupError extends CodedError<SlotCgroupProblem> {
 interface SlotDirs {
   dirs: string[];
   memDir: string;
-  /** The run cgroup, a child of memDir. */
-  runDir: string;
+  /** The run cgroups, children of memDir (RUNS). */
+  runDirs: readonly string[];
   pidsDir: string | null;
 }
 
-/** Name of the run cgroup inside a slot's memory cgroup. */
-const RUN = 'run';
+/** Names of the run cgroups inside a slot's memory cgroup. */
+const RUNS = ['run0', 'run1', 'run2'] as const;
+/** Which of a slot's run cgroups: 0 and 1 the zygote's, 2 bubblewrap's (see the file comment). */
+export type RunCgroupIndex = 0 | 1 | 2;
+/** The run cgroup of bubblewrap runs. */
+export const BWRAP_RUN_CGROUP: RunCgroupIndex = 2;
 
 const read = (path: string): string | null => {
   try {
@@ -135,7 +144,7 @@ export class SlotCgroups {
       // A process of the slot's uid joins the slot, then moves itself into the run cgroup, as a program does.
       const script = `${run.procs.map((p) => `echo $$ > '${p}'`).join(' && ')} && exec setpriv --reuid=${slots[0]!.uid} --regid=${slots[0]!.uid} --clear-groups /bin/sh -c 'echo 0 > "$0" && cat /proc/self/cgroup' '${run.runProcs}'`;
       const r = spawnSync('/bin/sh', ['-c', script], { encoding: 'utf8', timeout: 5000 });
-      const name = `${prefix}-s${slots[0]!.index}/${RUN}`;
+      const name = `${prefix}-s${slots[0]!.index}/${RUNS[BWRAP_RUN_CGROUP]}`;
       if (r.status === 0 && r.stdout.includes(name)) return cgroups;
       cgroups.close();
       return null;
@@ -150,9 +159,9 @@ export class SlotCgroups {
     return this.#slot(slot).dirs.map((d) => join(d, 'cgroup.procs'));
   }
 
-  /** Host path of the slot's run cgroup's `cgroup.procs` (what a program writes 0 to). */
-  runProcs(slot: number): string {
-    return join(this.#slot(slot).runDir, 'cgroup.procs');
+  /** Host path of one of the slot's run cgroups' `cgroup.procs` (what a program writes 0 to). */
+  runProcs(slot: number, run: RunCgroupIndex = BWRAP_RUN_CGROUP): string {
+    return join(this.#slot(slot).runDirs[run]!, 'cgroup.procs');
   }
 
   /**
@@ -163,28 +172,29 @@ export class SlotCgroups {
    * waited for (up to a second); what remains is refused with
    * {@link SlotCgroupError}.
    */
-  prepare(slot: number, slotBytes: number, runBytes: number, maxTasks: number): CgroupRun {
+  prepare(slot: number, slotBytes: number, runBytes: number, maxTasks: number, run: RunCgroupIndex = BWRAP_RUN_CGROUP): CgroupRun {
     const s = this.#slot(slot);
+    const runDir = s.runDirs[run]!;
     const v2 = this.v2;
     for (const [dir, bytes] of [
-      [s.runDir, runBytes],
+      [runDir, runBytes],
       [s.memDir, slotBytes],
     ] as const)
       limitOrRefuse(slot, dir, v2, bytes);
-    for (const dir of [s.memDir, s.runDir]) if (!v2) writeFileSync(join(dir, 'memory.max_usage_in_bytes'), '0');
+    for (const dir of [s.memDir, runDir]) if (!v2) writeFileSync(join(dir, 'memory.max_usage_in_bytes'), '0');
     const usageNow = () => {
-      const v = read(join(s.runDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'));
+      const v = read(join(runDir, v2 ? 'memory.current' : 'memory.usage_in_bytes'));
       return v === null ? null : Number(v.trim());
     };
     let startBytes = usageNow();
     if (s.pidsDir !== null) writeFileSync(join(s.pidsDir, 'pids.max'), String(maxTasks + zombies(s.pidsDir, v2)));
     const oomKills = (dir: string) => Number(/^oom_kill (\d+)$/m.exec(read(join(dir, v2 ? 'memory.events' : 'memory.oom_control')) ?? '')?.[1] ?? 0);
-    const oomBase = { slot: oomKills(s.memDir), run: oomKills(s.runDir) };
+    const oomBase = { slot: oomKills(s.memDir), run: oomKills(runDir) };
     // v2's memory.peak is the cgroup's lifetime peak (no global reset), so a slot has no per-run peak there.
     let peakKnown = !v2;
     return {
       procs: this.procs(slot),
-      runProcs: this.runProcs(slot),
+      runProcs: this.runProcs(slot, run),
       tighten: (bytes) => {
         try {
           setMemoryLimit(s.memDir, v2, bytes);
@@ -196,16 +206,16 @@ export class SlotCgroups {
       resetPeak: () => {
         try {
           if (v2) throw new Error('no global reset on v2');
-          writeFileSync(join(s.runDir, 'memory.max_usage_in_bytes'), '0');
+          writeFileSync(join(runDir, 'memory.max_usage_in_bytes'), '0');
           startBytes = usageNow();
         } catch {
           peakKnown = false;
         }
       },
       stats: () => {
-        const peak = read(join(s.runDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
+        const peak = read(join(runDir, v2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
         // An OOM in the run cgroup also counts in the slot's where the kernel propagates events: the larger, not the sum.
-        const kills = Math.max(oomKills(s.memDir) - oomBase.slot, oomKills(s.runDir) - oomBase.run);
+        const kills = Math.max(oomKills(s.memDir) - oomBase.slot, oomKills(runDir) - oomBase.run);
         return { oomKills: kills, peakBytes: peak === null || !peakKnown ? null : Number(peak.trim()), startBytes };
       },
     };
@@ -218,10 +228,10 @@ export class SlotCgroups {
     return v === null ? null : Number(v.trim());
   }
 
-  /** Highest usage of the slot's run cgroup (the program's) since its last prepare() or reset (v1 only). */
-  peakBytes(slot: number): number | null {
+  /** Highest usage of one of the slot's run cgroups (a program's) since its last prepare() or reset (v1 only). */
+  peakBytes(slot: number, run: RunCgroupIndex = BWRAP_RUN_CGROUP): number | null {
     if (this.v2) return null;
-    const v = read(join(this.#slot(slot).runDir, 'memory.max_usage_in_bytes'));
+    const v = read(join(this.#slot(slot).runDirs[run]!, 'memory.max_usage_in_bytes'));
     return v === null ? null : Number(v.trim());
   }
 
@@ -239,18 +249,20 @@ export class SlotCgroups {
 
 function createSlot(memory: Place, pids: Place | null, name: string, uid: number): SlotDirs {
   const memDir = join(memory.dir, name);
-  const runDir = join(memDir, RUN);
+  const runDirs = RUNS.map((r) => join(memDir, r));
   const pidsDir = pids === null ? null : join(pids.dir, name);
   const dirs = [memDir, ...(pidsDir !== null && pidsDir !== memDir ? [pidsDir] : [])];
   for (const d of dirs) mkdirSync(d);
-  mkdirSync(runDir);
   // The slot's processes may move themselves in (the kernel also wants the writer's uid to be the mover's).
-  for (const f of ['cgroup.procs', 'tasks']) chownSync(join(runDir, f), uid, uid);
-  return { dirs, memDir, runDir, pidsDir };
+  for (const runDir of runDirs) {
+    mkdirSync(runDir);
+    for (const f of ['cgroup.procs', 'tasks']) chownSync(join(runDir, f), uid, uid);
+  }
+  return { dirs, memDir, runDirs, pidsDir };
 }
 
 function removeSlot(s: SlotDirs): void {
-  rmdirQuiet(s.runDir);
+  for (const d of s.runDirs) rmdirQuiet(d);
   for (const d of s.dirs) rmdirQuiet(d);
 }
 
@@ -301,15 +313,15 @@ function reapStale(dir: string): void {
     const m = /^rs-(\d+)-/.exec(name);
     if (m === null || alive(Number(m[1]))) continue;
     const d = join(dir, name);
-    const run = join(d, RUN);
-    for (const pid of [...tasks(run), ...tasks(d)]) {
+    const runs = RUNS.map((r) => join(d, r));
+    for (const pid of [...runs.flatMap(tasks), ...tasks(d)]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // gone
       }
     }
-    rmdirQuiet(run);
+    for (const r of runs) rmdirQuiet(r);
     rmdirQuiet(d);
   }
 }

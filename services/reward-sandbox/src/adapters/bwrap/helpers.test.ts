@@ -1,12 +1,14 @@
 // Pure helpers of the bubblewrap runner: path hygiene, output capping, the
-// report-channel parser, the memory verdict and the command line.
+// report-channel parser, the memory verdict and budgets, and the command line.
 
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_ENV, bwrapArgs, type SandboxPlan } from './argv.ts';
+import { RUN_CGROUP_PROCS, SANDBOX_ENV, bwrapArgs, type SandboxPlan } from './argv.ts';
+import { CGROUP_SLACK_MB, runCgroupBytes, runMarginMb, slotCgroupBytes } from './limits.ts';
 import { decodeReturnCode, memoryLimitExceeded, type MemoryEvidence } from './memory.ts';
 import { CappedBuffer } from './output.ts';
 import { safeFetchPath, safeRelativePath, shellQuote } from './paths.ts';
 import { ReportParser } from './report.ts';
+import { supervisorScript } from './supervisor.ts';
 
 describe('safeRelativePath', () => {
   it('normalises harmless paths', () => {
@@ -108,5 +110,40 @@ describe('bwrapArgs', () => {
     expect(a[i + 1]).toBe('7');
     expect(i).toBeLessThan(a.indexOf('--'));
     expect(bwrapArgs(plan)).not.toContain('--seccomp');
+  });
+
+  it("binds the run cgroups' cgroup.procs writable only when given", () => {
+    const a = bwrapArgs({ ...plan, runCgroupProcs: ['/cg/run0/cgroup.procs', '/cg/run1/cgroup.procs'] });
+    const i = a.indexOf(RUN_CGROUP_PROCS);
+    expect(a.slice(i - 2, i + 4)).toEqual(['--bind', '/cg/run0/cgroup.procs', RUN_CGROUP_PROCS, '--bind', '/cg/run1/cgroup.procs', `${RUN_CGROUP_PROCS}.1`]);
+    expect(bwrapArgs(plan)).not.toContain(RUN_CGROUP_PROCS);
+  });
+});
+
+describe('memory budgets', () => {
+  const MiB = 1024 * 1024;
+  it('gives the program its limit + max(32 MiB, 25%) in its run cgroup', () => {
+    expect([16, 64, 128, 256, 1024, 4096].map(runMarginMb)).toEqual([32, 32, 32, 64, 256, 1024]);
+    expect(runCgroupBytes(128)).toBe(160 * MiB);
+    expect(runCgroupBytes(1024)).toBe(1280 * MiB);
+  });
+  it('raises a run step that compiles to its floor', () => {
+    expect(runCgroupBytes(128, 512)).toBe(640 * MiB);
+    expect(runCgroupBytes(2048, 512)).toBe(runCgroupBytes(2048));
+  });
+  it("sizes the slot's cgroup as the run cgroup + /tmp + slack", () => {
+    expect(slotCgroupBytes(128, 257 * MiB)).toBe(runCgroupBytes(128) + 257 * MiB + CGROUP_SLACK_MB * MiB);
+  });
+});
+
+describe('supervisorScript', () => {
+  const step = { argv: ['prog'], limits: 'ulimit -c 0' };
+  it('moves only the run step into the run cgroup, before its limits, and stops the run if it cannot', () => {
+    const script = supervisorScript({ compile: { argv: ['cc'], limits: 'ulimit -c 0' }, run: step, stdinPath: null, fetch: [], joinCgroup: RUN_CGROUP_PROCS });
+    const join = `{ echo 0 > '${RUN_CGROUP_PROCS}' || exit 125; }`;
+    expect(script.split(join)).toHaveLength(2);
+    const runLine = script.split('\n').find((l) => l.includes('prog'));
+    expect(runLine?.startsWith(`( ${join} && ulimit -c 0 && exec 'prog' )`)).toBe(true);
+    expect(supervisorScript({ run: step, stdinPath: null, fetch: [] })).not.toContain('cgroup.procs');
   });
 });

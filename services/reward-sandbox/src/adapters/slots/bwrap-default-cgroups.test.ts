@@ -85,8 +85,9 @@ echo "alive $alive reported $(echo $pids | wc -w)"`;
     const out = await native.run(testRunSpec('bash', code, { memoryLimitMb: MEMORY_MB, runTimeoutMs: 20_000 }), never);
     const stdout = out.run_result?.stdout ?? '';
     const alive = Number(/alive (\d+)/.exec(stdout)?.[1] ?? NaN);
+    // A holder the OOM killer took may still be exiting when counted (not yet a zombie), so the
+    // count is an upper bound; what the holders held together is the run cgroup's peak.
     expect(alive).toBeLessThan(10);
-    expect(alive * 64).toBeLessThan(CAP_MB);
     expect(out.run_result?.memory_limit_exceeded).toBe(true);
     expect(native.cgroups!.peakBytes(0)!).toBeLessThanOrEqual(CAP_MB * MiB);
   }, 60_000);

@@ -183,36 +183,64 @@ for path in ('shmmax', 'shmall'):
   it.skipIf(noCgroup)(
     `caps forked children as a whole: 6 x 100 MB asked, ${capMb} MB allowed`,
     async () => {
-      // Each child is under RLIMIT_AS on its own; together 600 MiB. A child reports once it holds
-      // its 100 MiB, then blocks; the parent counts the children still alive once all have
-      // reported or died.
+      // Each child is under RLIMIT_AS on its own; together 600 MiB. A child says 'a' once it holds
+      // its 100 MiB, then answers one ping. Once every child has said 'a' or died (no more
+      // allocations, so no more OOM kills), the parent pings those that said 'a': a live one
+      // answers, a killed one's pipe ends (after its exit, however long that takes).
       const out = await run(`import os, time
-r, w = os.pipe()
 kids = []
 for _ in range(6):
+    ping_r, ping_w = os.pipe()
+    pong_r, pong_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.close(r)
+        for fd in [ping_w, pong_r] + [f for k in kids for f in k]:
+            os.close(fd)
         x = bytearray(100 << 20)
         for i in range(0, len(x), 4096):
             x[i] = 1
-        os.write(w, b'a')
-        os.close(w)
+        os.write(pong_w, b'a')
+        os.read(ping_r, 1)
+        os.write(pong_w, b'o')
         while True:
             time.sleep(1)
-    kids.append(pid)
-os.close(w)
-got = 0
-while os.read(r, 1):
-    got += 1
-alive = sum(1 for p in kids if os.waitpid(p, os.WNOHANG) == (0, 0))
-print('alive', alive, 'allocated', got, flush=True)`);
+    os.close(ping_r)
+    os.close(pong_w)
+    kids.append((ping_w, pong_r))
+allocated = [k for k in kids if os.read(k[1], 1) == b'a']
+alive = 0
+for ping_w, pong_r in allocated:
+    try:
+        os.write(ping_w, b'p')
+    except BrokenPipeError:
+        continue
+    alive += os.read(pong_r, 1) == b'o'
+print('alive', alive, 'allocated', len(allocated), flush=True)`);
       const alive = Number(/alive (\d+)/.exec(out.run_result?.stdout ?? '')?.[1] ?? NaN);
       expect(alive * 100).toBeLessThanOrEqual(capMb);
       expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0, memory_limit_exceeded: true });
     },
     60_000,
   );
+
+  it.skipIf(noCgroup)('runs the program in its run cgroup, which it cannot leave for another', async () => {
+    // Every cgroup.procs the sandbox shows: the program's own, and in the zygote the other run's, covered.
+    const out = await run(`import glob
+def memory():
+    return [l for l in open('/proc/self/cgroup').read().splitlines() if ':memory:' in l][0]
+before = memory()
+for p in sorted(glob.glob('/run/sandbox/cgroup.procs*')):
+    try:
+        with open(p, 'w') as f:
+            f.write('0')
+    except OSError:
+        pass
+print(before)
+print(memory())`);
+    const [before, after] = (out.run_result?.stdout ?? '').trim().split('\n');
+    expect(before).toMatch(/:memory:\/run[0-2]$/);
+    expect(after).toBe(before);
+  });
 
   it.skipIf(noCgroup)(
     `caps files written to /tmp (600 MB asked, ${capMb} MB allowed): tmpfs pages are the program's`,

@@ -37,6 +37,7 @@ export class ZygoteProcess {
   #pending: { onFrame: (f: Frame) => void; onDeath: (e: Error) => void } | null = null;
   /** Resolves when the zygote has said it is ready. */
   readonly ready: Promise<void>;
+  #sent = 0;
 
   constructor(launch: ZygoteLaunch) {
     this.#frames = new FrameReader(launch.maxFrameBytes);
@@ -104,10 +105,20 @@ export class ZygoteProcess {
     return this.#dead === null;
   }
 
+  /**
+   * Requests sent so far. The zygote counts the requests its supervisors took
+   * the same way (a failed run kills the zygote, so the counts never part);
+   * the parity picks the run cgroup (zygote.py).
+   */
+  get sent(): number {
+    return this.#sent;
+  }
+
   /** Sends one run and resolves with its result frame; rejects (after killing the zygote) on abort or when `backstopMs` passes. */
   run(request: Buffer, backstopMs: number, signal: AbortSignal): Promise<RunResult> {
     if (this.#dead !== null) return Promise.reject(this.#dead);
     if (this.#pending !== null) return Promise.reject(new Error('zygote is busy'));
+    this.#sent++;
     return new Promise<RunResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {

@@ -97,6 +97,8 @@ export const ResultHead = z.object({
   stderr_seen: z.number().int(),
   stdout_bytes: z.number().int().min(0),
   stderr_bytes: z.number().int().min(0),
+  /** The run cgroup (0 or 1) the program was sent to join; null without cgroups. */
+  run_cgroup: z.number().int().nullable(),
   report: InitReport,
 });
 export type ResultHead = z.infer<typeof ResultHead>;

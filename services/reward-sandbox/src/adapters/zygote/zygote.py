@@ -73,9 +73,12 @@ TMP_BYTES = int(sys.argv[1]) if len(sys.argv) > 1 else 256 << 20
 SHM_BYTES = int(sys.argv[2]) if len(sys.argv) > 2 else 64 << 20
 # The seccomp program (classic BPF) every run's program loads (argv[3]); required.
 SECCOMP_PATH = sys.argv[3] if len(sys.argv) > 3 else None
-# Inode caps of /tmp and /dev/shm, the IPC namespace's sysctls and the run cgroup's
-# cgroup.procs (or None: no cgroups on this host) (argv[4], JSON).
-LIMITS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {'tmp_inodes': 65536, 'shm_inodes': 4096, 'ipc': {}, 'run_cgroup': None}
+# Inode caps of /tmp and /dev/shm, the IPC namespace's sysctls and the cgroup.procs
+# files of the slot's two run cgroups (or None: no cgroups on this host) (argv[4], JSON).
+LIMITS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {'tmp_inodes': 65536, 'shm_inodes': 4096, 'ipc': {}, 'run_cgroups': None}
+RUN_CGROUPS = LIMITS.get('run_cgroups')
+# The run cgroup (0 or 1) of this process's run; set in each supervisor (A) and inherited by B and C.
+RUN_CGROUP = None
 SANDBOX_UID = 65534
 # Dispositions of a freshly started interpreter (SIGPIPE/SIGXFSZ ignored, SIGINT raises), restored in C.
 FRESH_SIGNALS = {s: signal.getsignal(s) for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)}
@@ -189,16 +192,29 @@ def enter_program_userns():
     write_file('/proc/self/gid_map', '%d 0 1' % SANDBOX_UID)
 
 
-def run_program(go_r, out_w, err_w):
+def join_run_cgroup():
+    """C, before its request: into this run's memory cgroup (Z, A and B stay in the slot's).
+
+    The previous run is in the other one, so this happens while it executes, and the
+    move's RCU grace period (v1) is off the critical path. Returns the failure, if any,
+    which stops the run once it arrives: no program runs outside its budget."""
+    if RUN_CGROUPS is None:
+        return None
+    try:
+        write_file(RUN_CGROUPS[RUN_CGROUP], '0')
+        return None
+    except OSError as e:
+        return 'cannot join the run memory cgroup: %s' % e
+
+
+def run_program(go_r, out_w, err_w, join_failure):
     """C: waits for B's go (a JSON line), then becomes the program."""
     msg = read_all(go_r)
     if not msg:
         os._exit(0)  # the sandbox was never used (zygote stopping)
+    if join_failure is not None:
+        raise OSError(errno.EPERM, join_failure)
     meta = json.loads(msg)
-    if LIMITS.get('run_cgroup'):
-        # Into the program's own memory cgroup before anything of the run is allocated:
-        # Z, A and B stay in the slot's. Not earlier: the previous run may still be in it.
-        write_file(LIMITS['run_cgroup'], '0')
     stdin_fd = os.open('/tmp/.stdin' if meta['stdin'] else '/dev/null', os.O_RDONLY)
     if meta['stdin']:
         os.unlink('/tmp/.stdin')
@@ -279,6 +295,10 @@ def prepare_namespace(tmp_bytes, shm_bytes):
     check(libc.mount(b'tmpfs', b'/dev/shm', b'tmpfs', MS_NOSUID | MS_NODEV, shm_opts), 'mount /dev/shm')
     check(libc.mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, None), 'mount /proc')
     check(libc.sethostname(b'sandbox', 7), 'sethostname')
+    if RUN_CGROUPS is not None:
+        # The other run cgroup holds the previous or next run: the program must not move there.
+        other = RUN_CGROUPS[1 - RUN_CGROUP]
+        check(libc.mount(b'/dev/null', other.encode(), None, MS_BIND, None), 'hide ' + other)
     os.mkdir(WORK, 0o755)
     # /mnt links here (bwrap/argv.ts MNT_DIR): writable /mnt as SandboxFusion's root container has.
     os.mkdir('/tmp/mnt', 0o755)
@@ -372,7 +392,7 @@ def run_init(job_r, out_w, err_w, rep_w):
             enter_program_userns()
             os.write(ready_w, b'u')
             os.close(ready_w)
-            run_program(go_r, out_w, err_w)
+            run_program(go_r, out_w, err_w, join_run_cgroup())
         except BaseException as e:
             os.write(err_w, ('sandbox: %s\n' % e).encode())
         os._exit(71)
@@ -560,6 +580,7 @@ def supervise(turn_r, took_w):
 
 def reply(head, out, err):
     head.setdefault('init_status', 0)
+    head['run_cgroup'] = None if RUN_CGROUPS is None else RUN_CGROUP
     head.update(stdout_seen=out.seen, stderr_seen=err.seen, stdout_bytes=out.kept, stderr_bytes=err.kept)
     h = json.dumps(head).encode()
     frame(b'R', struct.pack('>I', len(h)) + h + b''.join(out.parts) + b''.join(err.parts))
@@ -567,12 +588,14 @@ def reply(head, out, err):
 
 # ------------------------------------------------------------------- Z: the zygote
 
-def fork_supervisor():
+def fork_supervisor(run_cgroup):
     """Forks the next run's supervisor; it prepares its sandbox, then waits for its turn."""
+    global RUN_CGROUP
     turn_r, turn_w = os.pipe()
     took_r, took_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        RUN_CGROUP = run_cgroup
         try:
             os.close(turn_w)
             os.close(took_r)
@@ -595,7 +618,11 @@ def serve():
     # request never waits for a sandbox to be set up (two supervisors at most:
     # one running, one ready). Only Z writes X frames, and only between runs'
     # R frames: a supervisor gets its turn after its predecessor's X is written.
-    upcoming = fork_supervisor()
+    # Requests taken so far; run n's program uses run cgroup n % 2, as the host counts
+    # (zygote/process.ts `sent`). A supervisor that dies before taking its request is
+    # replaced with the same n.
+    taken = 0
+    upcoming = fork_supervisor(taken % 2)
     while True:
         pid, turn_w, took_r = upcoming
         upcoming = None
@@ -604,14 +631,15 @@ def serve():
         took = os.read(took_r, 1) == b'j'
         os.close(took_r)
         if took:
-            upcoming = fork_supervisor()
+            taken += 1
+            upcoming = fork_supervisor(taken % 2)
         _, status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(status)
         if code == 99:
             os._exit(0)
         frame(b'X', json.dumps({'status': code}).encode())
         if upcoming is None:
-            upcoming = fork_supervisor()
+            upcoming = fork_supervisor(taken % 2)
 
 
 if __name__ == '__main__':
