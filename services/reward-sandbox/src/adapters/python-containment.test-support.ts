@@ -121,11 +121,12 @@ export function pythonContainmentCases(runner: () => Runner): void {
     expect(out.run_result?.stdout).toBe("pong 127.0.0.1\n['127.0.0.1', 'localhost']\n");
   });
 
-  it('fetches absolute paths in its writable areas, and nothing from elsewhere', async () => {
-    const code = 'import os\nopen("/tmp/abs.txt", "w").write("t")\nopen("/dev/shm/s.txt", "w").write("s")\nopen("rel.txt", "w").write("r")';
+  it('fetches absolute paths in its writable areas (/mnt too, as SandboxFusion), and nothing from elsewhere', async () => {
+    const code =
+      'import os\nopen("/tmp/abs.txt", "w").write("t")\nopen("/dev/shm/s.txt", "w").write("s")\nopen("rel.txt", "w").write("r")\nopen("/mnt/b", "w").write("m")';
     const out = await run(code, { fetchFiles: ['/tmp/abs.txt', '/dev/shm/s.txt', '/tmp/work/rel.txt', '/etc/passwd', '/usr/bin/python3', '/mnt/b'] });
     expect(out.run_result?.return_code).toBe(0);
-    expect(out.files).toEqual({ '/tmp/abs.txt': btoa('t'), '/dev/shm/s.txt': btoa('s'), '/tmp/work/rel.txt': btoa('r') });
+    expect(out.files).toEqual({ '/tmp/abs.txt': btoa('t'), '/dev/shm/s.txt': btoa('s'), '/tmp/work/rel.txt': btoa('r'), '/mnt/b': btoa('m') });
   });
 
   it('keeps writes outside the work dir off the host', async () => {

@@ -9,9 +9,10 @@
 // - the Debug configuration `dotnet run` builds: DEBUG and TRACE are defined,
 //   and a failed Debug.Assert/Trace.Assert ends the process as .NET's does
 //   ("Process terminated. Assertion failed." and the message on stderr, exit
-//   134, the status of .NET's abort), where Mono's default listener prints
-//   nothing and carries on. An entry class appended after the code installs
-//   that listener and calls the code's Main (found as the C# compiler finds it).
+//   134, the status of .NET's abort, which the run reports as SIGABRT's -6),
+//   where Mono's default listener prints nothing and carries on. An entry
+//   class appended after the code installs that listener and calls the code's
+//   Main (found as the C# compiler finds it).
 
 import { ENOMEM, type LanguageSpec } from './types.ts';
 
