@@ -55,6 +55,8 @@ const MISSING_GLOBALS = new Set([
   'DecompressionStream',
   'DOMException',
   'PerformanceObserver',
+  // Deleted by the runtime: its memory would escape the isolate's limit (runtime/entry.js).
+  'WebAssembly',
   'eval',
   'gc',
   'Deno',

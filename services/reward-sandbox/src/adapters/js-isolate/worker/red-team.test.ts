@@ -78,29 +78,10 @@ a.subarray(0, n).sort();
 console.log('sorted');`;
 const sortSpec: RunSpec = testRunSpec('nodejs', NATIVE_SORT, { runTimeoutMs: SORT_LIMIT_MS, memoryLimitMb: 512 });
 
-describe('WebAssembly memory is held by the worker, within its address-space limit', () => {
+describe('a worker started for a memory bucket', () => {
   const events = workerEvents();
   const runner = testIsolateRunner({ warmMemoryMb: [64], onWorkerEvent: events.onWorkerEvent });
   afterAll(() => runner.close());
-
-  it('ends a WebAssembly.Memory grown far past memory_limit_MB with a memory-limit verdict; the service RSS stays flat', async () => {
-    // Touches every page it grows, up to 1 GiB with memory_limit_MB = 64.
-    const code = `const m = new WebAssembly.Memory({ initial: 1, maximum: 16384 });
-      for (let n = 1; ; n++) { m.grow(256); new Uint8Array(m.buffer).fill(7, (n - 1) * 16 * 2 ** 20); }`;
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-    const r = (await runner.run(testRunSpec('nodejs', code, { memoryLimitMb: 64 }), signal())).run_result;
-    clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    expect(r).toMatchObject({ status: 'Finished', memory_limit_exceeded: true });
-    expect(r?.return_code).not.toBe(0);
-    expect(r?.stderr).toContain('RangeError: WebAssembly.Memory.grow(): Unable to grow instance memory');
-    // The documented margin for the service itself (README, "JavaScript workers").
-    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
-    const started = await events.next((e): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started' && e.memoryMb === 64);
-    expect(started.limitBytes).toBeGreaterThan(0);
-  }, 120_000);
 
   it('still caps the heap at the run limit inside a worker started for a larger one', async () => {
     const bomb = 'const a = []; while (true) a.push(new Array(1e5).fill(1.5));';
@@ -108,6 +89,9 @@ describe('WebAssembly memory is held by the worker, within its address-space lim
     expect(r).toMatchObject({ status: 'Finished', return_code: 134, memory_limit_exceeded: true });
     expect(r?.stderr).toContain('sandbox memory limit of 40 MiB reached');
     expect(events.seen.filter((e) => e.type === 'started').every((e) => e.memoryMb === 64)).toBe(true);
+    // The worker's address-space limit stays as a backstop (the isolate has no WebAssembly: memory-bound.test.ts).
+    const started = await events.next((e): e is Extract<WorkerEvent, { type: 'started' }> => e.type === 'started' && e.memoryMb === 64);
+    expect(started.limitBytes).toBeGreaterThan(0);
   }, 120_000);
 });
 
