@@ -1,8 +1,9 @@
 // The JavaScript/TypeScript fast path: runs `nodejs` and `typescript` programs in a
 // fresh V8 isolate (isolated-vm) instead of a bubblewrap-sandboxed `node` process.
 // The isolates live in worker processes (js-isolate/worker/), never in the service:
-// one run per worker at a time, each worker under an address-space limit that also
-// counts what the isolate's heap cap does not (WebAssembly memory), and a worker
+// one run per worker at a time. A run's memory is its isolate's limit (heap and every
+// ArrayBuffer; the isolate has no WebAssembly, whose memory that limit would not
+// count), each worker has an address-space limit as a backstop, and a worker
 // that overruns its deadline, dies or may hold a stuck thread is SIGKILLed and
 // replaced by a warm spare.
 //

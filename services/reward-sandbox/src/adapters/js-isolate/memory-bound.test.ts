@@ -15,7 +15,7 @@ const MARGIN_MB = Math.max(32, LIMIT_MB / 4);
 const signal = () => new AbortController().signal;
 
 /** The last `held N` line a program printed: MiB it held at once. */
-function heldMb(stdout: string | undefined): number {
+function heldMb(stdout: string | null | undefined): number {
   const lines = (stdout ?? '').split('\n').filter((l) => l.startsWith('held '));
   return Number(lines.at(-1)?.slice('held '.length) ?? 0);
 }

@@ -14,8 +14,8 @@ export const OOM_EXIT_CODE = 134;
 /**
  * Allocation failures a program may die of (uncaught), as Node prints them. The
  * first four are the bubblewrap runner's node markers (bwrap/languages/scripting.ts); the
- * WebAssembly ones are what the worker's address-space limit looks like from
- * inside: V8 cannot grow or create a memory.
+ * WebAssembly ones are V8's when it cannot grow or create a memory (the isolate
+ * has no WebAssembly, so they only matter if the worker's address space runs out).
  */
 export const MEMORY_MARKERS: readonly RegExp[] = [
   /JavaScript heap out of memory/,
@@ -35,9 +35,8 @@ export function clampMemory(mb: number): number {
  * The memory limit a worker process is started for (its address-space budget):
  * the run's limit rounded up to a power of two, at least 64 MiB. Workers are
  * kept per limit, so exact limits would make every unusual memory_limit_MB
- * start a worker (~0.3 s); with these buckets a run can hold at most twice its
- * limit plus the margin, heap and WebAssembly together, while its heap alone
- * is still capped at its own limit.
+ * start a worker (~0.3 s); each run's isolate still caps the heap and
+ * ArrayBuffers at the run's own limit.
  */
 export function workerMemoryMb(memoryMb: number): number {
   return Math.max(64, 2 ** Math.ceil(Math.log2(memoryMb)));

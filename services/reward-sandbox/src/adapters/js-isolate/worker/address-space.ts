@@ -1,6 +1,7 @@
-// The worker's memory cap. isolated-vm's heap limit does not count WebAssembly
-// memories (V8 maps them outside the heap), so each worker process also gets an
-// address-space rlimit (RLIMIT_AS) that counts everything it maps. Why RLIMIT_AS
+// The worker's memory backstop. A program's memory is capped by its isolate's
+// limit (heap and ArrayBuffers; the isolate has no WebAssembly, whose memories V8
+// maps outside that limit); each worker process also gets an address-space
+// rlimit (RLIMIT_AS) that counts everything it maps. Why RLIMIT_AS
 // and not a memory cgroup: it works on every host and as any user, and a worker
 // serves many runs, so it cannot sit in one run's slot cgroup (SANDBOX_CGROUPS
 // covers the native back-ends).
@@ -10,9 +11,9 @@
 // WebAssembly memory reserved), so no fixed figure fits every Node build. The
 // service measures instead: a worker reports its VmSize once it is ready (one
 // prepared isolate, nothing run yet), and its limit is that baseline plus the
-// run's memory_limit_MB plus a margin (thread stacks, malloc arenas, IPC buffers,
-// the copied input and output). A program can therefore hold at most
-// memory_limit_MB + margin, heap and WebAssembly together, and only in the worker.
+// worker's memory bucket (memory.ts) plus a margin (thread stacks, malloc arenas,
+// IPC buffers, the copied input and output): whatever might escape the isolate's
+// limit stays within that, and only in the worker.
 
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';

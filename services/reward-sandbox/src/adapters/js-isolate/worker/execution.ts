@@ -258,8 +258,8 @@ export class Execution {
       status,
       returnCode,
       executionTimeS: (performance.now() - this.#started) / 1000,
-      // An uncaught allocation failure (a WebAssembly memory past the worker's
-      // address-space limit) is the memory limit too, as the native runner judges it.
+      // An uncaught allocation failure (an ArrayBuffer past the isolate's memory
+      // limit) is the memory limit too, as the native runner judges it.
       memoryLimitExceeded: status === 'Finished' && diedOfAllocationFailure(returnCode, this.#sink.text(2)),
       retire: this.#stopped === 'timeout' ? RetireReason.Stuck : this.#stopped === 'catastrophe' ? RetireReason.Catastrophe : null,
       catastrophe: this.#catastrophe,

@@ -1,7 +1,7 @@
 // Entry of a JavaScript worker process, forked by worker-process.ts with the
 // memory limit it serves (its runs' heap limits are at most that) as its only argument. It runs hostile programs in
 // isolated-vm isolates, one run at a time, so that whatever a run does to the
-// process (WebAssembly memory outside the isolate's heap cap, a native sort that
+// process (a native sort that
 // ignores termination, a fatal V8 OOM that parks a thread) stays here: the
 // service kills this process and starts another. It trusts nothing it receives,
 // and it never outlives the service.
