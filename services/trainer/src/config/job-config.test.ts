@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@rl/service-kit';
-import { parseRlJobConfig, validateRlJobConfig, type ConfigProblem } from './index.ts';
-
-function problemsOf(fn: () => unknown): ConfigProblem[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe(ErrorCode.ValidationFailed);
-    return (err as AppError).details?.['problems'] as ConfigProblem[];
-  }
-  throw new Error('expected a validation error');
-}
+import { problemsOf } from './config-problems.test-support.ts';
+import { parseRlJobConfig, validateRlJobConfig } from './index.ts';
 
 const MINIMAL = 'data:\n  train_files: train.parquet\n';
 

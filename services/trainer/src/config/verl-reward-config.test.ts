@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, createRng, ErrorCode } from '@rl/service-kit';
+import { createRng } from '@rl/service-kit';
 import { rewardClientOptions } from '../rewards/from-config.ts';
 import type { ScoreTransport } from '../rewards/reward-types.ts';
 import { compatKeysSet } from './compat-keys.ts';
-import { parseRlJobConfig, type ConfigProblem } from './index.ts';
+import { problemsOf } from './config-problems.test-support.ts';
+import { parseRlJobConfig } from './index.ts';
 
 const MINIMAL = 'data: {train_files: train.parquet}\n';
 
@@ -21,17 +22,6 @@ const VERL_REWARD = `${MINIMAL}reward:
   max_concurrent: 1
   timeout: 300.0
 `;
-
-function problemsOf(fn: () => unknown): ConfigProblem[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe(ErrorCode.ValidationFailed);
-    return (err as AppError).details?.['problems'] as ConfigProblem[];
-  }
-  throw new Error('expected a validation error');
-}
 
 describe("verl's reward.* keys next to ours", () => {
   it('are accepted; the ignored ones are listed with their reasons', () => {
