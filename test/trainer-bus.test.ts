@@ -15,7 +15,7 @@ import { openWeightsStore } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
-import { gateOnRequest } from './support/bus-spy.ts';
+import { gateOnRequest, watchRequests } from './support/bus-spy.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { ROOT, startService, type ServiceProcess } from './support/processes.ts';
 import { startRestartableNatsServer, type RestartableNatsServer } from './support/restartable-nats.ts';
@@ -147,21 +147,37 @@ describe('the trainer survives the bus', () => {
   it('retries the rollout of a step whose generation service was SIGKILLed mid-generation', async () => {
     const dir = join(work, 'generation-crash');
     const steps = 4;
-    const midRollout = await gateOnRequest(nats.url, 'rollout.generate', rolloutOfStep(2), GATE_TIMEOUT_MS);
+    const firstUpdate = await gateOnRequest(nats.url, 'policy.generation-crash.update', updateFromStep(1), GATE_TIMEOUT_MS);
+    const rollouts = await watchRequests(nats.url, 'rollout.generate');
     // A short rollout deadline: the lost request is noticed by its timeout (a NATS request cannot see its responder die).
     await submit('generation-crash', jobConfig(dir, steps, 10_000));
     const done = follow('generation-crash');
-    await midRollout.seen;
+    await firstUpdate.seen;
+    await firstUpdate.close();
+    // Stopped (SIGSTOP) after step 1's rollout, generation cannot answer any request the server routes from
+    // then on: the first one (step 2's, unless a loaded host let step 2 finish first) is in its hands when it is killed.
+    await pauseProcessGroup(generation);
+    const held = (await rollouts.nextRouted(GATE_TIMEOUT_MS)) as { sampling?: { seed?: number } };
+    const heldStep = (held.sampling?.seed ?? Number.NaN) - SEED;
     await generation.stop(); // SIGKILL of its process group
-    await midRollout.close();
+    await rollouts.close();
     generation = await startGeneration();
     const events = await done;
     expectEveryStepOnce(events, dir, steps);
-    const retries = events.filter((e) => e.type === 'log' && /retrying step 2\b/.test(e.message ?? ''));
+    expect(heldStep).toBeGreaterThanOrEqual(2);
+    const retries = events.filter((e) => e.type === 'log' && new RegExp(`retrying step ${heldStep}\\b`).test(e.message ?? ''));
     expect(retries.length, JSON.stringify(events.filter((e) => e.type === 'log'))).toBeGreaterThanOrEqual(1);
     expect(await publishedVersion()).toBe(`v${steps}`);
   }, 240_000);
 });
+
+/** Stops `p`'s process group (SIGSTOP) and resolves once the kernel reports its leader stopped. */
+async function pauseProcessGroup(p: ServiceProcess): Promise<void> {
+  const pid = p.proc.pid!;
+  process.kill(-pid, 'SIGSTOP');
+  // Field 3 of /proc/<pid>/stat is the state; the command name before it is in parentheses.
+  while (!/\) T /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) await new Promise<void>((r) => setImmediate(r));
+}
 
 /** Resolves once `nc` reports that it lost its server. */
 async function disconnected(nc: NatsConnection): Promise<void> {

@@ -50,3 +50,42 @@ export async function gateOnRequest(url: string, subject: string, match: (body: 
     },
   };
 }
+
+/** A spy on every request to one subject that can wait for the first one the server routes after a point in time. */
+export interface RequestWatch {
+  /**
+   * Resolves with the body of the first request on the subject that the server
+   * routes after this call (a flush marks the point: whatever the server sent
+   * before it is ignored); rejects after `timeoutMs`.
+   */
+  nextRouted(timeoutMs: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Connects to `url` and watches every request on `subject` (registered with the server before it resolves). */
+export async function watchRequests(url: string, subject: string): Promise<RequestWatch> {
+  const nc: NatsConnection = await connectTestClient(url);
+  let waiter: ((body: unknown) => void) | undefined;
+  // Callback subscriptions run while the connection parses its input, so every
+  // message the server sent before a flush's reply has been handled when the flush resolves.
+  nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err === null) waiter?.(parseBody(msg.data));
+    },
+  });
+  await nc.flush();
+  return {
+    nextRouted: async (timeoutMs) => {
+      await nc.flush();
+      const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+      const timer = setTimeout(() => reject(new Error(`no request on ${subject} within ${timeoutMs} ms`)), timeoutMs);
+      waiter = (body) => {
+        waiter = undefined;
+        clearTimeout(timer);
+        resolve(body);
+      };
+      return promise;
+    },
+    close: () => nc.close(),
+  };
+}
