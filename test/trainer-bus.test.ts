@@ -131,10 +131,13 @@ describe('the trainer survives the bus', () => {
     await submit('restart', jobConfig(dir, steps, 60_000));
     const done = follow('restart');
     await midRollout.seen;
+    // The trainer (and its policy worker) wait, stopped, until a spy on the restarted server is listening, so
+    // no update it sends after the restart can pass before the spy: on a loaded host steps 3-5 once did.
+    await pauseProcessGroup(trainer);
     await nats.restart();
     await midRollout.close();
-    // A spy connected right after the restart sees the update of the next step the trainer sends.
     const midUpdate = await gateOnRequest(nats.url, 'policy.restart.update', updateFromStep(3), GATE_TIMEOUT_MS);
+    process.kill(-trainer.proc.pid!, 'SIGCONT');
     await midUpdate.seen;
     await nats.restart();
     await midUpdate.close();
