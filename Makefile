@@ -147,8 +147,10 @@ $(SANDBOX_NODE_PACKAGES)/node_modules/.installed: $(SANDBOX_NODE_PACKAGES)/packa
 # Debian packages the stack needs: nats-server; bubblewrap and libseccomp2 (the
 # sandbox's seccomp filter is compiled with it through python's ctypes) for the
 # code sandbox; python3-requests so verl's own sandbox_fusion client runs in the tests; python3-aiohttp so
-# OpenRLHF's and slime's own remote-reward clients run against our endpoints in the tests.
-APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp)
+# OpenRLHF's and slime's own remote-reward clients run against our endpoints in the tests; python3-numpy for the
+# policy's reference forward pass (written from transformers' definitions) and python3-jinja2 for rendering chat
+# templates as transformers does, both independent checks in the tests.
+APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp) $(if $(shell /usr/bin/python3 -c 'import numpy' 2>/dev/null && echo ok),,python3-numpy) $(if $(shell /usr/bin/python3 -c 'import jinja2' 2>/dev/null && echo ok),,python3-jinja2)
 
 # Toolchains the code sandbox probes (services/reward-sandbox README, Languages).
 # The tests need java, go and rust, and the small libraries SandboxFusion's own
