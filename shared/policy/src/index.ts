@@ -1,7 +1,7 @@
 // Public surface of the embedded policy (`@rl/policy`).
 export type { ChatMessage, Generation, PolicyModel, SamplingParams, Tokenizer } from './types.ts';
 export { ensureTensorBackend, lax, nn, np, tree, type Tensor } from './model/backend.ts';
-export { ModelConfig, parseModelConfig, type ModelConfigInput } from './model/model-config.ts';
+export { Architecture, ModelConfig, parseModelConfig, type ModelConfigInput } from './model/model-config.ts';
 export { ARITHMETIC_CHARACTERS, CHAR_SPECIALS, CharTokenizer, type CharTokenizerConfig } from './tokenizers/char-tokenizer.ts';
 export { BYTE_SPECIALS, ByteTokenizer, type ByteTokenizerConfig } from './tokenizers/byte-tokenizer.ts';
 export { TokenizerConfig, arithmeticTokenizer, createTokenizer, type PolicyTokenizer } from './tokenizers/tokenizer.ts';
