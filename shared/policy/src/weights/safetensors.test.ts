@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { AppError } from '@rl/service-kit/core';
-import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
+import { tempDir } from '@rl/datasets/testing';
+import { decodeSafetensors, encodeSafetensors, readSafetensors, writeSafetensors } from './safetensors.ts';
 
 const tensors = {
   'b.weight': { shape: [2, 3], data: Float32Array.from([1, -2, 3.5, 0, 1e-20, -0]) },
@@ -77,7 +80,15 @@ describe('safetensors', () => {
     const f32 = (n: number) => new Uint8Array(n * 4);
     expect(codeOf(() => decodeSafetensors(new Uint8Array(4)))).toMatch(/^validation_failed: .*shorter/);
     expect(codeOf(() => decodeSafetensors(encodeSafetensors(tensors).subarray(0, 40)))).toMatch(/^validation_failed/);
-    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F16', shape: [2], data_offsets: [0, 4] } }, f32(1))))).toMatch(/tensor w: dtype F16/);
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'I32', shape: [1], data_offsets: [0, 4] } }, f32(1)), 'shard-2.safetensors'))).toBe(
+      'validation_failed: shard-2.safetensors: tensor w: dtype I32 is not supported (F32, BF16, F16)',
+    );
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F64', shape: [1], data_offsets: [0, 8] } }, f32(2))))).toMatch(
+      /tensor w: dtype F64 is not supported/,
+    );
+    expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'BF16', shape: [3], data_offsets: [0, 4] } }, f32(1))))).toMatch(
+      /tensor w: 4 bytes do not hold shape \[3\] of BF16/,
+    );
     expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, f32(2))))).toMatch(/tensor w: 8 bytes/);
     expect(codeOf(() => decodeSafetensors(withHeader({ w: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }, f32(2))))).toMatch(/holes or overlaps/);
     expect(
@@ -91,5 +102,31 @@ describe('safetensors', () => {
     const huge = new Uint8Array(16);
     new DataView(huge.buffer).setBigUint64(0, 1n << 40n, true);
     expect(codeOf(() => decodeSafetensors(huge))).toMatch(/header length/);
+  });
+});
+
+describe('safetensors files', () => {
+  const tmp = tempDir('rl-safetensors-');
+  afterAll(() => tmp.cleanup());
+
+  it('writeSafetensors writes the bytes encodeSafetensors gives, readSafetensors reads them back, per dtype', async () => {
+    for (const dtype of ['F32', 'BF16', 'F16'] as const) {
+      const path = join(tmp.dir, `t-${dtype}.safetensors`);
+      await writeSafetensors(path, tensors, { format: 'pt' }, { dtype });
+      const bytes = new Uint8Array(readFileSync(path));
+      expect(bytes).toEqual(encodeSafetensors(tensors, { format: 'pt' }, { dtype }));
+      expect(await readSafetensors(path)).toEqual(decodeSafetensors(bytes));
+    }
+  });
+
+  it('readSafetensors checks the header before reading data and names the file', async () => {
+    const path = join(tmp.dir, 'truncated.safetensors');
+    const good = encodeSafetensors(tensors);
+    writeFileSync(path, good.subarray(0, good.length - 4));
+    await expect(readSafetensors(path)).rejects.toThrow(
+      new RegExp(`^${path}: tensor b\\.weight: data_offsets \\[4, 28\\] fall outside the 24-byte data section$`),
+    );
+    writeFileSync(path, new Uint8Array(3));
+    await expect(readSafetensors(path)).rejects.toThrow(`${path}: file is 3 bytes, shorter than the 8-byte header length`);
   });
 });
