@@ -1,10 +1,11 @@
 // Public surface of the embedded policy (`@rl/policy`).
-export type { ChatMessage, Generation, PolicyModel, SamplingParams, Tokenizer } from './types.ts';
+export type { ChatMessage, ChatTemplateOptions, Generation, PolicyModel, SamplingParams, Tokenizer, ToolCall, ToolSchema } from './types.ts';
 export { ensureTensorBackend, lax, nn, np, tree, type Tensor } from './model/backend.ts';
 export { Architecture, ModelConfig, parseModelConfig, type ModelConfigInput } from './model/model-config.ts';
 export { ARITHMETIC_CHARACTERS, CHAR_SPECIALS, CharTokenizer, type CharTokenizerConfig } from './tokenizers/char-tokenizer.ts';
 export { BYTE_SPECIALS, ByteTokenizer, type ByteTokenizerConfig } from './tokenizers/byte-tokenizer.ts';
-export { TokenizerConfig, arithmeticTokenizer, createTokenizer, type PolicyTokenizer } from './tokenizers/tokenizer.ts';
+export { TokenizerConfig, arithmeticTokenizer, chatMlBpeTokenizer, createTokenizer, type PolicyTokenizer } from './tokenizers/tokenizer.ts';
+export { generationIds, tokenizerFiles, tokenizerFromDir } from './tokenizers/tokenizer-dir.ts';
 export { EmbeddedPolicy, createRandomPolicy, policyFromWeights, type EmbeddedPolicyOptions, type PolicyWeights } from './embedded-policy.ts';
 export { rowSeed } from './policy-core.ts';
 export type { PackWidths, PairScores, TokenPair } from './generation/score.ts';

@@ -2,28 +2,63 @@
 // samples from it) and the trainer's policy worker (which also trains it). The
 // implementation lives beside this file; callers depend only on these types.
 
-/** A chat message as verl's parquet `prompt` column carries it. */
+/** A function call an assistant turn makes (OpenAI shape; `arguments` is JSON text or an object). */
+export interface ToolCall {
+  id?: string;
+  type?: 'function';
+  function: { name: string; arguments: string | Record<string, unknown> };
+}
+
+/** A chat message as verl's parquet `prompt` column and OpenAI's chat API carry it. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  tool_calls?: ToolCall[];
+  /** On a `tool` message: the call it answers. */
+  tool_call_id?: string;
+  name?: string;
+  /** An assistant turn's thinking, for templates that render it (Qwen3). */
+  reasoning_content?: string;
 }
 
-/** Turns text into token ids and back. */
+/** A tool offered to the model (OpenAI function schema), rendered by the chat template. */
+export interface ToolSchema {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** What a chat template is rendered with besides the messages (transformers' apply_chat_template arguments). */
+export interface ChatTemplateOptions {
+  /** Open the assistant's turn at the end. @default false */
+  addGenerationPrompt?: boolean;
+  tools?: readonly ToolSchema[];
+  /** Extra template variables, e.g. `{ enable_thinking: false }` for Qwen3. */
+  templateArgs?: Record<string, unknown>;
+}
+
+/** Turns text into token ids and back, and chats into prompts. */
 export interface Tokenizer {
   /** `char` (fixed alphabet, e.g. verl's digit-completion task), `byte` (UTF-8 bytes) or `hf` (a tokenizer.json). */
   readonly kind: 'char' | 'byte' | 'hf';
   readonly vocabSize: number;
   readonly padId: number;
-  readonly bosId: number;
+  /** null when the tokenizer has no BOS token (Qwen). */
+  readonly bosId: number | null;
   readonly eosId: number;
+  /** Every id that ends generation: the EOS token, then generation_config.json's eos_token_id. */
+  readonly eosIds: readonly number[];
   /** Special tokens by name (`<pad>`, `<bos>`, `<eos>`, `<|im_start|>`, ...). */
   readonly special: Readonly<Record<string, number>>;
+  /** The jinja chat template; empty when the tokenizer has none (applyChatTemplate then fails). */
+  readonly chatTemplate: string;
   /** Plain text to ids; special-token strings inside `text` are encoded as specials only when `allowSpecial`. */
   encode(text: string, options?: { allowSpecial?: boolean }): number[];
   /** Ids to text; specials are dropped unless `keepSpecial`. Invalid UTF-8 from a byte tokenizer becomes U+FFFD. */
   decode(ids: readonly number[], options?: { keepSpecial?: boolean }): string;
-  /** Chat messages to prompt ids (ChatML-style template), optionally opening an assistant turn. */
-  applyChatTemplate(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): number[];
+  /** The chat template rendered as transformers renders it (jinja2, trim_blocks and lstrip_blocks). */
+  renderChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): string;
+  /** Prompt ids: the rendered template tokenized with special tokens recognised (transformers' apply_chat_template(tokenize=True)). */
+  applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): number[];
 }
 
 /** Sampling parameters (vLLM/OpenAI names and semantics). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { ChatMessage, Tokenizer } from '../types.ts';
-import { renderChatMl } from './chat-template.ts';
+import type { ChatMessage, ChatTemplateOptions, Tokenizer } from '../types.ts';
+import { CHATML_TEMPLATE, ChatTemplate } from './chat-template.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
 
 /** Specials of the byte tokenizer, ids 256.. in this order. `<|im_end|>` ends an assistant turn and is the EOS. */
@@ -16,7 +16,7 @@ const BYTES = 256;
 /**
  * Byte-level tokenizer for free text: ids 0..255 are UTF-8 bytes, specials
  * follow, and chat messages use a ChatML template
- * (`<|im_start|>role\ncontent<|im_end|>\n`).
+ * (`<|im_start|>role\ncontent<|im_end|>\n`, {@link CHATML_TEMPLATE}).
  */
 export class ByteTokenizer implements Tokenizer {
   readonly kind = 'byte' as const;
@@ -25,9 +25,12 @@ export class ByteTokenizer implements Tokenizer {
   readonly padId = BYTES;
   readonly bosId = BYTES + 1;
   readonly eosId = BYTES + 4;
+  readonly eosIds: readonly number[] = [BYTES + 4];
+  readonly chatTemplate = CHATML_TEMPLATE;
   readonly special: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(BYTE_SPECIALS.map((n, i) => [n, BYTES + i])));
   readonly #names = specialNames(this.special);
   readonly #encoder = new TextEncoder();
+  readonly #template = new ChatTemplate(CHATML_TEMPLATE, { bos_token: '<bos>', eos_token: '<|im_end|>', pad_token: '<pad>' }, 'byte tokenizer');
 
   encode(text: string, options: { allowSpecial?: boolean } = {}): number[] {
     const pieces = options.allowSpecial === true ? splitOnSpecials(text, this.special) : [{ text }];
@@ -64,7 +67,11 @@ export class ByteTokenizer implements Tokenizer {
     return out;
   }
 
-  applyChatTemplate(messages: readonly ChatMessage[], options: { addGenerationPrompt?: boolean } = {}): number[] {
-    return renderChatMl(this, messages, options.addGenerationPrompt ?? false);
+  renderChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): string {
+    return this.#template.render(messages, options);
+  }
+
+  applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): number[] {
+    return this.encode(this.renderChatTemplate(messages, options), { allowSpecial: true });
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { ChatMessage, Tokenizer } from '../types.ts';
+import type { ChatMessage, ChatTemplateOptions, Tokenizer } from '../types.ts';
+import { CONCAT_TEMPLATE, ChatTemplate } from './chat-template.ts';
 import { specialNames, splitOnSpecials } from './special-tokens.ts';
 
 /** Characters of verl's digit-completion (arithmetic sequence) task: `0-9 , :`. */
@@ -36,10 +37,13 @@ export class CharTokenizer implements Tokenizer {
   readonly bosId = 1;
   readonly eosId = 2;
   readonly unkId = 3;
+  readonly eosIds: readonly number[] = [2];
+  readonly chatTemplate = CONCAT_TEMPLATE;
   readonly special: Readonly<Record<string, number>>;
   readonly #ids: Map<string, number>;
   readonly #chars: readonly string[];
   readonly #names: Map<number, string>;
+  readonly #template = new ChatTemplate(CONCAT_TEMPLATE, { bos_token: '<bos>', eos_token: '<eos>', pad_token: '<pad>', unk_token: '<unk>' }, 'char tokenizer');
 
   constructor(config: CharTokenizerConfig) {
     this.config = { kind: 'char', characters: [...config.characters] };
@@ -77,13 +81,12 @@ export class CharTokenizer implements Tokenizer {
     return out;
   }
 
+  renderChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): string {
+    return this.#template.render(messages, options);
+  }
+
   /** verl's arithmetic prompts are raw strings: the template is the plain concatenation of contents. */
-  applyChatTemplate(messages: readonly ChatMessage[]): number[] {
-    return messages.flatMap((m, i) => {
-      if (typeof m.content !== 'string') {
-        throw new AppError(ErrorCode.BadRequest, `messages[${i}].content must be a string`);
-      }
-      return this.encode(m.content);
-    });
+  applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): number[] {
+    return this.encode(this.renderChatTemplate(messages, options), { allowSpecial: true });
   }
 }

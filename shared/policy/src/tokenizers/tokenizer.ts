@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { validationError } from '@rl/service-kit/core';
-import { ByteTokenizer, ByteTokenizerConfig } from './byte-tokenizer.ts';
+import type { TokenizerJson } from './bpe/tokenizer-json.ts';
+import { BYTE_SPECIALS, ByteTokenizer, ByteTokenizerConfig } from './byte-tokenizer.ts';
+import { CHATML_TEMPLATE } from './chat-template.ts';
 import { ARITHMETIC_CHARACTERS, CharTokenizer, CharTokenizerConfig } from './char-tokenizer.ts';
 import { HfTokenizer, HfTokenizerConfig } from './hf-tokenizer.ts';
 
@@ -27,4 +29,12 @@ export function createTokenizer(config: unknown): PolicyTokenizer {
 /** The char tokenizer of verl's arithmetic-sequence (digit completion) task: 4 specials + `0-9 , :` = 16 ids. */
 export function arithmeticTokenizer(): CharTokenizer {
   return new CharTokenizer({ kind: 'char', characters: [...ARITHMETIC_CHARACTERS] });
+}
+
+/**
+ * A byte-level BPE trained with {@link BYTE_SPECIALS} (`trainBpe`) as a chat
+ * tokenizer: ChatML template, `<|im_end|>` EOS, `<pad>` pad, `<bos>` BOS.
+ */
+export function chatMlBpeTokenizer(tokenizerJson: TokenizerJson): HfTokenizer {
+  return new HfTokenizer({ kind: 'hf', tokenizer: tokenizerJson, chatTemplate: CHATML_TEMPLATE, bosToken: '<bos>', eosToken: '<|im_end|>', padToken: '<pad>' });
 }
