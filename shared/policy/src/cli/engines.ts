@@ -1,0 +1,47 @@
+// The engines `rl-policy` can score with. Each opens a model directory from its
+// config.json and weights alone (no tokenizer files) and scores token pairs.
+import { AppError, ErrorCode } from '@rl/service-kit/core';
+import { policyFromWeights } from '../embedded-policy.ts';
+import type { TokenPair } from '../generation/score.ts';
+import { loadModelDir } from '../hf/model-dir.ts';
+import type { TokenizerConfig } from '../tokenizers/tokenizer.ts';
+import type { ScoreLimits } from './score-line.ts';
+
+/** A model opened for scoring. */
+export interface Scorer extends ScoreLimits {
+  /** Per response token: log p(token | prompt, earlier response tokens) and the entropy of that distribution. */
+  score(pairs: readonly TokenPair[]): Promise<Array<{ logprobs: number[]; entropies: number[] }>>;
+  dispose(): void;
+}
+
+/**
+ * Scoring reads token ids only, so no tokenizer files are read; the policy's
+ * tokenizer then only supplies the padding id (0, hidden by the masks), and a
+ * one-character alphabet fits any vocabulary of 5 tokens or more.
+ */
+const IDS_ONLY: TokenizerConfig = { kind: 'char', characters: ['0'] };
+
+/** The embedded jax-js engine (the policy worker's and the generation service's). */
+async function openJax(dir: string): Promise<Scorer> {
+  const policy = await policyFromWeights({ ...(await loadModelDir(dir, { tokenizer: false })), tokenizer: IDS_ONLY });
+  return {
+    vocabSize: policy.config.vocabSize,
+    maxSeqLen: policy.config.maxSeqLen,
+    score: async (pairs) => (await policy.score(pairs)).map((s) => ({ logprobs: Array.from(s.logprobs), entropies: Array.from(s.entropy) })),
+    dispose: () => policy.dispose(),
+  };
+}
+
+const ENGINES: Record<string, (dir: string) => Promise<Scorer>> = { jax: openJax };
+
+/** Names `--engine` takes. */
+export const ENGINE_NAMES = Object.keys(ENGINES);
+
+/** What opens a model directory with the engine `name`; an unknown name is an error listing the engines. */
+export function engine(name: string): (dir: string) => Promise<Scorer> {
+  const open = ENGINES[name];
+  if (open === undefined) {
+    throw new AppError(ErrorCode.BadRequest, `--engine: unknown engine ${JSON.stringify(name)}; the engines are: ${ENGINE_NAMES.join(', ')}`);
+  }
+  return open;
+}
