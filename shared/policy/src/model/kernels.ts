@@ -4,9 +4,9 @@
 // hot-swapped model does not pay compilation again.
 import { jit, nn, np, type Tensor } from './backend.ts';
 import type { ModelConfig } from './model-config.ts';
-import { rmsNorm } from './layers.ts';
+import { linear } from './layers.ts';
 import { param, type Params } from './params.ts';
-import { decodeStep, forwardSequence, head, type KvCache } from './transformer.ts';
+import { decodeStep, finalNorm, forwardSequence, head, type KvCache } from './transformer.ts';
 
 /**
  * Teacher forcing over `[prompt | response]`: the final hidden states (before
@@ -29,11 +29,10 @@ export function distributionsAt(cfg: ModelConfig, p: Params, states: Tensor): Te
   return nn.logSoftmax(head(cfg, p, states), -1);
 }
 
-/** A critic's values `[B, R]` at `states` `[B, R, D]`: the value head over the final-norm states. */
+/** A critic's values `[B, R]` at `states` `[B, R, D]`: the `score` Linear (`[1, D]` and bias) over the final-norm states. */
 export function valuesAt(cfg: ModelConfig, p: Params, states: Tensor): Tensor {
   const [b, r] = states.shape as [number, number, number];
-  const x = rmsNorm(states, param(p, 'final_norm'), cfg.normEps);
-  return np.matmul(x, param(p, 'value_head')).reshape([b, r]);
+  return linear(finalNorm(cfg, p, states), param(p, 'score.weight'), param(p, 'score.bias')).reshape([b, r]);
 }
 
 /** Log-softmax `[B, R, V]` of the distribution each response token was drawn from. */
@@ -79,7 +78,7 @@ export function createKernels(cfg: ModelConfig): Kernels {
       const [b, t] = ids.shape as [number, number];
       const { hidden, cache } = forwardSequence(cfg, p, ids, positions, keyMask, true);
       const logits = head(cfg, p, hidden.slice([], t - 1));
-      const pad = (x: Tensor) => (capacity > t ? np.concatenate([x, np.zeros([b, cfg.nHeads, capacity - t, cfg.dModel / cfg.nHeads])], 2) : x);
+      const pad = (x: Tensor) => (capacity > t ? np.concatenate([x, np.zeros([b, cfg.nKvHeads, capacity - t, cfg.headDim])], 2) : x);
       return { logits, cache: { k: cache.k.map(pad), v: cache.v.map(pad) } };
     },
     { staticArgnums: [4] },

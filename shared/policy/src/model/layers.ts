@@ -2,14 +2,39 @@
 // consumes its tensor arguments (jax-js move semantics); callers pass `.ref`
 // for anything they still need afterwards.
 import { nn, np, type Tensor } from './backend.ts';
+import type { RopeScaling } from './model-config.ts';
 
 /** Additive bias that removes a key from attention (exp underflows to exactly 0). */
 const MASKED = -1e9;
 
-/** RMSNorm over the last axis. */
+/** RMSNorm over the last axis, as transformers' LlamaRMSNorm: `x * rsqrt(mean(x^2) + eps) * weight`. */
 export function rmsNorm(x: Tensor, gain: Tensor, eps: number): Tensor {
   const meanSquare = np.mean(np.square(x.ref), -1, { keepdims: true });
   return x.mul(np.reciprocal(np.sqrt(meanSquare.add(eps)))).mul(gain);
+}
+
+/**
+ * RoPE inverse frequencies `[headDim / 2]` as transformers computes them:
+ * `theta^(-2i/headDim)`, then `ropeScaling` (`linear`: all divided by the
+ * factor; `llama3`: wavelengths above `original / lowFreqFactor` divided,
+ * below `original / highFreqFactor` kept, a smooth blend between).
+ */
+export function ropeInvFreq(headDim: number, theta: number, scaling: RopeScaling | null): Float32Array {
+  const half = headDim / 2;
+  // float32 as torch computes them (arange / dim, base ** that, reciprocal).
+  const inv = Float32Array.from({ length: half }, (_, i) => 1 / Math.fround(theta ** Math.fround((2 * i) / headDim)));
+  if (scaling === null) return inv;
+  if (scaling.type === 'linear') return inv.map((f) => f / scaling.factor);
+  const { factor, lowFreqFactor: low, highFreqFactor: high, originalMaxPositionEmbeddings: original } = scaling;
+  const lowWavelen = original / low;
+  const highWavelen = original / high;
+  return inv.map((f) => {
+    const wavelen = (2 * Math.PI) / f;
+    if (wavelen < highWavelen) return f;
+    if (wavelen > lowWavelen) return f / factor;
+    const smooth = (original / wavelen - low) / (high - low);
+    return ((1 - smooth) * f) / factor + smooth * f;
+  });
 }
 
 /**
@@ -19,17 +44,18 @@ export function rmsNorm(x: Tensor, gain: Tensor, eps: number): Tensor {
  * `x * cos + swapHalves(x) * sin` with no slices or concatenation (a single
  * fused kernel; the sliced form cost 11 kernels per layer and step).
  */
-export function ropeTables(positions: Tensor, headDim: number, theta: number): { cos: Tensor; sin: Tensor } {
-  const half = headDim / 2;
-  const invFreq = new Float32Array(headDim);
+export function ropeTables(positions: Tensor, invFreq: Float32Array): { cos: Tensor; sin: Tensor } {
+  const half = invFreq.length;
+  const headDim = 2 * half;
+  const freq = new Float32Array(headDim);
   const sign = new Float32Array(headDim);
   for (let i = 0; i < half; i++) {
-    invFreq[i] = invFreq[i + half] = theta ** (-(2 * i) / headDim);
+    freq[i] = freq[i + half] = invFreq[i] as number;
     sign[i] = -1;
     sign[i + half] = 1;
   }
   const [b, t] = positions.shape as [number, number];
-  const angles = positions.reshape([b, t, 1, 1]).mul(np.array(invFreq).reshape([1, 1, 1, headDim]));
+  const angles = positions.reshape([b, t, 1, 1]).mul(np.array(freq).reshape([1, 1, 1, headDim]));
   return { cos: np.cos(angles.ref), sin: np.sin(angles).mul(np.array(sign).reshape([1, 1, 1, headDim])) };
 }
 
@@ -48,40 +74,44 @@ export function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
   return x.ref.mul(cos).add(swapHalves(x).mul(sin));
 }
 
-/** Turns a 0/1 key mask `[B, Tk]` into an additive bias `[B, 1, 1, Tk]`. */
+/** Turns a 0/1 key mask `[B, Tk]` into an additive bias `[B, 1, 1, 1, Tk]` (for scores `[B, KV, G, Tq, Tk]`). */
 export function keyBias(keyMask: Tensor): Tensor {
   const [b, tk] = keyMask.shape as [number, number];
-  return keyMask.sub(1).mul(-MASKED).reshape([b, 1, 1, tk]);
+  return keyMask.sub(1).mul(-MASKED).reshape([b, 1, 1, 1, tk]);
 }
 
-/** Causal bias `[1, 1, T, T]`: query i sees keys j <= i. */
+/** Causal bias `[1, 1, 1, T, T]`: query i sees keys j <= i. */
 export function causalBias(t: number): Tensor {
   return np
     .tril(np.ones([t, t]))
     .sub(1)
     .mul(-MASKED)
-    .reshape([1, 1, t, t]);
+    .reshape([1, 1, 1, t, t]);
 }
 
 /**
- * Scaled dot-product attention over heads laid out `[B, T, H, d]` (q `[B,Tq,H,d]`,
- * k/v `[B,Tk,H,d]`, bias broadcastable to `[B,H,Tq,Tk]`); returns `[B, Tq, H*d]`.
- * The weighted sum of values is a matmul batched over `[B, Tq, H]` (weights
- * `[B,Tq,H,1,Tk]` by values `[B,1,H,Tk,d]`), so its output is already in
- * `[B, Tq, H, d]` order and merging heads is a free reshape. Batched over
- * `[B, H]` instead, the output projection read `[B, H, Tq, d]` through a
- * transposed view, 6x slower than from a contiguous buffer (27 of 31 ms per
- * layer for log-probs at batch 64).
+ * Scaled dot-product attention with grouped queries: q `[B, Tq, H, d]`, k/v
+ * `[B, Tk, KV, d]` where query head `h` reads key/value head `h / (H / KV)`
+ * (transformers' repeat_kv order), bias broadcastable to `[B, KV, G, Tq, Tk]`
+ * with G = H / KV; scale 1/sqrt(d). Returns `[B, Tq, H*d]`. The scores are a
+ * matmul of q `[B, KV, G, Tq, d]` by keys `[B, KV, 1, d, Tk]` broadcast over
+ * the group, so keys are never repeated in memory. The weighted sum of values
+ * is batched over `[B, Tq, KV]` (weights `[B,Tq,KV,G,Tk]` by values
+ * `[B,1,KV,Tk,d]`), so its output is already in `[B, Tq, H, d]` order and
+ * merging heads is a free reshape. Batched over heads first instead, the output
+ * projection read `[B, H, Tq, d]` through a transposed view, 6x slower than
+ * from a contiguous buffer (27 of 31 ms per layer for log-probs at batch 64).
  */
 export function attention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
   const [b, tq, h, d] = q.shape as [number, number, number, number];
-  const tk = k.shape[1] as number;
+  const [, tk, kv] = k.shape as [number, number, number, number];
+  const g = h / kv;
   const scores = np
-    .matmul(q.transpose([0, 2, 1, 3]), k.transpose([0, 2, 3, 1]))
+    .matmul(q.reshape([b, tq, kv, g, d]).transpose([0, 2, 3, 1, 4]), k.transpose([0, 2, 3, 1]).reshape([b, kv, 1, d, tk]))
     .mul(1 / Math.sqrt(d))
     .add(bias);
-  const weights = nn.softmax(scores, -1).transpose([0, 2, 1, 3]).reshape([b, tq, h, 1, tk]);
-  return np.matmul(weights, v.transpose([0, 2, 1, 3]).reshape([b, 1, h, tk, d])).reshape([b, tq, h * d]);
+  const weights = nn.softmax(scores, -1).transpose([0, 3, 1, 2, 4]);
+  return np.matmul(weights, v.transpose([0, 2, 1, 3]).reshape([b, 1, kv, tk, d])).reshape([b, tq, h * d]);
 }
 
 /** `[B, T, H*d]` -> `[B, T, H, d]` (a reshape; attention transposes as it reads). */
@@ -90,14 +120,15 @@ export function splitHeads(x: Tensor, nHeads: number): Tensor {
   return x.reshape([b, t, nHeads, dm / nHeads]);
 }
 
-/**
- * SwiGLU MLP: `down(silu(gate(x)) * up(x))`. Gate and up are stored fused
- * `[D, 2F]`; slicing the weight (a view) rather than the `[.., 2F]` product
- * saves two copies of `[.., F]` forward and a concatenation backward.
- */
-export function swiGlu(x: Tensor, gateUp: Tensor, down: Tensor): Tensor {
-  const f = (gateUp.shape[1] as number) / 2;
-  const gate = np.matmul(x.ref, gateUp.ref.slice([], [0, f]));
-  const up = np.matmul(x, gateUp.slice([], [f]));
-  return np.matmul(nn.silu(gate).mul(up), down);
+/** A torch Linear: `x @ W^T (+ b)` with `W` stored `[out, in]` (the transpose is a view). */
+export function linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
+  const y = np.matmul(x, weight.transpose());
+  return bias === undefined ? y : y.add(bias);
+}
+
+/** SwiGLU MLP: `down(silu(gate(x)) * up(x))`, each projection with its optional bias. */
+export function swiGlu(x: Tensor, gate: Tensor, up: Tensor, down: Tensor, bias?: { gate: Tensor; up: Tensor; down: Tensor }): Tensor {
+  const g = linear(x.ref, gate, bias?.gate);
+  const u = linear(x, up, bias?.up);
+  return linear(nn.silu(g).mul(u), down, bias?.down);
 }

@@ -2,11 +2,11 @@
 // a full-sequence pass (prefill, no-cache decoding, teacher forcing, training)
 // and a one-token decode step against a fixed-capacity KV cache.
 import { np, type Tensor } from './backend.ts';
-import { applyRope, attention, causalBias, keyBias, rmsNorm, ropeTables, splitHeads, swiGlu } from './layers.ts';
-import { headDim, type ModelConfig } from './model-config.ts';
+import { applyRope, attention, causalBias, keyBias, linear, rmsNorm, ropeInvFreq, ropeTables, splitHeads, swiGlu } from './layers.ts';
+import { biases, hasQkNorm, type ModelConfig } from './model-config.ts';
 import { param, type Params } from './params.ts';
 
-/** Per-layer keys and values, each `[B, H, T, headDim]` (keys already rotated). */
+/** Per-layer keys and values, each `[B, nKvHeads, T, headDim]` (keys already rotated). */
 export type KvCache = { k: Tensor[]; v: Tensor[] };
 
 // A row gather (its gradient is a scatter-add). The one-hot matmul it replaces
@@ -14,29 +14,57 @@ export type KvCache = { k: Tensor[]; v: Tensor[] };
 // RMSNorm backward into that product's reduction, recomputing it for every
 // vocabulary entry: 62% of a batch-64 step (3.1 of 5.0 s at V=600).
 function embed(p: Params, ids: Tensor): Tensor {
-  return np.take(param(p, 'embed'), ids, 0);
+  return np.take(param(p, 'model.embed_tokens.weight'), ids, 0);
+}
+
+/** Final norm `[..., D]` (model.norm): what the output head and a value head read. */
+export function finalNorm(cfg: ModelConfig, p: Params, h: Tensor): Tensor {
+  return rmsNorm(h, param(p, 'model.norm.weight'), cfg.normEps);
 }
 
 /** Final norm and output head: `[..., D]` -> `[..., V]` logits. */
 export function head(cfg: ModelConfig, p: Params, h: Tensor): Tensor {
-  const x = rmsNorm(h, param(p, 'final_norm'), cfg.normEps);
-  return np.matmul(x, cfg.tieEmbeddings ? param(p, 'embed').transpose() : param(p, 'lm_head'));
+  return linear(finalNorm(cfg, p, h), param(p, cfg.tieEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'));
 }
 
-// Projections use column slices of the fused weight (views) rather than
-// slicing the [.., 3D] product, which jax-js would copy into three buffers.
-function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor): [Tensor, Tensor, Tensor] {
-  const h = rmsNorm(x, param(p, `layers.${i}.attn_norm`), cfg.normEps);
-  const w = param(p, `layers.${i}.attn.qkv`);
-  const d = cfg.dModel;
-  const project = (from: number, weight: Tensor, input: Tensor) => splitHeads(np.matmul(input, weight.slice([], [from, from + d])), cfg.nHeads);
-  return [project(0, w.ref, h.ref), project(d, w.ref, h.ref), project(2 * d, w, h)];
+/** `prefix.weight` through a Linear, with `prefix.bias` when the architecture has one there. */
+function project(p: Params, prefix: string, x: Tensor, withBias: boolean): Tensor {
+  return linear(x, param(p, `${prefix}.weight`), withBias ? param(p, `${prefix}.bias`) : undefined);
+}
+
+/** RoPE inverse frequencies of `cfg` (its head size, base and scaling). */
+function invFreq(cfg: ModelConfig): Float32Array {
+  return ropeInvFreq(cfg.headDim, cfg.ropeTheta, cfg.ropeScaling);
+}
+
+/**
+ * Layer `i`'s attention inputs from the residual stream `[B, T, D]`: q
+ * `[B, T, H, d]`, k and v `[B, T, KV, d]`, q and k normalised per head (Qwen3)
+ * and rotated.
+ */
+function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor, cos: Tensor, sin: Tensor): [Tensor, Tensor, Tensor] {
+  const a = `model.layers.${i}.self_attn`;
+  const bias = biases(cfg).qkv;
+  const h = rmsNorm(x, param(p, `model.layers.${i}.input_layernorm.weight`), cfg.normEps);
+  let q = splitHeads(project(p, `${a}.q_proj`, h.ref, bias), cfg.nHeads);
+  let k = splitHeads(project(p, `${a}.k_proj`, h.ref, bias), cfg.nKvHeads);
+  const v = splitHeads(project(p, `${a}.v_proj`, h, bias), cfg.nKvHeads);
+  if (hasQkNorm(cfg)) {
+    q = rmsNorm(q, param(p, `${a}.q_norm.weight`), cfg.normEps);
+    k = rmsNorm(k, param(p, `${a}.k_norm.weight`), cfg.normEps);
+  }
+  return [applyRope(q, cos.ref, sin.ref), applyRope(k, cos, sin), v];
 }
 
 function finishLayer(cfg: ModelConfig, p: Params, i: number, x: Tensor, attended: Tensor): Tensor {
-  const y = x.add(np.matmul(attended, param(p, `layers.${i}.attn.out`)));
-  const h = rmsNorm(y.ref, param(p, `layers.${i}.mlp_norm`), cfg.normEps);
-  return y.add(swiGlu(h, param(p, `layers.${i}.mlp.gate_up`), param(p, `layers.${i}.mlp.down`)));
+  const l = `model.layers.${i}`;
+  const y = x.add(project(p, `${l}.self_attn.o_proj`, attended, biases(cfg).o));
+  const h = rmsNorm(y.ref, param(p, `${l}.post_attention_layernorm.weight`), cfg.normEps);
+  const m = `${l}.mlp`;
+  const mlpBias = biases(cfg).mlp
+    ? { gate: param(p, `${m}.gate_proj.bias`), up: param(p, `${m}.up_proj.bias`), down: param(p, `${m}.down_proj.bias`) }
+    : undefined;
+  return y.add(swiGlu(h, param(p, `${m}.gate_proj.weight`), param(p, `${m}.up_proj.weight`), param(p, `${m}.down_proj.weight`), mlpBias));
 }
 
 /**
@@ -53,14 +81,12 @@ export function forwardSequence(
   collectKv: boolean,
 ): { hidden: Tensor; cache: KvCache } {
   const t = ids.shape[1] as number;
-  const { cos, sin } = ropeTables(positions, headDim(cfg), cfg.ropeTheta);
+  const { cos, sin } = ropeTables(positions, invFreq(cfg));
   const bias = keyBias(keyMask).add(causalBias(t));
   let x = embed(p, ids);
   const cache: KvCache = { k: [], v: [] };
   for (let i = 0; i < cfg.nLayers; i++) {
-    const [q0, k0, v] = qkv(cfg, p, i, x.ref);
-    const q = applyRope(q0, cos.ref, sin.ref);
-    const k = applyRope(k0, cos.ref, sin.ref);
+    const [q, k, v] = qkv(cfg, p, i, x.ref, cos.ref, sin.ref);
     if (collectKv) {
       cache.k.push(k.ref.transpose([0, 2, 1, 3]));
       cache.v.push(v.ref.transpose([0, 2, 1, 3]));
@@ -83,7 +109,7 @@ function materialize(x: Tensor): Tensor {
 /**
  * One decoding step for tokens `[B]` at float positions `[B]`: writes this
  * token's keys and values into column `column` (a one-hot `[C]`) of every
- * layer's cache `[B, H, C, d]` and attends over the keys `keyMask [B, C]` allows.
+ * layer's cache `[B, KV, C, d]` and attends over the keys `keyMask [B, C]` allows.
  * Returns logits `[B, V]` and the updated cache.
  */
 export function decodeStep(
@@ -97,7 +123,7 @@ export function decodeStep(
 ): { logits: Tensor; cache: KvCache } {
   const b = tokens.shape[0] as number;
   const c = column.shape[0] as number;
-  const { cos, sin } = ropeTables(positions.reshape([b, 1]), headDim(cfg), cfg.ropeTheta);
+  const { cos, sin } = ropeTables(positions.reshape([b, 1]), invFreq(cfg));
   const bias = keyBias(keyMask);
   // A select (not old * (1 - onehot) + new * onehot, the same values) over the cache: the
   // step's largest kernels are these writes, and the select is cheaper per element.
@@ -105,9 +131,7 @@ export function decodeStep(
   let x = embed(p, tokens.reshape([b, 1]));
   const next: KvCache = { k: [], v: [] };
   for (let i = 0; i < cfg.nLayers; i++) {
-    const [q0, k0, v0] = qkv(cfg, p, i, x.ref);
-    const q = applyRope(q0, cos.ref, sin.ref);
-    const kNew = applyRope(k0, cos.ref, sin.ref);
+    const [q, kNew, v0] = qkv(cfg, p, i, x.ref, cos.ref, sin.ref);
     const k = np.where(write.ref, materialize(kNew).transpose([0, 2, 1, 3]), cache.k[i] as Tensor);
     const v = np.where(write.ref, v0.transpose([0, 2, 1, 3]), cache.v[i] as Tensor);
     next.k.push(k.ref);
