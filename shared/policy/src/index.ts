@@ -19,7 +19,17 @@ export { widthBucket } from './training/batch-layout.ts';
 export type { TrainBatch } from './training/train-batch.ts';
 export type { LossInputs, PolicyLoss } from './training/loss-inputs.ts';
 export { OptimizerConfig, parseOptimizerConfig, type OptimizerConfigInput } from './training/optimizer.ts';
-export { decodeSafetensors, encodeSafetensors, type Safetensors } from './weights/safetensors.ts';
+export {
+  decodeSafetensors,
+  encodeSafetensors,
+  readSafetensors,
+  writeSafetensors,
+  type EncodeOptions,
+  type Safetensors,
+  type StoredDtype,
+} from './weights/safetensors.ts';
+export { parseHfConfig, toHfConfig, type GenerationIds } from './hf/hf-config.ts';
+export { isModelDir, loadModelDir, saveModelDir, type LoadModelDirOptions, type ModelDirWeights, type SaveModelDirOptions } from './hf/model-dir.ts';
 export { WEIGHTS_FORMAT, WEIGHTS_FORMAT_VERSION, decodeWeights, encodeWeights, loadPolicy, loadWeights, saveWeights } from './weights/weights.ts';
 export {
   fetchWeights,

@@ -6,6 +6,7 @@ import { tempDir } from '@rl/datasets/testing';
 import { ByteTokenizer } from '../tokenizers/byte-tokenizer.ts';
 import type { EmbeddedPolicy } from '../embedded-policy.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
+import { parseHfConfig, toHfConfig } from '../hf/hf-config.ts';
 import { tinyPolicy } from '../testing/tiny-policy.ts';
 import { decodeWeights, encodeWeights, loadPolicy, saveWeights } from './weights.ts';
 
@@ -32,12 +33,13 @@ describe('policy weights as safetensors', () => {
   it('carry format, version, model and tokenizer config in __metadata__', async () => {
     const { metadata, tensors } = decodeSafetensors(encodeWeights(await policy.exportWeights('v7')));
     expect(metadata.format).toBe('rl-policy');
-    expect(metadata.format_version).toBe('1');
+    expect(metadata.format_version).toBe('2');
     expect(metadata.version).toBe('v7');
-    expect(JSON.parse(metadata.model_config!)).toEqual(policy.config);
+    expect(JSON.parse(metadata.config!)).toEqual(toHfConfig(policy.config));
+    expect(parseHfConfig(JSON.parse(metadata.config!))).toEqual(policy.config);
     expect(JSON.parse(metadata.tokenizer_config!)).toEqual({ kind: 'byte' });
-    expect(Object.keys(tensors)).toContain('lm_head');
-    expect(tensors['layers.1.attn.qkv']!.shape).toEqual([32, 96]);
+    expect(Object.keys(tensors)).toContain('lm_head.weight');
+    expect(tensors['model.layers.1.self_attn.q_proj.weight']!.shape).toEqual([32, 32]);
   });
 
   it('round-trip through a file: same bytes, same weights, same generations', async () => {
@@ -62,12 +64,16 @@ describe('policy weights as safetensors', () => {
     const withMeta = (m: Record<string, string>) => encodeSafetensors(tensors, { ...metadata, ...m });
     expect(codeOf(() => decodeWeights(withMeta({ format: 'other' })))).toMatch(/^validation_failed: weights: __metadata__\.format/);
     expect(codeOf(() => decodeWeights(withMeta({ version: '' })))).toMatch(/version is missing/);
-    expect(codeOf(() => decodeWeights(withMeta({ model_config: '{"vocabSize":1}' })))).toMatch(/^validation_failed: invalid model config/);
+    expect(codeOf(() => decodeWeights(withMeta({ config: '{"architectures":["GPT2LMHeadModel"]}' })))).toMatch(
+      /^validation_failed: __metadata__\.config: architectures\[0\]: "GPT2LMHeadModel" is not supported/,
+    );
+    expect(codeOf(() => decodeWeights(withMeta({ config: 'not json' })))).toMatch(/^bad_request: __metadata__\.config/);
     expect(codeOf(() => decodeWeights(withMeta({ tokenizer_config: 'not json' })))).toMatch(/^bad_request: __metadata__\.tokenizer_config/);
-    const { lm_head: _dropped, ...missing } = tensors;
-    expect(codeOf(() => decodeWeights(encodeSafetensors(missing, metadata)))).toMatch(/missing tensor lm_head/);
-    const wrongShape = { ...tensors, final_norm: { shape: [2, 16], data: new Float32Array(32) } };
-    expect(codeOf(() => decodeWeights(encodeSafetensors(wrongShape, metadata)))).toMatch(/final_norm has shape \[2,16\]/);
+    const { 'lm_head.weight': _dropped, ...missing } = tensors;
+    expect(codeOf(() => decodeWeights(encodeSafetensors(missing, metadata)))).toBe('validation_failed: weights: missing tensor lm_head.weight');
+    const wrongShape = { ...tensors, 'model.norm.weight': { shape: [2, 16], data: new Float32Array(32) } };
+    expect(codeOf(() => decodeWeights(encodeSafetensors(wrongShape, metadata)))).toMatch(/model\.norm\.weight has shape \[2,16\]/);
+    expect(codeOf(() => decodeWeights(withMeta({ format_version: '1' })))).toMatch(/format must be rl-policy v2, got rl-policy v1/);
     const path = join(tmp.dir, 'truncated.safetensors');
     writeFileSync(path, good.subarray(0, good.length - 4));
     await expect(loadPolicy(path)).rejects.toMatchObject({ code: 'validation_failed' });

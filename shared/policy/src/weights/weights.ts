@@ -1,11 +1,13 @@
-// Policy weights <-> safetensors bytes and files. The metadata carries
-// everything needed to rebuild the model: format, weights version, model and
-// tokenizer configs (as JSON strings, since safetensors metadata values are strings).
+// Policy weights <-> one safetensors file (the object store's and single-file
+// wire format). Tensors carry Hugging Face names; the metadata carries
+// everything needed to rebuild the model: format, weights version, the model's
+// config.json (toHfConfig) and the tokenizer config, as JSON strings since
+// safetensors metadata values are strings.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit/core';
 import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
-import { parseModelConfig } from '../model/model-config.ts';
+import { parseHfConfig, toHfConfig } from '../hf/hf-config.ts';
 import { checkHostParams } from '../model/params.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 import { createTokenizer } from '../tokenizers/tokenizer.ts';
@@ -13,7 +15,7 @@ import { createTokenizer } from '../tokenizers/tokenizer.ts';
 /** `__metadata__.format` of policy weight files. */
 export const WEIGHTS_FORMAT = 'rl-policy';
 /** `__metadata__.format_version`; bumped on incompatible layout changes. */
-export const WEIGHTS_FORMAT_VERSION = '1';
+export const WEIGHTS_FORMAT_VERSION = '2';
 
 /** Serialises weights as safetensors bytes. */
 export function encodeWeights(w: PolicyWeights): Uint8Array {
@@ -21,7 +23,7 @@ export function encodeWeights(w: PolicyWeights): Uint8Array {
     format: WEIGHTS_FORMAT,
     format_version: WEIGHTS_FORMAT_VERSION,
     version: w.version,
-    model_config: JSON.stringify(w.config),
+    config: JSON.stringify(toHfConfig(w.config)),
     tokenizer_config: JSON.stringify(w.tokenizer),
   });
 }
@@ -37,9 +39,9 @@ export function decodeWeights(bytes: Uint8Array): PolicyWeights {
   }
   const version = metadata.version;
   if (version === undefined || version === '') throw new AppError(ErrorCode.ValidationFailed, 'weights: __metadata__.version is missing');
-  const config = parseModelConfig(parseJsonText(metadata.model_config ?? '', '__metadata__.model_config'));
+  const config = parseHfConfig(parseJsonText(metadata.config ?? '', '__metadata__.config'), '__metadata__.config');
   const tokenizer = createTokenizer(parseJsonText(metadata.tokenizer_config ?? '', '__metadata__.tokenizer_config'));
-  checkHostParams(config, tensors);
+  checkHostParams(config, tensors, 'weights');
   return { version, config, tokenizer: tokenizer.config, params: tensors };
 }
 
