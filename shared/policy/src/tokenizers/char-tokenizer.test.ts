@@ -44,6 +44,9 @@ describe('CharTokenizer (verl digit-completion alphabet)', () => {
       { role: 'user', content: '2:3' },
     ]);
     expect(tok.decode(ids)).toBe('1,2:3');
+    expect(ids).toEqual([...tok.encode('1,'), ...tok.encode('2:3')]);
+    expect(tok.renderChatTemplate([{ role: 'user', content: '4,5' }], { addGenerationPrompt: true })).toBe('4,5');
+    expect(tok.eosIds).toEqual([2]);
   });
 
   it('rejects ids outside the vocabulary with a code naming the position', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { trainBpe } from './bpe/train-bpe.ts';
 import { BYTE_SPECIALS } from './byte-tokenizer.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
-import { createTokenizer } from './tokenizer.ts';
+import { chatMlBpeTokenizer, createTokenizer } from './tokenizer.ts';
 
 const corpus = Array.from(
   { length: 60 },
@@ -11,11 +11,12 @@ const corpus = Array.from(
 
 describe('HfTokenizer over a trained byte-level BPE', () => {
   const json = trainBpe(corpus, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' });
-  const tok = new HfTokenizer({ kind: 'hf', tokenizer: json });
+  const tok = chatMlBpeTokenizer(json);
 
   it('puts the specials right after the bytes, like the byte tokenizer, and uses <|im_end|> as EOS', () => {
     expect(tok.special).toEqual({ '<pad>': 256, '<bos>': 257, '<|endoftext|>': 258, '<|im_start|>': 259, '<|im_end|>': 260 });
     expect([tok.padId, tok.bosId, tok.eosId]).toEqual([256, 257, 260]);
+    expect(tok.eosIds).toEqual([260]);
     expect(tok.vocabSize).toBe(300);
   });
 
@@ -49,8 +50,38 @@ describe('HfTokenizer over a trained byte-level BPE', () => {
     expect(copy.encode(corpus[5]!)).toEqual(tok.encode(corpus[5]!));
   });
 
-  it('refuses a tokenizer.json without the ChatML specials', () => {
-    const bare = trainBpe(corpus, { vocabSize: 270, specials: ['<pad>'] });
-    expect(() => createTokenizer({ kind: 'hf', tokenizer: bare })).toThrow(/<\|im_start\|> is missing/);
+  it('takes its specials from the config: no BOS, the pad falls back to the EOS, generation eos ids stop too', () => {
+    const t = new HfTokenizer({ kind: 'hf', tokenizer: json, eosToken: '<|endoftext|>', eosTokenIds: [260, 258] });
+    expect([t.bosId, t.eosId, t.padId]).toEqual([null, 258, 258]);
+    expect(t.eosIds).toEqual([258, 260]);
+  });
+
+  it('refuses a config without an EOS, or naming a token tokenizer.json lacks, naming the key', () => {
+    expect(() => createTokenizer({ kind: 'hf', tokenizer: json })).toThrow(/no EOS token \(set eos_token in tokenizer_config.json/);
+    expect(() => createTokenizer({ kind: 'hf', tokenizer: json, eosToken: '</s>' })).toThrow(/eos_token "<\/s>" is not a token of tokenizer.json/);
+    expect(() => createTokenizer({ kind: 'hf', tokenizer: json, eosToken: '<|im_end|>', eosTokenIds: [300] })).toThrow(
+      /eos_token_id\[0\] 300 is outside the vocabulary/,
+    );
+  });
+
+  it('without a chat template, encodes and decodes but refuses to apply one', () => {
+    const t = createTokenizer({ kind: 'hf', tokenizer: json, eosToken: '<|im_end|>' });
+    expect(t.chatTemplate).toBe('');
+    expect(t.decode(t.encode('Mia'))).toBe('Mia');
+    expect(() => t.applyChatTemplate([{ role: 'user', content: 'hi' }])).toThrow(/no chat template/);
+  });
+
+  it('refuses a chat template with a syntax error, and reports what the template raises', () => {
+    expect(() => createTokenizer({ kind: 'hf', tokenizer: json, eosToken: '<|im_end|>', chatTemplate: '{% for m in messages %}' })).toThrow(
+      /chat_template: not a valid jinja template/,
+    );
+    const strict = createTokenizer({
+      kind: 'hf',
+      tokenizer: json,
+      eosToken: '<|im_end|>',
+      chatTemplate: "{% if messages[0].role != 'user' %}{{ raise_exception('Conversation must start with the user') }}{% endif %}{{ messages[0].content }}",
+    });
+    expect(() => strict.applyChatTemplate([{ role: 'assistant', content: 'x' }])).toThrow(/chat template: .*Conversation must start with the user/);
+    expect(strict.applyChatTemplate([{ role: 'user', content: 'Mia' }])).toEqual(strict.encode('Mia'));
   });
 });
