@@ -35,6 +35,8 @@ export interface TinyModelDirOptions {
   seed?: number;
   /** Written as config.json's rl_policy_version when given. */
   version?: string;
+  /** Multiplies the N(0, 0.02) weights (9 gives Linear weights of std ~1/sqrt(32), logits of order 1). @default 1 */
+  scale?: number;
 }
 
 /** Sizes of the tiny model: grouped-query attention (4 query heads, 2 kv heads). */
@@ -62,7 +64,7 @@ export async function writeTinyModelDir(dir: string, options: TinyModelDirOption
   const rng = createRng(seed + 7919);
   const params: HostParams = {};
   for (const [name, t] of Object.entries(initHostParams(config, seed))) {
-    const data = Float32Array.from(t.data);
+    const data = Float32Array.from(t.data, (v) => v * (options.scale ?? 1));
     if (name.endsWith('norm.weight')) for (let i = 0; i < data.length; i++) data[i] = 1 + 0.1 * gaussian(rng);
     if (name.endsWith('.bias')) for (let i = 0; i < data.length; i++) data[i] = 0.02 * gaussian(rng);
     params[name] = { shape: t.shape, data: decodeTensorBytes(dtype, encodeTensorBytes(dtype, data)) };
