@@ -7,6 +7,7 @@ import { ByteTokenizer } from '../tokenizers/byte-tokenizer.ts';
 import type { EmbeddedPolicy } from '../embedded-policy.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 import { parseHfConfig, toHfConfig } from '../hf/hf-config.ts';
+import { saveModelDir } from '../hf/model-dir.ts';
 import { tinyPolicy } from '../testing/tiny-policy.ts';
 import { decodeWeights, encodeWeights, loadPolicy, saveWeights } from './weights.ts';
 
@@ -55,6 +56,13 @@ describe('policy weights as safetensors', () => {
     const params = { temperature: 0.8, maxTokens: 6, seed: 3 };
     expect(await loaded.generate(prompt, params)).toEqual(await policy.generate(prompt, params));
     loaded.dispose();
+    // A Hugging Face model directory loads the same way.
+    const dir = join(tmp.dir, 'hf-dir');
+    await saveModelDir(dir, weights);
+    const fromDir = await loadPolicy(dir);
+    expect(fromDir.version).toBe('v1');
+    expect(await fromDir.generate(prompt, params)).toEqual(await policy.generate(prompt, params));
+    fromDir.dispose();
   });
 
   it('reject files that are not policy weights, naming what is wrong', async () => {

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { AppError, ErrorCode, parseJsonText } from '@rl/service-kit/core';
 import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
 import { parseHfConfig, toHfConfig } from '../hf/hf-config.ts';
+import { isModelDir, loadModelDir } from '../hf/model-dir.ts';
 import { checkHostParams } from '../model/params.ts';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 import { createTokenizer } from '../tokenizers/tokenizer.ts';
@@ -58,7 +59,7 @@ export async function loadWeights(path: string): Promise<PolicyWeights> {
   return decodeWeights(new Uint8Array(await readFile(path)));
 }
 
-/** Loads a ready-to-use policy from a weights file. */
+/** Loads a ready-to-use policy from a weights file or a Hugging Face model directory. */
 export async function loadPolicy(path: string, options: EmbeddedPolicyOptions = {}): Promise<EmbeddedPolicy> {
-  return policyFromWeights(await loadWeights(path), options);
+  return policyFromWeights((await isModelDir(path)) ? await loadModelDir(path) : await loadWeights(path), options);
 }
