@@ -89,6 +89,13 @@ describe('loadDataset', () => {
     ]);
   });
 
+  it('fails on a configuration error of the token counter instead of dropping every row', async () => {
+    const noTemplate = () => {
+      throw new AppError(ErrorCode.InvalidConfig, 'the tokenizer has no chat template');
+    };
+    await expect(loadDataset({ files: [fileA], filter: { maxPromptLength: 5, countTokens: noTemplate } })).rejects.toThrow('no chat template');
+  });
+
   it('subsamples with maxSamples: the first rows, or a seeded random subset', async () => {
     const first = await loadDataset({ files: [fileA, fileB], maxSamples: 3 });
     expect(first.rows.map((r) => r.row_id)).toEqual([0, 1, 2]);

@@ -60,7 +60,9 @@ function fitsPrompt(prompt: Prompt, filter: LoadDatasetOptions['filter']): boole
   if (filter === undefined) return true;
   try {
     return filter.countTokens(prompt) <= filter.maxPromptLength;
-  } catch {
+  } catch (err) {
+    // A configuration problem (a tokenizer without a chat template) is not a long prompt.
+    if (err instanceof AppError && err.code === ErrorCode.InvalidConfig) throw err;
     // verl's doc2len: a prompt that cannot be tokenized counts as too long.
     return false;
   }

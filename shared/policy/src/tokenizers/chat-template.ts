@@ -88,7 +88,8 @@ export class ChatTemplate {
   /** Renders the chat; bad messages and the template's raise_exception are 400s. */
   render(messages: readonly ChatMessage[], options: ChatTemplateOptions = {}): string {
     if (this.#template === null) {
-      throw new AppError(ErrorCode.BadRequest, 'the tokenizer has no chat template (tokenizer_config.json chat_template or chat_template.jinja)');
+      // A configuration problem, not a bad chat: callers that skip bad rows must not skip it.
+      throw new AppError(ErrorCode.InvalidConfig, 'the tokenizer has no chat template (tokenizer_config.json chat_template or chat_template.jinja)');
     }
     messages.forEach((m, i) => {
       if (!ROLES.has(m.role)) throw new AppError(ErrorCode.BadRequest, `messages[${i}].role must be one of ${[...ROLES].join(', ')}`);

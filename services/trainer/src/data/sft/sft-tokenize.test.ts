@@ -1,4 +1,4 @@
-import { createTokenizer } from '@rl/policy';
+import { BYTE_SPECIALS, arithmeticTokenizer, createTokenizer, trainBpe } from '@rl/policy';
 import { describe, expect, it } from 'vitest';
 import { toSftExample, type SftColumns } from './sft-example.ts';
 import { tokenizeSft } from './sft-tokenize.ts';
@@ -80,6 +80,69 @@ describe('tokenizeSft', () => {
     expect(text(s.response)).toBe('b<|im_end|>\n<|im_start|>user\nc<|im_end|>\n<|im_start|>assistant\nd<|im_end|>');
     const learned = s.response.filter((_, i) => s.lossMask[i] === 1);
     expect(text(learned)).toBe('b<|im_end|>d<|im_end|>');
+  });
+
+  it('multi-turn with tool calls: the turns are what the chat template adds for each message', () => {
+    const s = tokenizeSft(
+      {
+        row_id: 7,
+        lossOn: 'all',
+        messages: [
+          { role: 'user', content: '2+2?' },
+          { role: 'assistant', content: '', tool_calls: [{ function: { name: 'calc', arguments: { expr: '2+2' } } }] },
+          { role: 'tool', content: '4' },
+          { role: 'assistant', content: '4.' },
+        ],
+      },
+      tok,
+      1024,
+      'error',
+    );
+    const learned = s.response.filter((_, i) => s.lossMask[i] === 1);
+    expect(text(learned)).toBe('<tool_call>\n{"name": "calc", "arguments": {"expr": "2+2"}}\n</tool_call><|im_end|>4.<|im_end|>');
+    expect(text([...s.prompt, ...s.response])).toBe(
+      `${tok.renderChatTemplate([{ role: 'user', content: '2+2?' }], { addGenerationPrompt: true })}${text(s.response)}`,
+    );
+    expect(text(s.response)).toContain('<|im_end|>\n<|im_start|>tool\n4<|im_end|>\n<|im_start|>assistant\n4.<|im_end|>');
+  });
+
+  it('appends the EOS when the template has no end-of-turn token (char tokenizer, raw prompts)', () => {
+    const chars = arithmeticTokenizer();
+    const s = tokenizeSft(
+      {
+        row_id: 0,
+        lossOn: 'last',
+        messages: [
+          { role: 'user', content: '1,2' },
+          { role: 'assistant', content: '3' },
+        ],
+      },
+      chars,
+      64,
+      'error',
+    );
+    expect(s.prompt).toEqual(chars.encode('1,2'));
+    expect(s.response).toEqual([...chars.encode('3'), chars.eosId]);
+    expect(s.lossMask).toEqual([1, 1]);
+  });
+
+  it('refuses a conversation the template cannot render turn by turn, naming the row', () => {
+    const bpe = trainBpe(['ab'], { vocabSize: 262, specials: BYTE_SPECIALS, minFrequency: 1 });
+    const counting = createTokenizer({
+      kind: 'hf',
+      tokenizer: bpe,
+      eosToken: '<|im_end|>',
+      chatTemplate: '{{ messages | length }}{% for m in messages %}{{ m.content }}{% endfor %}',
+    });
+    const multi = {
+      row_id: 9,
+      lossOn: 'all' as const,
+      messages: [
+        { role: 'user' as const, content: 'a' },
+        { role: 'assistant' as const, content: 'b' },
+      ],
+    };
+    expect(() => tokenizeSft(multi, counting, 64, 'error')).toThrow('row 9: the chat template renders the turns before messages[1] differently');
   });
 
   it('truncation: error names the row, right cuts the end, left cuts the start', () => {
