@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '@rl/service-kit';
 import { parseStoryRecord, storySamples, StoryContextPart, DEFAULT_STORY_OPTIONS, type StorySample } from '@rl/datasets';
-import { BYTE_SPECIALS, createTokenizer, trainBpe, widthBucket, type ChatMessage } from '@rl/policy';
+import { BYTE_SPECIALS, chatMlBpeTokenizer, trainBpe, widthBucket, type ChatMessage } from '@rl/policy';
 import { PolicyWorkerCore } from '../../services/trainer/src/policy/worker-core.ts';
 import { WorkerSpec } from '../../services/trainer/src/policy/worker-spec.ts';
 import { percentile } from './timing.ts';
@@ -36,7 +36,7 @@ const samplesFor = (context: StoryContextPart): StorySample[] =>
   records.flatMap((r, i) => storySamples(r, r.id ?? String(i), 0, { ...DEFAULT_STORY_OPTIONS, instruction: '', outputFormat: '', context }));
 const texts = samplesFor(StoryContextPart.Story).flatMap((s) => [...s.prompt.map((m) => m.content), s.target_response]);
 const tokenizerJson = trainBpe(texts, { vocabSize: env('BENCH_VOCAB', 4096), specials: BYTE_SPECIALS, pretokenizer: 'qwen2' });
-const tokenizer = createTokenizer({ kind: 'hf', tokenizer: tokenizerJson });
+const tokenizer = chatMlBpeTokenizer(tokenizerJson);
 const encode = (messages: ReadonlyArray<{ role: string; content: string }>) =>
   tokenizer.applyChatTemplate(messages as ChatMessage[], { addGenerationPrompt: true });
 
