@@ -165,6 +165,21 @@ export interface components {
             /** @enum {string} */
             role: "system" | "user" | "assistant" | "tool";
             content: string;
+            tool_calls?: {
+                id?: string | null;
+                /** @enum {string|null} */
+                type?: "function" | null;
+                function: {
+                    name: string;
+                    arguments: string | {
+                        [key: string]: unknown;
+                    };
+                };
+            }[] | null;
+            tool_call_id?: string | null;
+            name?: string | null;
+            /** @description An assistant turn’s thinking, for templates that render it (Qwen3) */
+            reasoning_content?: string | null;
         };
         TrajectoryError: {
             /** @description Index of the sample in `samples` */
@@ -203,6 +218,10 @@ export interface components {
              * @default true
              */
             include_messages: boolean;
+            /** @description Extra chat-template variables for every prompt and appended turn (verl’s `data.apply_chat_template_kwargs`, vLLM’s `chat_template_kwargs`), e.g. `{"enable_thinking": false}` for Qwen3 */
+            chat_template_kwargs?: {
+                [key: string]: unknown;
+            };
             /** @description On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive */
             model_version?: string;
             /** @default 30000 */
@@ -425,6 +444,7 @@ export interface components {
                     [key: string]: unknown;
                 })[] | null;
                 tool_call_id?: string | null;
+                name?: string | null;
             } & {
                 [key: string]: unknown;
             })[];
@@ -449,6 +469,10 @@ export interface components {
             })[] | null;
             /** @description `none` hides the tools; anything else is `auto` */
             tool_choice?: unknown;
+            /** @description vLLM extension: extra chat-template variables, e.g. `{"enable_thinking": false}` for Qwen3 */
+            chat_template_kwargs?: {
+                [key: string]: unknown;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -496,6 +520,7 @@ export interface components {
                     [key: string]: unknown;
                 })[] | null;
                 tool_call_id?: string | null;
+                name?: string | null;
             } & {
                 [key: string]: unknown;
             })[];
@@ -516,6 +541,10 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[] | null;
+            /** @description vLLM extension: extra chat-template variables, e.g. `{"enable_thinking": false}` for Qwen3 */
+            chat_template_kwargs?: {
+                [key: string]: unknown;
+            } | null;
         } & {
             [key: string]: unknown;
         };

@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import type { ModelConfigInput } from '@rl/policy';
 import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
+const DEFAULT_POLICY_INIT = '{"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"nKvHeads":2,"dFF":128,"maxSeqLen":4096}';
 const shipped = (name: string) => fileURLToPath(new URL(`../config/${name}`, import.meta.url));
 const optionalText = z.string().trim().min(1).optional();
 
@@ -14,7 +16,11 @@ export const GenerationConfig = BaseConfig.extend({
   /** Name served by `/v1/models` and reported with rollouts. @default 'rl-policy' (embedded) or OPENAI_MODEL */
   MODEL_NAME: optionalText,
 
-  /** Embedded: a safetensors file to load the policy from. */
+  /**
+   * Embedded: the model to serve: a Hugging Face model directory (config.json, model.safetensors or a sharded
+   * model.safetensors.index.json, F32/BF16/F16, tokenizer files with the chat template, generation_config.json),
+   * or a weights file this project writes (safetensors with its config and tokenizer in the metadata).
+   */
   POLICY_PATH: optionalText,
   /** Embedded: JetStream Object Store bucket the trainer publishes versions to (watched; new versions hot-swap). */
   POLICY_OBJECT_STORE: optionalText,
@@ -23,19 +29,27 @@ export const GenerationConfig = BaseConfig.extend({
   /** Embedded: seed of the untrained model used when no weights are configured. @default 0 */
   POLICY_SEED: z.coerce.number().int().min(0).default(0),
   /**
-   * Embedded: shape of the untrained model used when no weights are configured (JSON, the policy's ModelConfig
-   * without vocabSize). @default {"dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}
+   * Embedded: shape of the untrained model used when no weights are configured: JSON of the policy's ModelConfig
+   * without vocabSize (the byte tokenizer's): `architecture` (LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM),
+   * dModel, nLayers, nHeads, nKvHeads, headDim, dFF, maxSeqLen, ropeTheta, ropeScaling, normEps, tieEmbeddings,
+   * attentionBias, mlpBias. @default a tiny Qwen3: {"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"nKvHeads":2,"dFF":128,"maxSeqLen":4096}
    */
   POLICY_INIT: z
     .string()
-    .default('{"dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}')
+    .default(DEFAULT_POLICY_INIT)
     .transform((text, ctx) => {
+      let value: unknown;
       try {
-        return JSON.parse(text) as { dModel: number; nLayers: number; nHeads: number; dFF: number; maxSeqLen: number };
+        value = JSON.parse(text);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        value = undefined;
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object (a ModelConfig without vocabSize)' });
         return z.NEVER;
       }
+      // Checked field by field when the model is built, with errors naming POLICY_INIT.
+      return value as Omit<ModelConfigInput, 'vocabSize'>;
     }),
   /** Embedded: most prompts per forward batch. @default 64 */
   EMBEDDED_MAX_BATCH: z.coerce.number().int().min(1).max(4096).default(64),

@@ -131,6 +131,7 @@ export function addOpenAiRoutes(app: OpenAPIHono<AppEnv>, backend: InferenceBack
         body.messages !== undefined
           ? await session.codec.encodeChat(toChatMessages(body.messages), {
               tools: toToolSchemas({ tools: body.tools }),
+              templateArgs: body.chat_template_kwargs ?? undefined,
               addGenerationPrompt: body.add_generation_prompt ?? true,
             })
           : await session.codec.encode(body.prompt ?? '');

@@ -42,7 +42,8 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
     });
     const parsed = ScriptFile.safeParse(parseJsonText(text, path));
     if (!parsed.success) throw validationError(parsed.error, path);
-    const policy = createScriptedPolicy({ script: scriptFromRules(parsed.data) });
+    const { ByteTokenizer } = await import('@rl/policy');
+    const policy = createScriptedPolicy({ script: scriptFromRules(parsed.data), tokenizer: new ByteTokenizer() });
     const backend = createEmbeddedBackend({
       provider: fixedPolicyProvider(policy),
       model: config.MODEL_NAME ?? 'scripted',

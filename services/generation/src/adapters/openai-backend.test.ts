@@ -58,25 +58,21 @@ describe('openai backend, tokens mode (vLLM)', () => {
 });
 
 describe('openai backend, chat mode', () => {
-  it('runs the tool agent on text: tools in the system turn, tool answers as <tool_response> user turns', async () => {
+  const calculator = new Map([['calculator', createCalculatorTool({ schema: CALCULATOR_SCHEMA, timeoutMs: 10 })]]);
+
+  async function runChat(replies: Array<Record<string, unknown>>) {
     let turn = 0;
     const { post, calls } = fakeServer({
-      '/v1/chat/completions': () => ({
-        choices: [
-          {
-            message: { content: turn++ === 0 ? '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>' : '42' },
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { completion_tokens: 9 },
-      }),
+      '/v1/chat/completions': () => ({ choices: [{ message: replies[turn++], finish_reason: 'stop' }], usage: { completion_tokens: 9 } }),
     });
     const session = await createOpenAiBackend({ baseUrl: 'http://api/v1', model: 'm', mode: 'chat', post }).open();
     if (session.mode !== 'text') throw new Error('text session expected');
-    const tools = new Map([['calculator', createCalculatorTool({ schema: CALCULATOR_SCHEMA, timeoutMs: 10 })]]);
     const out = await toolAgent(
       {
-        conversation: startTextConversation(session, [{ role: 'user', content: '6*7?' }], [CALCULATOR_SCHEMA]),
+        conversation: startTextConversation(session, [{ role: 'user', content: '6*7?' }], {
+          tools: [CALCULATOR_SCHEMA],
+          templateArgs: { enable_thinking: false },
+        }),
         sampling: { maxTokens: 100 },
         seed: undefined,
         limits: limits(),
@@ -84,18 +80,45 @@ describe('openai backend, chat mode', () => {
         interaction: undefined,
         signal: new AbortController().signal,
       },
-      { tools, deadline: manualDeadlines().deadline },
+      { tools: calculator, deadline: manualDeadlines().deadline },
     );
-    expect(out).toMatchObject({ token_level: false, response_ids: [], num_turns: 4, stop_reason: 'stop' });
-    expect(out.messages.map((m) => m.content)).toEqual([
-      '6*7?',
-      '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>',
-      '42',
-      '42',
+    return { out, calls };
+  }
+
+  it('runs the tool agent on text: tools and template variables to the server, calls and answers as OpenAI messages', async () => {
+    const { out, calls } = await runChat([
+      { content: 'Let me compute.<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>' },
+      { content: '42' },
     ]);
-    const second = calls[1]?.body.messages as Array<{ role: string; content: string }>;
-    expect(second[0]?.role).toBe('system');
-    expect(second[0]?.content).toContain('"name":"calculator"');
-    expect(second.at(-1)).toEqual({ role: 'user', content: '<tool_response>\n42\n</tool_response>' });
+    expect(out).toMatchObject({ token_level: false, response_ids: [], num_turns: 4, stop_reason: 'stop' });
+    const second = calls[1]?.body;
+    expect(second).toMatchObject({ tools: [CALCULATOR_SCHEMA], chat_template_kwargs: { enable_thinking: false } });
+    expect(second?.messages).toEqual([
+      { role: 'user', content: '6*7?' },
+      {
+        role: 'assistant',
+        content: 'Let me compute.',
+        tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }],
+      },
+      { role: 'tool', content: '42', tool_call_id: 'call_1_0' },
+    ]);
+    expect(out.messages.at(-1)).toEqual({ role: 'assistant', content: '42' });
+  });
+
+  it('takes the tool calls a server parsed itself (vLLM with a tool parser), keeping its ids', async () => {
+    const { out, calls } = await runChat([
+      { content: null, tool_calls: [{ id: 'chatcmpl-tool-9', type: 'function', function: { name: 'calculator', arguments: '{"expression": "6*7"}' } }] },
+      { content: '42' },
+    ]);
+    expect(out.tool_calls).toEqual([{ turn: 1, name: 'calculator', arguments: { expression: '6*7' }, reward: null }]);
+    const second = calls[1]?.body.messages as Array<Record<string, unknown>>;
+    expect(second.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'chatcmpl-tool-9', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }],
+      },
+      { role: 'tool', content: '42', tool_call_id: 'chatcmpl-tool-9' },
+    ]);
   });
 });

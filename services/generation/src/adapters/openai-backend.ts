@@ -1,6 +1,5 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { withToolsPrompt } from '../core/agent/tool-prompt.ts';
-import type { BackendGeneration, ChatCodec, InferenceBackend, TextSession, TokenSession } from '../core/backend.ts';
+import type { BackendGeneration, ChatCodec, InferenceBackend, TemplateInput, TextSession, TokenSession } from '../core/backend.ts';
 import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
 import type { HttpJsonClient } from './http-json.ts';
 import { ChatReply, CompletionReply, DetokenizeReply, TokenizeReply } from './openai-wire.ts';
@@ -56,11 +55,32 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
   return { ids, logprobs: lp.map((x) => x ?? 0) };
 }
 
-/** Chat-mode messages: tool answers go as user turns in `<tool_response>` (what Hermes templates render), so no server needs tool-call ids. */
-function toChatMessages(messages: readonly ChatMessage[]): Array<{ role: string; content: string }> {
-  return messages.map((m) =>
-    m.role === 'tool' ? { role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` } : { role: m.role, content: m.content },
-  );
+/**
+ * Messages as OpenAI's chat API carries them, which vLLM's `/tokenize` and
+ * chat completions both take: tool-call `arguments` as JSON text, every call
+ * with an id and type. The server's chat template renders them.
+ */
+export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
+  return messages.map((m) => {
+    const { tool_calls, ...rest } = m;
+    if (tool_calls === undefined || tool_calls.length === 0) return rest;
+    return {
+      ...rest,
+      tool_calls: tool_calls.map((c, k) => ({
+        id: c.id ?? `call_${k}`,
+        type: 'function',
+        function: { name: c.function.name, arguments: typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments) },
+      })),
+    };
+  });
+}
+
+/** Template fields of a vLLM request: `tools` and `chat_template_kwargs`, each only when set. */
+function templateBody({ tools, templateArgs }: TemplateInput): Record<string, unknown> {
+  return {
+    ...(tools !== undefined && tools.length > 0 ? { tools } : {}),
+    ...(templateArgs !== undefined && Object.keys(templateArgs).length > 0 ? { chat_template_kwargs: templateArgs } : {}),
+  };
 }
 
 /**
@@ -76,8 +96,8 @@ export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
   let maxModelLen: number | undefined;
 
   const codec: ChatCodec = {
-    async encodeChat(messages, { tools, addGenerationPrompt }) {
-      const body = { model: o.model, messages, add_generation_prompt: addGenerationPrompt, ...(tools !== undefined && tools.length > 0 ? { tools } : {}) };
+    async encodeChat(messages, { addGenerationPrompt, ...template }) {
+      const body = { model: o.model, messages: toWireMessages(messages), add_generation_prompt: addGenerationPrompt, ...templateBody(template) };
       const r = await o.post(`${root}/tokenize`, body, TokenizeReply);
       if (r.max_model_len !== undefined) maxModelLen = r.max_model_len;
       return r.tokens;
@@ -98,13 +118,13 @@ export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
     return { tokenIds: ids, logprobs, finishReason: choice.finish_reason === 'length' ? 'length' : 'stop', text: choice.text };
   }
 
-  async function chat(messages: readonly ChatMessage[], tools: Parameters<TextSession['chat']>[1], params: SamplingParams, signal?: AbortSignal) {
-    const body = { model: o.model, messages: toChatMessages(withToolsPrompt(messages, tools)), ...samplingBody(params) };
+  async function chat(messages: readonly ChatMessage[], template: TemplateInput, params: SamplingParams, signal?: AbortSignal) {
+    const body = { model: o.model, messages: toWireMessages(messages), ...templateBody(template), ...samplingBody(params) };
     const reply = await o.post(`${base}/chat/completions`, body, ChatReply, signal);
     const choice = reply.choices[0] as (typeof reply.choices)[number];
-    const text = choice.message.content ?? '';
     return {
-      text,
+      text: choice.message.content ?? '',
+      toolCalls: choice.message.tool_calls ?? [],
       finishReason: choice.finish_reason === 'length' ? ('length' as const) : ('stop' as const),
       completionTokens: reply.usage?.completion_tokens ?? 0,
     };

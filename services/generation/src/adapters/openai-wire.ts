@@ -29,6 +29,26 @@ export type CompletionReply = z.infer<typeof CompletionReply>;
 
 /** `POST /v1/chat/completions` reply. */
 export const ChatReply = z.looseObject({
-  choices: z.array(z.looseObject({ message: z.looseObject({ content: z.string().nullish() }), finish_reason: z.string().nullable() })).min(1),
+  choices: z
+    .array(
+      z.looseObject({
+        message: z.looseObject({
+          content: z.string().nullish(),
+          tool_calls: z
+            .array(
+              z.looseObject({
+                id: z
+                  .string()
+                  .nullish()
+                  .transform((v) => v ?? undefined),
+                function: z.looseObject({ name: z.string(), arguments: z.string() }),
+              }),
+            )
+            .nullish(),
+        }),
+        finish_reason: z.string().nullable(),
+      }),
+    )
+    .min(1),
   usage: z.looseObject({ completion_tokens: z.number().int() }).nullish(),
 });

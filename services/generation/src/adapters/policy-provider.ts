@@ -2,7 +2,20 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode, type Logger } from '@rl/service-kit';
 import type { PolicyProvider } from '../core/backends/embedded-backend.ts';
 import type { GenerationConfig } from '../config.ts';
-import { createRandomPolicy, loadPolicy, ModelHandle, openWeightsStore, watchWeights, type EmbeddedPolicy, type WeightsWatcher } from '@rl/policy';
+import { stat } from 'node:fs/promises';
+import {
+  createRandomPolicy,
+  isModelDir,
+  loadModelDir,
+  loadPolicy,
+  ModelHandle,
+  openWeightsStore,
+  policyFromWeights,
+  watchWeights,
+  type EmbeddedPolicy,
+  type EmbeddedPolicyOptions,
+  type WeightsWatcher,
+} from '@rl/policy';
 
 /** The embedded model source of this process and how to stop it. */
 export interface PolicySource {
@@ -14,9 +27,48 @@ export interface PolicySource {
   waitForVersion?(version: string, timeoutMs: number, signal: AbortSignal): Promise<void>;
 }
 
+/** An error of a setting: its name first, the cause's message after (a config problem, not a request's). */
+function settingError(setting: string, err: unknown): AppError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new AppError(ErrorCode.InvalidConfig, `${setting}: ${message}`, { cause: err });
+}
+
 /**
- * Builds the embedded model source from config: a safetensors file
- * (`POLICY_PATH`), a JetStream Object Store object watched for new versions
+ * The model at `POLICY_PATH`: a Hugging Face model directory (config.json,
+ * safetensors weights, tokenizer files) or this project's single-file weights.
+ */
+async function loadPolicyPath(path: string, options: EmbeddedPolicyOptions): Promise<EmbeddedPolicy> {
+  const setting = `POLICY_PATH ${path}`;
+  const kind = await stat(path).then(
+    (s) => (s.isDirectory() ? 'dir' : 'file'),
+    (err: unknown) => {
+      throw settingError(setting, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : err);
+    },
+  );
+  try {
+    if (kind === 'file') return await loadPolicy(path, options);
+    if (!(await isModelDir(path))) throw new Error('a directory without config.json (not a Hugging Face model directory)');
+    return await policyFromWeights(await loadModelDir(path), options);
+  } catch (err) {
+    throw settingError(setting, err);
+  }
+}
+
+/** The untrained model of `POLICY_INIT` (a ModelConfig without vocabSize) with the byte tokenizer. */
+async function untrainedPolicy(config: GenerationConfig, options: EmbeddedPolicyOptions): Promise<EmbeddedPolicy> {
+  try {
+    return await createRandomPolicy(
+      { config: config.POLICY_INIT, tokenizer: { kind: 'byte' }, seed: config.POLICY_SEED, version: `untrained-seed${config.POLICY_SEED}` },
+      options,
+    );
+  } catch (err) {
+    throw settingError('POLICY_INIT', err);
+  }
+}
+
+/**
+ * Builds the embedded model source from config: a Hugging Face model directory
+ * or a safetensors weights file (`POLICY_PATH`), a JetStream Object Store object watched for new versions
  * (`POLICY_OBJECT_STORE` / `POLICY_OBJECT_NAME`, hot-swapped: running
  * trajectories keep their lease on the old weights), or else an untrained model
  * from `POLICY_SEED` with the byte tokenizer, so the stack runs with nothing configured.
@@ -79,13 +131,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
       },
     };
   }
-  const model =
-    config.POLICY_PATH !== undefined
-      ? await loadPolicy(config.POLICY_PATH, options)
-      : await createRandomPolicy(
-          { config: config.POLICY_INIT, tokenizer: { kind: 'byte' }, seed: config.POLICY_SEED, version: `untrained-seed${config.POLICY_SEED}` },
-          options,
-        );
+  const model = config.POLICY_PATH !== undefined ? await loadPolicyPath(config.POLICY_PATH, options) : await untrainedPolicy(config, options);
   const handle = new ModelHandle<EmbeddedPolicy>(model);
   return {
     provider: { acquire: async () => handle.acquire(), current: () => handle.current },

@@ -1,13 +1,20 @@
-import type { ChatMessage, Generation, SamplingParams } from './policy-types.ts';
-import type { ToolSchema } from './tools/tool.ts';
+import type { ChatMessage, ChatTemplateOptions, Generation, SamplingParams } from './policy-types.ts';
+
+/** What a chat is templated with besides its messages. */
+export interface TemplateInput {
+  /** Tools offered to the model, rendered by the chat template (Qwen's: a Hermes tools block in the system turn). */
+  tools?: ChatTemplateOptions['tools'] | undefined;
+  /** Extra chat-template variables (verl's `apply_chat_template_kwargs`, vLLM's `chat_template_kwargs`), e.g. `enable_thinking`. */
+  templateArgs?: Record<string, unknown> | undefined;
+}
 
 /**
  * Chat-level tokenizer operations of a backend. Async because a remote server
  * (vLLM's `/tokenize`) may be the one applying its chat template.
  */
 export interface ChatCodec {
-  /** Prompt ids for `messages`, tool schemas rendered into the system turn, optionally opening an assistant turn. */
-  encodeChat(messages: readonly ChatMessage[], options: { tools?: readonly ToolSchema[] | undefined; addGenerationPrompt: boolean }): Promise<number[]>;
+  /** Prompt ids of `messages` through the model's chat template (tools and template variables passed to it), optionally opening an assistant turn. */
+  encodeChat(messages: readonly ChatMessage[], options: TemplateInput & { addGenerationPrompt: boolean }): Promise<number[]>;
   /** Plain text to ids (no template, no special tokens). */
   encode(text: string): Promise<number[]>;
   /** Ids to text; special tokens are dropped unless `keepSpecial`. */
@@ -40,6 +47,8 @@ export interface TokenSession {
 /** A text-only generation (OpenAI chat completions without token ids). */
 export interface TextGeneration {
   text: string;
+  /** Tool calls the server parsed out of the reply itself (vLLM with a tool parser); absent or empty otherwise. */
+  toolCalls?: ReadonlyArray<{ id?: string | undefined; function: { name: string; arguments: string } }>;
   finishReason: 'stop' | 'length';
   /** Tokens the server counted for this completion (`usage.completion_tokens`). */
   completionTokens: number;
@@ -49,7 +58,7 @@ export interface TextGeneration {
 export interface TextSession {
   readonly mode: 'text';
   readonly modelVersion: string;
-  chat(messages: readonly ChatMessage[], tools: readonly ToolSchema[] | undefined, params: SamplingParams, signal?: AbortSignal): Promise<TextGeneration>;
+  chat(messages: readonly ChatMessage[], template: TemplateInput, params: SamplingParams, signal?: AbortSignal): Promise<TextGeneration>;
   release(): void;
 }
 

@@ -1,4 +1,4 @@
-import { parseHermesToolCalls } from '../core/agent/hermes-parser.ts';
+import { allParsed, parseHermesToolCalls } from '../core/agent/hermes-parser.ts';
 import type { BackendGeneration, InferenceBackend, TokenSession } from '../core/backend.ts';
 import type { ChatCompletionRequest, ChatCompletionResponse } from '../schemas/openai.ts';
 import { samplingOf, toChatMessages, toToolSchemas } from './convert.ts';
@@ -21,15 +21,18 @@ async function tokenLogprobs(session: TokenSession, gen: BackendGeneration, top:
   );
 }
 
-/** The assistant message: with tools offered, Hermes `<tool_call>` blocks become `tool_calls` (malformed ones stay text). */
+/**
+ * The assistant message. With tools offered, Hermes `<tool_call>` blocks become
+ * `tool_calls` and the content is the text before them (null when empty), as
+ * vLLM's `hermes` parser does; one block that does not parse leaves the whole
+ * text as content and no calls.
+ */
 function messageOf(text: string, toolsOffered: boolean, ctx: OpenAiContext): { content: string | null; toolCalls: ToolCalls } {
   if (!toolsOffered) return { content: text, toolCalls: [] };
   const { content, calls } = parseHermesToolCalls(text);
-  const good = calls.filter((c) => c.ok);
-  if (good.length === 0) return { content: text, toolCalls: [] };
-  const toolCalls = good.map((c) => ({ id: ctx.newCallId(), type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
-  const rest = content.trim();
-  return { content: rest === '' ? null : rest, toolCalls };
+  if (!allParsed(calls)) return { content: text, toolCalls: [] };
+  const toolCalls = calls.map((c) => ({ id: ctx.newCallId(), type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  return { content: content === '' ? null : content, toolCalls };
 }
 
 /** A finished chat completion: the JSON reply, plus the SSE chunks when `stream` was asked. */
@@ -39,17 +42,18 @@ export interface ChatResult {
 }
 
 /**
- * `POST /v1/chat/completions` over the backend: messages through the model's
- * chat template (tools rendered Hermes-style into the system turn), `n`
+ * `POST /v1/chat/completions` over the backend: messages and tools through the
+ * model's own chat template, `n`
  * choices, log-probs of the sampled tokens, and tool calls parsed back out.
  */
 export async function createChatCompletion(backend: InferenceBackend, req: ChatCompletionRequest, ctx: OpenAiContext): Promise<ChatResult> {
   checkModel(backend, req.model);
   const messages = toChatMessages(req.messages);
   const tools = toToolSchemas(req);
+  const templateArgs = req.chat_template_kwargs ?? undefined;
   const session = await openTokenSession(backend);
   try {
-    const promptIds = await session.codec.encodeChat(messages, { tools, addGenerationPrompt: true });
+    const promptIds = await session.codec.encodeChat(messages, { tools, templateArgs, addGenerationPrompt: true });
     checkPromptRoom(session, promptIds.length, 'messages');
     const room = session.maxSequenceLength === undefined ? 1024 : session.maxSequenceLength - promptIds.length;
     const maxTokens = Math.min(req.max_completion_tokens ?? req.max_tokens ?? room, room);

@@ -1,6 +1,5 @@
 import { AppError, ErrorCode, mixSeed } from '@rl/service-kit';
-import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
-import type { ToolSchema } from '../core/tools/tool.ts';
+import type { ChatMessage, SamplingParams, ToolSchema } from '../core/policy-types.ts';
 import type { ChatCompletionRequest, OpenAiMessage } from '../schemas/openai.ts';
 
 /** Text of an OpenAI message's content: a string, or the text parts of an array. */
@@ -17,34 +16,46 @@ function contentText(content: OpenAiMessage['content'], field: string): string {
     .join('');
 }
 
+/** A tool call's JSON `arguments` as the object chat templates expect (vLLM parses them the same way; empty is `{}`). */
+function argumentsOf(text: string, field: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: not valid JSON`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new AppError(ErrorCode.ValidationFailed, `invalid body: ${field}: must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
 /**
- * OpenAI messages as template messages: `developer` is a system turn, and an
- * assistant's `tool_calls` become the Hermes `<tool_call>` blocks the model
- * itself writes, so a conversation replays the way it was generated.
+ * OpenAI messages as template messages: `developer` is a system turn, an
+ * assistant's `tool_calls` keep their ids with `arguments` decoded to objects
+ * (as vLLM hands them to the template), a tool answer keeps its `tool_call_id`.
  */
 export function toChatMessages(messages: readonly OpenAiMessage[]): ChatMessage[] {
   return messages.map((m, i) => {
-    const text = contentText(m.content, `messages[${i}]`);
-    if (m.role === 'developer') return { role: 'system', content: text };
+    const content = contentText(m.content, `messages[${i}]`);
+    const out: ChatMessage = { role: m.role === 'developer' ? 'system' : m.role, content };
     if (m.role === 'assistant' && m.tool_calls !== undefined && m.tool_calls !== null && m.tool_calls.length > 0) {
-      const calls = m.tool_calls.map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.function.name)}, "arguments": ${c.function.arguments}}\n</tool_call>`);
-      return { role: 'assistant', content: [text, ...calls].filter((s) => s !== '').join('\n') };
+      out.tool_calls = m.tool_calls.map((c, k) => ({
+        ...(c.id !== undefined ? { id: c.id } : {}),
+        type: 'function',
+        function: { name: c.function.name, arguments: argumentsOf(c.function.arguments, `messages[${i}].tool_calls[${k}].function.arguments`) },
+      }));
     }
-    return { role: m.role, content: text };
+    if (m.role === 'tool' && typeof m.tool_call_id === 'string') out.tool_call_id = m.tool_call_id;
+    if (typeof m.name === 'string') out.name = m.name;
+    return out;
   });
 }
 
-/** The request's tools as schemas for the template, unless `tool_choice` is `none`. */
+/** The request's tools as the chat template gets them (as sent), unless `tool_choice` is `none`. */
 export function toToolSchemas(req: Pick<ChatCompletionRequest, 'tools' | 'tool_choice'>): ToolSchema[] | undefined {
   if (req.tools === undefined || req.tools === null || req.tools.length === 0 || req.tool_choice === 'none') return undefined;
-  return req.tools.map((t) => ({
-    type: 'function',
-    function: {
-      name: t.function.name,
-      description: t.function.description ?? '',
-      parameters: (t.function.parameters as ToolSchema['function']['parameters'] | undefined) ?? { type: 'object', properties: {}, required: [] },
-    },
-  }));
+  return req.tools.map((t) => ({ ...t, type: 'function', function: { ...t.function } }));
 }
 
 /** Fields shared by both request kinds. */

@@ -48,7 +48,13 @@ export const OpenAiMessage = z.looseObject({
   content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
   tool_calls: z.array(ToolCall).nullish(),
   tool_call_id: z.string().nullish(),
+  name: z.string().nullish(),
 });
+
+const ChatTemplateKwargs = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .openapi({ description: 'vLLM extension: extra chat-template variables, e.g. `{"enable_thinking": false}` for Qwen3' });
 export type OpenAiMessage = z.infer<typeof OpenAiMessage>;
 
 /** An OpenAI function tool. */
@@ -68,6 +74,7 @@ export const ChatCompletionRequest = z
     top_logprobs: z.number().int().min(0).max(20).nullish(),
     tools: z.array(OpenAiTool).max(128).nullish(),
     tool_choice: z.unknown().optional().openapi({ description: '`none` hides the tools; anything else is `auto`' }),
+    chat_template_kwargs: ChatTemplateKwargs,
   })
   .openapi('ChatCompletionRequest');
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
@@ -165,6 +172,7 @@ export const TokenizeRequest = z
     messages: z.array(OpenAiMessage).min(1).max(1024).optional(),
     add_generation_prompt: z.boolean().nullish().openapi({ description: '@default true' }),
     tools: z.array(OpenAiTool).nullish(),
+    chat_template_kwargs: ChatTemplateKwargs,
   })
   .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), { message: 'give either prompt or messages', path: ['prompt'] })
   .openapi('TokenizeRequest');

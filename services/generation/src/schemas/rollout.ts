@@ -8,13 +8,36 @@ export const MAX_SAMPLES = 4096;
 /** Most trajectories per sample (GRPO group size). */
 export const MAX_N = 256;
 
-/** A chat message of verl's `prompt` column. */
+/** A function call of an assistant message (OpenAI shape; `arguments` as JSON text or an object). */
+const MessageToolCall = z.object({
+  id: z.string().max(256).nullish(),
+  type: z.literal('function').nullish(),
+  function: z.object({
+    name: z.string().max(256),
+    arguments: z.union([z.string().max(MAX_CONTENT_CHARS), z.record(z.string(), z.unknown())]),
+  }),
+});
+
+/**
+ * A chat message of verl's `prompt` column, as the chat template reads it:
+ * assistant turns may carry `tool_calls`, tool answers `tool_call_id`. Nulls
+ * (what a parquet struct column gives for an absent field) count as absent.
+ */
 export const ChatMessage = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
     content: z.string().max(MAX_CONTENT_CHARS),
+    tool_calls: z.array(MessageToolCall).max(128).nullish(),
+    tool_call_id: z.string().max(256).nullish(),
+    name: z.string().max(256).nullish(),
+    reasoning_content: z
+      .string()
+      .max(MAX_CONTENT_CHARS)
+      .nullish()
+      .openapi({ description: 'An assistant turn’s thinking, for templates that render it (Qwen3)' }),
   })
   .openapi('ChatMessage');
+export type ChatMessage = z.infer<typeof ChatMessage>;
 
 const KwargsRecord = z.record(z.string(), z.unknown());
 
@@ -85,6 +108,10 @@ export const RolloutRequest = z
     sampling: RolloutSampling.default({ temperature: 1, top_p: 1, top_k: -1 }),
     limits: RolloutLimits.default({ max_parallel_calls: 1, max_tool_response_length: 256, tool_response_truncate_side: 'middle' }),
     include_messages: z.boolean().default(true).openapi({ description: 'Return each trajectory’s message list' }),
+    chat_template_kwargs: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        'Extra chat-template variables for every prompt and appended turn (verl’s `data.apply_chat_template_kwargs`, vLLM’s `chat_template_kwargs`), e.g. `{"enable_thinking": false}` for Qwen3',
+    }),
     model_version: z.string().min(1).max(256).optional().openapi({
       description:
         'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive',

@@ -1,6 +1,6 @@
 // Shared fixtures of the agent-loop tests: a scripted token session, a fake
 // environment port and manual deadlines (no timers anywhere).
-import { createChatMlByteTokenizer } from '../backends/chatml-byte-tokenizer.ts';
+import { ByteTokenizer } from '@rl/policy';
 import { createEmbeddedBackend, fixedPolicyProvider } from '../backends/embedded-backend.ts';
 import { createScriptedPolicy, type Script } from '../backends/scripted-policy.ts';
 import type { InferenceBackend, TokenSession } from '../backend.ts';
@@ -8,10 +8,10 @@ import type { EnvPort, RunCodeRequest, RunCodeResponse, ScoreItem, ScoreResult }
 import type { ChatMessage } from '../policy-types.ts';
 import type { AgentLimits } from './agent-types.ts';
 
-export const tokenizer = createChatMlByteTokenizer();
+export const tokenizer = new ByteTokenizer();
 export const EOS = tokenizer.eosId;
 
-/** A scripted backend over the ChatML byte tokenizer. */
+/** A scripted backend over the byte tokenizer (ChatML template). */
 export function scriptedBackend(script: Script, onBatch?: (n: number) => void): InferenceBackend {
   const policy = createScriptedPolicy({ script, tokenizer, ...(onBatch !== undefined ? { onBatch } : {}) });
   return createEmbeddedBackend({ provider: fixedPolicyProvider(policy), model: 'scripted', kind: 'scripted' });
@@ -75,5 +75,5 @@ export function manualDeadlines(): { deadline: (ms: number) => AbortSignal; fire
 /** Ids of model text as the scripted policy emits it: its bytes and the end-of-turn token. */
 export const modelIds = (text: string) => [...tokenizer.encode(text), EOS];
 
-/** Ids of environment messages appended mid-conversation (ChatML, no default system prompt). */
+/** Ids of environment messages appended mid-conversation (the byte tokenizer's ChatML has no default system prompt). */
 export const envIds = (messages: ChatMessage[]) => tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });

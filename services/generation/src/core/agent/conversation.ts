@@ -1,11 +1,8 @@
 import type { ChatMessage, SamplingParams } from '../policy-types.ts';
+import type { AssistantTurn } from './assistant-turn.ts';
 
-/** One model turn as the agent loop sees it. */
-export interface ModelTurn {
-  /** The reply without special tokens (the assistant message). */
-  text: string;
-  /** The reply with special tokens kept, which the tool parser reads (as verl's decode does). */
-  rawText: string;
+/** One model turn as the agent loop sees it: its message (appended to the conversation) and tool calls. */
+export interface ModelTurn extends AssistantTurn {
   finishReason: 'stop' | 'length';
   tokenCount: number;
 }

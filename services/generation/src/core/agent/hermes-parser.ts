@@ -15,30 +15,39 @@ export interface MalformedCall {
 
 /** Result of parsing one assistant message. */
 export interface ParsedToolCalls {
-  /** The text with the tool-call blocks removed. */
+  /** The text before the first `<tool_call>` (the whole text when there is none). */
   content: string;
   calls: Array<ParsedCall | MalformedCall>;
 }
 
 const START = '<tool_call>';
-const END = '</tool_call>';
-const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
+// vLLM's Hermes2ProToolParser regex: closed blocks, and an unclosed last block running to the end.
+const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>|<tool_call>([\s\S]*)/g;
 /** Longest block parsed; a longer one is malformed rather than a JSON.parse of megabytes. */
 const MAX_BLOCK_CHARS = 64 * 1024;
 
 /**
- * Hermes-format tool calls, as verl's `HermesToolParser.extract_tool_calls`:
- * nothing unless both tags occur; each non-greedy `<tool_call>...</tool_call>`
- * block must be a JSON object with a string `name` and an `arguments` value.
- * verl drops blocks that fail to parse; here they come back as malformed calls
- * so the loop can tell the model what was wrong. `arguments` must be an object
- * (verl's tools call `parameters.get`, which fails on anything else).
+ * Hermes-format tool calls as Qwen's chat template asks for them and vLLM's
+ * `hermes` parser reads them: nothing unless `<tool_call>` occurs; every
+ * non-greedy `<tool_call>...</tool_call>` block, and an unclosed last block up
+ * to the end of the text, must be a JSON object with a string `name` and an
+ * object `arguments` (verl's tools read their parameters as an object); the
+ * content is the text before the first block. Where vLLM gives up on the whole
+ * message at the first bad block, each block comes back here, good or
+ * malformed with a reason, so callers choose: the OpenAI endpoint keeps vLLM's
+ * all-or-nothing, the tool agent tells the model what was wrong.
  */
 export function parseHermesToolCalls(text: string): ParsedToolCalls {
-  if (!text.includes(START) || !text.includes(END)) return { content: text, calls: [] };
+  const first = text.indexOf(START);
+  if (first < 0) return { content: text, calls: [] };
   const calls: ParsedToolCalls['calls'] = [];
-  for (const m of text.matchAll(BLOCK)) calls.push(parseBlock(m[1] ?? ''));
-  return { content: text.replace(BLOCK, ''), calls };
+  for (const m of text.matchAll(BLOCK)) calls.push(parseBlock(m[1] ?? m[2] ?? ''));
+  return { content: text.slice(0, first), calls };
+}
+
+/** True when there are calls and every one parsed (vLLM's condition for `tool_calls` in a reply). */
+export function allParsed(calls: ParsedToolCalls['calls']): calls is ParsedCall[] {
+  return calls.length > 0 && calls.every((c) => c.ok);
 }
 
 function parseBlock(raw: string): ParsedCall | MalformedCall {
@@ -49,6 +58,11 @@ function parseBlock(raw: string): ParsedCall | MalformedCall {
   } catch (err) {
     return { ok: false, raw, reason: `tool call is not valid JSON (${err instanceof Error ? err.message : String(err)})` };
   }
+  return callOf(value, raw);
+}
+
+/** A decoded call object (`{name, arguments}`) checked the way {@link parseHermesToolCalls} checks blocks. */
+export function callOf(value: unknown, raw: string): ParsedCall | MalformedCall {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { ok: false, raw, reason: 'tool call must be a JSON object with "name" and "arguments"' };
   const { name, arguments: args } = value as Record<string, unknown>;

@@ -1,23 +1,27 @@
-import type { ChatCodec, TokenSession } from '../backend.ts';
+import type { ChatCodec, TemplateInput, TokenSession } from '../backend.ts';
 import type { ChatMessage } from '../policy-types.ts';
-import type { ToolSchema } from '../tools/tool.ts';
+import { assistantTurn } from './assistant-turn.ts';
 import type { Conversation } from './conversation.ts';
 
-const systemPrefixes = new WeakMap<ChatCodec, Promise<number[]>>();
+const systemPrefixes = new WeakMap<ChatCodec, Map<string, Promise<number[]>>>();
 
 /**
  * The ids a template puts before the first message (a default system prompt),
  * found as verl's `initialize_system_prompt` does: render one and two empty
  * user turns; what the first has beyond one turn's length is the prefix.
  */
-export function systemPrefix(codec: ChatCodec): Promise<number[]> {
-  let p = systemPrefixes.get(codec);
+export function systemPrefix(codec: ChatCodec, templateArgs?: Record<string, unknown>): Promise<number[]> {
+  const byArgs = systemPrefixes.get(codec) ?? new Map<string, Promise<number[]>>();
+  systemPrefixes.set(codec, byArgs);
+  const key = JSON.stringify(templateArgs ?? {});
+  let p = byArgs.get(key);
   if (p === undefined) {
     const user: ChatMessage = { role: 'user', content: '' };
-    p = Promise.all([codec.encodeChat([user], { addGenerationPrompt: false }), codec.encodeChat([user, user], { addGenerationPrompt: false })]).then(
-      ([one, two]) => one.slice(0, Math.max(0, one.length - (two.length - one.length))),
-    );
-    systemPrefixes.set(codec, p);
+    const render = (messages: ChatMessage[]) => codec.encodeChat(messages, { templateArgs, addGenerationPrompt: false });
+    p = Promise.all([render([user]), render([user, user])]).then(([one, two]) => one.slice(0, Math.max(0, one.length - (two.length - one.length))));
+    // A failed render is not cached: the next trajectory tries again.
+    p.catch(() => byArgs.delete(key));
+    byArgs.set(key, p);
   }
   return p;
 }
@@ -28,25 +32,32 @@ export function systemPrefix(codec: ChatCodec): Promise<number[]> {
  * `apply_chat_template(..., remove_system_prompt=True)`). The prefix is removed
  * only where the ids really start with it.
  */
-export async function encodeAppended(codec: ChatCodec, messages: readonly ChatMessage[]): Promise<number[]> {
-  const [ids, prefix] = await Promise.all([codec.encodeChat(messages, { addGenerationPrompt: true }), systemPrefix(codec)]);
+export async function encodeAppended(codec: ChatCodec, messages: readonly ChatMessage[], templateArgs?: Record<string, unknown>): Promise<number[]> {
+  const [ids, prefix] = await Promise.all([codec.encodeChat(messages, { templateArgs, addGenerationPrompt: true }), systemPrefix(codec, templateArgs)]);
   const starts = prefix.length > 0 && prefix.length <= ids.length && prefix.every((id, i) => ids[i] === id);
   return starts ? ids.slice(prefix.length) : ids;
 }
 
-/** Starts a token-level conversation: the prompt is templated once, then turns append ids. */
-export async function startTokenConversation(
-  session: TokenSession,
-  initial: readonly ChatMessage[],
-  tools: readonly ToolSchema[] | undefined,
-): Promise<Conversation> {
+/**
+ * Starts a token-level conversation. The prompt is the chat template applied
+ * once to the initial messages and the tools; after that the ids only grow
+ * (token in, token out): the model's turns are its sampled ids as they are,
+ * and environment messages are templated alone and appended (verl's agent
+ * loop does the same), never by re-rendering the whole history, which with
+ * templates such as Qwen3's (thinking dropped from earlier turns, a newline
+ * after each end-of-turn token the model did not sample) would change ids
+ * already generated and scored.
+ */
+export async function startTokenConversation(session: TokenSession, initial: readonly ChatMessage[], template: TemplateInput = {}): Promise<Conversation> {
   const { codec } = session;
-  const promptIds = await codec.encodeChat(initial, { tools, addGenerationPrompt: true });
+  const { tools, templateArgs } = template;
+  const promptIds = await codec.encodeChat(initial, { tools, templateArgs, addGenerationPrompt: true });
   const messages: ChatMessage[] = [...initial];
   const response: number[] = [];
   const mask: number[] = [];
   const logprobs: number[] = [];
   const limit = session.maxSequenceLength ?? Number.POSITIVE_INFINITY;
+  let turns = 0;
   return {
     tokenLevel: true,
     modelVersion: session.modelVersion,
@@ -59,14 +70,14 @@ export async function startTokenConversation(
       response.push(...gen.tokenIds);
       mask.push(...gen.tokenIds.map(() => 1));
       logprobs.push(...gen.logprobs);
-      // A server's own decoding stands for both (Hermes tool tags are plain text).
-      const [text, rawText] =
-        gen.text !== undefined ? [gen.text, gen.text] : await Promise.all([codec.decode(gen.tokenIds), codec.decode(gen.tokenIds, { keepSpecial: true })]);
-      messages.push({ role: 'assistant', content: text });
-      return { text, rawText, finishReason: gen.finishReason, tokenCount: gen.tokenIds.length };
+      // Text without special tokens, as vLLM's tool parser reads it (a server's own decoding is that text).
+      const text = gen.text ?? (await codec.decode(gen.tokenIds));
+      const turn = assistantTurn(text, tools !== undefined, ++turns);
+      messages.push(turn.message);
+      return { ...turn, finishReason: gen.finishReason, tokenCount: gen.tokenIds.length };
     },
     async renderEnv(added) {
-      const ids = await encodeAppended(codec, added);
+      const ids = await encodeAppended(codec, added, templateArgs);
       return {
         tokenCount: ids.length,
         commit() {

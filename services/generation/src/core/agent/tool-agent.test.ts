@@ -9,7 +9,6 @@ import type { Tool } from '../tools/tool.ts';
 import type { AgentLimits, AgentOutput } from './agent-types.ts';
 import { envIds, fakePort, limits, manualDeadlines, modelIds, replySession, tokenizer } from './agent.test-support.ts';
 import { startTokenConversation } from './token-conversation.ts';
-import { withToolsPrompt } from './tool-prompt.ts';
 import { toolAgent } from './tool-agent.ts';
 
 const PROMPT: ChatMessage[] = [
@@ -38,11 +37,7 @@ async function run(replies: string[], o: RunOptions = {}): Promise<AgentOutput> 
   const port = o.port ?? fakePort();
   const tools = toolsOf(port, o.timeoutMs);
   const session = await replySession(replies);
-  const conversation = await startTokenConversation(
-    session,
-    PROMPT,
-    [...tools.values()].map((t) => t.schema),
-  );
+  const conversation = await startTokenConversation(session, PROMPT, { tools: [...tools.values()].map((t) => t.schema) });
   const interaction =
     o.interaction === true
       ? { impl: createGsm8kInteraction({ name: 'gsm8k', port, timeoutMs: 50 }), kwargs: { name: 'gsm8k', ground_truth: '18' } }
@@ -87,12 +82,17 @@ function expectTokens(out: AgentOutput, segments: Array<{ model: string } | { en
 describe('tool agent', () => {
   it('runs tool call -> tool response -> final answer, token by token', async () => {
     const out = await run([CALL_18, 'So she makes #### 18']);
-    const toolMsg: ChatMessage = { role: 'tool', content: "Current parsed answer='18' reward=1.0" };
-    expect(out.prompt_ids).toEqual(
-      tokenizer.applyChatTemplate(withToolsPrompt(PROMPT, [GSM8K_REWARD_SCHEMA, CALCULATOR_SCHEMA]), { addGenerationPrompt: true }),
-    );
+    const toolMsg: ChatMessage = { role: 'tool', content: "Current parsed answer='18' reward=1.0", tool_call_id: 'call_1_0' };
+    // The tools go to the template, which renders them into the system turn.
+    expect(out.prompt_ids).toEqual(tokenizer.applyChatTemplate(PROMPT, { tools: [GSM8K_REWARD_SCHEMA, CALCULATOR_SCHEMA], addGenerationPrompt: true }));
+    expect(tokenizer.decode(out.prompt_ids, { keepSpecial: true })).toContain('<tools>\n{"type": "function", "function": {"name": "calc_gsm8k_reward"');
     expectTokens(out, [{ model: CALL_18 }, { env: [toolMsg] }, { model: 'So she makes #### 18' }]);
-    expect(out.messages.slice(2)).toEqual([{ role: 'assistant', content: CALL_18 }, toolMsg, { role: 'assistant', content: 'So she makes #### 18' }]);
+    const call = { id: 'call_1_0', type: 'function', function: { name: 'calc_gsm8k_reward', arguments: { answer: '18' } } };
+    expect(out.messages.slice(2)).toEqual([
+      { role: 'assistant', content: 'Let me check. ', tool_calls: [call] },
+      toolMsg,
+      { role: 'assistant', content: 'So she makes #### 18' },
+    ]);
     expect(out).toMatchObject({
       num_turns: 4,
       tool_rewards: [0],
@@ -111,15 +111,18 @@ describe('tool agent', () => {
     expect(port.scored).toEqual([
       { data_source: 'openai/gsm8k', solution_str: '#### 17', ground_truth: '18', params: { method: 'flexible', format_score: 0, score: 1 } },
     ]);
-    expect(out.messages[3]).toEqual({ role: 'tool', content: "Current parsed answer='17' reward=0.0" });
+    expect(out.messages[3]).toEqual({ role: 'tool', content: "Current parsed answer='17' reward=0.0", tool_call_id: 'call_1_0' });
     expect(out.tool_rewards).toEqual([-0.05]);
   });
 
   it('answers a malformed tool call with an error message and goes on', async () => {
     const bad = '<tool_call>{"name": "calc_gsm8k_reward", "arguments": {"answer": "18"}</tool_call>';
     const out = await run([bad, '#### 18']);
+    // A call that does not parse leaves the whole text as the message (vLLM), and the model is told why.
+    expect(out.messages[2]).toEqual({ role: 'assistant', content: bad });
     const toolMsg = out.messages[3];
     expect(toolMsg?.role).toBe('tool');
+    expect(toolMsg?.tool_call_id).toBeUndefined();
     expect(toolMsg?.content).toMatch(/^Error when executing tool: tool call is not valid JSON/);
     expectTokens(out, [{ model: bad }, { env: [toolMsg as ChatMessage] }, { model: '#### 18' }]);
     expect(out.tool_calls).toEqual([{ turn: 1, name: null, arguments: null, error: 'malformed', reward: 0 }]);
@@ -147,7 +150,7 @@ describe('tool agent', () => {
     });
     const out = await run([CALL_18, '#### 18'], { port, deadlines, timeoutMs: 50 });
     expect(deadlines.requested).toEqual([50]);
-    expect(out.messages[3]).toEqual({ role: 'tool', content: 'Error when executing tool: calc_gsm8k_reward timed out after 50 ms' });
+    expect(out.messages[3]).toEqual({ role: 'tool', content: 'Error when executing tool: calc_gsm8k_reward timed out after 50 ms', tool_call_id: 'call_1_0' });
     expect(out.tool_calls).toEqual([{ turn: 1, name: 'calc_gsm8k_reward', arguments: { answer: '18' }, error: 'timeout', reward: 0 }]);
     expect(out.stop_reason).toBe('stop');
   });
@@ -155,9 +158,14 @@ describe('tool agent', () => {
   it('runs at most max_parallel_calls calls of a turn, in order', async () => {
     const three = ['1+1', '2*3', '7//2'].map((e) => `<tool_call>{"name": "calculator", "arguments": {"expression": "${e}"}}</tool_call>`).join('\n');
     const out = await run([three, 'ok'], { limits: { maxParallelCalls: 2 } });
+    expect(out.messages[2]?.tool_calls?.map((c) => [c.id, c.function.arguments])).toEqual([
+      ['call_1_0', { expression: '1+1' }],
+      ['call_1_1', { expression: '2*3' }],
+      ['call_1_2', { expression: '7//2' }],
+    ]);
     expect(out.messages.slice(3, 5)).toEqual([
-      { role: 'tool', content: '2' },
-      { role: 'tool', content: '6' },
+      { role: 'tool', content: '2', tool_call_id: 'call_1_0' },
+      { role: 'tool', content: '6', tool_call_id: 'call_1_1' },
     ]);
     expect(out.num_tool_calls).toBe(2);
     expect(out.tool_rewards).toEqual([]);

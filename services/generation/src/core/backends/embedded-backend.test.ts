@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenizer } from '../agent/agent.test-support.ts';
 import type { PolicyModel } from '../policy-types.ts';
 import { createEmbeddedBackend, type PolicyProvider } from './embedded-backend.ts';
 import { createScriptedPolicy, type Script } from './scripted-policy.ts';
@@ -22,8 +23,8 @@ describe('embedded backend', () => {
   it('pins a session to the weights it started on across a hot swap', async () => {
     const gate = Promise.withResolvers<void>();
     const slow: Script = async () => (await gate.promise, 'old');
-    const v1 = createScriptedPolicy({ script: slow, version: 'v1' });
-    const v2 = createScriptedPolicy({ script: () => 'new', version: 'v2' });
+    const v1 = createScriptedPolicy({ script: slow, tokenizer, version: 'v1' });
+    const v2 = createScriptedPolicy({ script: () => 'new', tokenizer, version: 'v2' });
     const { provider, leases, swap } = swappable(v1);
     const backend = createEmbeddedBackend({ provider, model: 'm' });
 
@@ -47,7 +48,7 @@ describe('embedded backend', () => {
   });
 
   it('clamps max tokens to the model’s sequence limit and answers an over-long prompt with nothing', async () => {
-    const policy = createScriptedPolicy({ script: () => 'abcdefghij', maxSequenceLength: 8 });
+    const policy = createScriptedPolicy({ script: () => 'abcdefghij', tokenizer, maxSequenceLength: 8 });
     const session = await createEmbeddedBackend({
       provider: { acquire: async () => ({ model: policy, release: () => {} }), current: () => policy },
       model: 'm',

@@ -108,7 +108,7 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
         async generate({ promptIds, params, signal }) {
           const room = model.maxSequenceLength - promptIds.length;
           if (room <= 0 || params.maxTokens <= 0) return { tokenIds: [], logprobs: [], finishReason: 'length' };
-          const p: SamplingParams = { ...params, maxTokens: Math.min(params.maxTokens, room) };
+          const p: SamplingParams = { ...params, maxTokens: Math.min(params.maxTokens, room), stopTokenIds: stopIds(model, params) };
           const [generation] = await batcherFor(model).submit([{ prompt: promptIds, params: p }], { key: paramsKey(p), signal });
           return generation as Generation;
         },
@@ -117,6 +117,17 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Inferenc
     },
     close: async () => {},
   };
+}
+
+/**
+ * Every end-of-sequence id of the model (its EOS token and generation_config.json's
+ * `eos_token_id`s) plus the request's own `stop_token_ids`: as in vLLM, asking
+ * for more stop ids never turns the EOS off.
+ */
+function stopIds(model: PolicyModel, params: SamplingParams): number[] {
+  const ids = new Set(model.tokenizer.eosIds);
+  for (const id of params.stopTokenIds ?? []) ids.add(id);
+  return [...ids];
 }
 
 function checkGenerations(out: Generation[], expected: number): Generation[] {

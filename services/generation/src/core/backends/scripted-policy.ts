@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Generation, PolicyModel, SamplingParams, Tokenizer } from '../policy-types.ts';
-import { createChatMlByteTokenizer } from './chatml-byte-tokenizer.ts';
 
 /** What a script sees for one generation. */
 export interface ScriptTurn {
@@ -49,8 +48,8 @@ export function scriptFromRules(file: ScriptFile): Script {
 /** Options of {@link createScriptedPolicy}. */
 export interface ScriptedPolicyOptions {
   script: Script;
-  /** @default a ChatML byte tokenizer */
-  tokenizer?: Tokenizer;
+  /** Its chat template must open assistant turns with `<|im_start|>assistant` (ChatML: the byte tokenizer's, Qwen's). */
+  tokenizer: Tokenizer;
   /** @default 'scripted' */
   version?: string;
   /** @default 1048576 */
@@ -67,7 +66,7 @@ const ASSISTANT_OPEN = '<|im_start|>assistant';
  * embedded backend it makes agent loops testable token by token.
  */
 export function createScriptedPolicy(options: ScriptedPolicyOptions): PolicyModel {
-  const { script, tokenizer = createChatMlByteTokenizer(), version = 'scripted', maxSequenceLength = 1 << 20, onBatch } = options;
+  const { script, tokenizer, version = 'scripted', maxSequenceLength = 1 << 20, onBatch } = options;
   async function one(prompt: readonly number[], params: SamplingParams, signal?: AbortSignal): Promise<Generation> {
     const promptText = tokenizer.decode(prompt, { keepSpecial: true });
     const turn = Math.max(0, promptText.split(ASSISTANT_OPEN).length - 2);

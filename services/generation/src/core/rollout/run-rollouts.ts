@@ -97,11 +97,12 @@ async function runTrajectory(
 ): Promise<Omit<Trajectory, 'group' | 'rollout_n' | 'uid'>> {
   const sample = req.samples[job.group];
   if (sample === undefined) throw new AppError(ErrorCode.Internal, 'job without a sample');
-  const { agentName, toolsKwargs, interaction } = job.resolved;
+  const { prompt, agentName, toolsKwargs, interaction } = job.resolved;
   const limits = limitsOf(req, deps.defaults);
   const tools = agentName === 'tool_agent' ? [...deps.env.tools.values()].map((t) => t.schema) : undefined;
+  const template = { tools, templateArgs: req.chat_template_kwargs };
   const conversation: Conversation =
-    session.mode === 'tokens' ? await startTokenConversation(session, sample.prompt, tools) : startTextConversation(session, sample.prompt, tools);
+    session.mode === 'tokens' ? await startTokenConversation(session, prompt, template) : startTextConversation(session, prompt, template);
   const maxPrompt = req.limits.max_prompt_tokens ?? deps.defaults.maxPromptTokens;
   if (conversation.promptLength() > maxPrompt) {
     throw new AppError(
