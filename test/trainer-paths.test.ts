@@ -134,8 +134,17 @@ describe('trainer job paths', () => {
       .split(/\s+/)
       .map(Number);
     expect(ids).toEqual([0, NOBODY, 0, NOBODY]);
-    // metrics.jsonl and trainer_state.json are the trainer's, the policy files the worker's.
-    for (const f of ['', 'metrics.jsonl', 'global_step_1', 'global_step_1/trainer_state.json', 'global_step_1/policy/actor.safetensors', 'plots/index.html']) {
+    // metrics.jsonl, trainer_state.json and the final model are the trainer's, the checkpoint's models the worker's.
+    for (const f of [
+      '',
+      'metrics.jsonl',
+      'global_step_1',
+      'global_step_1/trainer_state.json',
+      'global_step_1/actor/huggingface/model.safetensors',
+      'global_step_1/actor/optimizer.bin',
+      'hf_model/config.json',
+      'plots/index.html',
+    ]) {
       expect(statSync(join(dir, f)).uid, f).toBe(NOBODY);
     }
     expect(statSync(join(work, 'ok')).uid).toBe(NOBODY); // created for the job

@@ -3,21 +3,83 @@
 // SFT job on synthetic GSM8K-style problems with a BPE tokenizer learned from
 // them, then a GRPO job that starts from the SFT checkpoint and is rewarded by
 // the remote reward-rules service; and an RL job with an otherwise default
-// config, i.e. verl's default estimator, GAE with a critic.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// config, i.e. verl's default estimator, GAE with a critic. Each job's final
+// models are Hugging Face directories that load back and score as the job's
+// own policy and critic do.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
-import { BYTE_SPECIALS, loadWeights, trainBpe } from '@rl/policy';
+import {
+  BYTE_SPECIALS,
+  createTokenizer,
+  fetchWeights,
+  loadModelDir,
+  loadWeights,
+  openWeightsStore,
+  policyFromWeights,
+  trainBpe,
+  type PolicyWeights,
+  type TokenPair,
+} from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
-import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import { PolicyWorkerCore } from '../services/trainer/src/policy/worker-core.ts';
+import { WorkerSpec } from '../services/trainer/src/policy/worker-spec.ts';
+import { connectTestClient } from './support/nats-client.ts';
+import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
 const BUCKET = `rl-sftrl-${process.pid}`;
 let nats: NatsServer;
 let services: ServiceProcess[] = [];
 let trainer: ServiceProcess;
+let nc: NatsConnection;
 let work: string;
+
+/** Pairs of real text in the model's own chat template, to score with. */
+function pairsFor(w: PolicyWeights): TokenPair[] {
+  const tok = createTokenizer(w.tokenizer);
+  const ask = (q: string) => tok.applyChatTemplate([{ role: 'user', content: q }], { addGenerationPrompt: true });
+  return [
+    { prompt: ask('Tom has 3 apples and buys 4 more. How many apples does he have?'), response: tok.encode('He has 3 + 4 = 7 apples. #### 7') },
+    { prompt: ask('A box holds 9 pens; 2 are taken out. How many are left?'), response: tok.encode('9 - 2 = 7. The answer is 7.') },
+  ];
+}
+
+/** Log-probs and entropies of `pairs` under `w` (the embedded engine). */
+async function scoreWith(w: PolicyWeights, pairs: TokenPair[]): Promise<Array<{ logprobs: number[]; entropies: number[] }>> {
+  const policy = await policyFromWeights(w);
+  try {
+    return (await policy.score(pairs)).map((s) => ({ logprobs: Array.from(s.logprobs), entropies: Array.from(s.entropy) }));
+  } finally {
+    policy.dispose();
+  }
+}
+
+/** `npx rl-policy logprobs --model <dir>` on `pairs`, as a child process. */
+function rlPolicyLogprobs(dir: string, pairs: TokenPair[]): Promise<Array<{ logprobs: number[]; entropies: number[] }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'shared/policy/bin/rl-policy.ts'), 'logprobs', '--model', dir], { timeout: 120_000 });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(
+            out
+              .trimEnd()
+              .split('\n')
+              .map((l) => JSON.parse(l)),
+          )
+        : reject(new Error(`rl-policy exited ${code}: ${err}`)),
+    );
+    child.stdin.end(pairs.map((p) => `${JSON.stringify({ prompt_ids: p.prompt, response_ids: p.response })}\n`).join(''));
+  });
+}
 
 async function writeSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
   const w = await createParquetWriter(path, gsm8kFields('plain'));
@@ -61,9 +123,11 @@ beforeAll(async () => {
     startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: BUCKET, POLICY_OBJECT_NAME: 'actor' }),
   ]);
   trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+  nc = await connectTestClient(nats.url);
 }, 120_000);
 
 afterAll(async () => {
+  await nc?.close();
   await Promise.all([trainer, ...services].map((s) => s?.stop()));
   await nats?.stop();
   rmSync(work, { recursive: true, force: true });
@@ -111,11 +175,36 @@ describe('SFT warm start, then RL from its checkpoint', () => {
       expect(m['reward/error_count']).toBe(0);
     }
     expect(rm.at(-1)!['val-core/openai/gsm8k/acc/mean@1']).toBeGreaterThanOrEqual(0);
-    // The RL job's reference policy is the SFT checkpoint's actor, tensor for tensor.
-    const sftActor = await loadWeights(join(work, 'sft', 'global_step_4', 'policy', 'actor.safetensors'));
-    const ref = await loadWeights(join(work, 'grpo', 'global_step_2', 'policy', 'ref.safetensors'));
-    expect(Object.keys(ref.params).sort()).toEqual(Object.keys(sftActor.params).sort());
-    for (const [name, t] of Object.entries(sftActor.params)) expect(ref.params[name]!.data, name).toEqual(t.data);
+    // Every checkpoint and the final model are Hugging Face directories; the SFT job's final model is its last checkpoint's.
+    const sftModel = await loadModelDir(join(work, 'sft', 'hf_model'));
+    expect(readdirSync(join(work, 'sft', 'hf_model')).sort()).toEqual(
+      expect.arrayContaining(['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']),
+    );
+    expect(JSON.parse(readFileSync(join(work, 'sft', 'hf_model', 'config.json'), 'utf8'))).toMatchObject({ architectures: ['Qwen3ForCausalLM'] });
+    expect(JSON.parse(readFileSync(join(work, 'sft', 'hf_model', 'tokenizer_config.json'), 'utf8')).chat_template).toContain('<|im_start|>');
+    expect(sftModel.tokenizer).toMatchObject({ kind: 'hf', eosToken: '<|im_end|>' });
+    const sftLast = await loadModelDir(join(work, 'sft', 'global_step_4', 'actor', 'huggingface'));
+    for (const [name, t] of Object.entries(sftLast.params)) expect(sftModel.params[name]!.data, name).toEqual(t.data);
+    // The RL job's reference policy is the SFT job's final model, tensor for tensor.
+    const ref = await loadWeights(join(work, 'grpo', 'global_step_2', 'actor', 'ref.safetensors'));
+    expect(Object.keys(ref.params).sort()).toEqual(Object.keys(sftModel.params).sort());
+    for (const [name, t] of Object.entries(sftModel.params)) expect(ref.params[name]!.data, name).toEqual(t.data);
+    // The RL job's exported directory, loaded back, scores as the job's final policy (the weights it published to
+    // generation after its last update), in process and with `rl-policy logprobs`.
+    const exported = await loadModelDir(join(work, 'grpo', 'hf_model'));
+    const published = await fetchWeights(await openWeightsStore(nc, BUCKET), 'actor');
+    expect(published?.version).toBe(exported.version);
+    const pairs = pairsFor(exported);
+    const fromDir = await scoreWith(exported, pairs);
+    expect(fromDir).toEqual(await scoreWith(published!, pairs));
+    const cli = await rlPolicyLogprobs(join(work, 'grpo', 'hf_model'), pairs);
+    cli.forEach((c, i) => {
+      expect(c.logprobs).toHaveLength(pairs[i]!.response.length);
+      c.logprobs.forEach((v, t) => expect(v, `pair ${i} token ${t}`).toBeCloseTo(fromDir[i]!.logprobs[t]!, 5));
+      c.entropies.forEach((v, t) => expect(v, `pair ${i} token ${t}`).toBeCloseTo(fromDir[i]!.entropies[t]!, 5));
+    });
+    // RL changed the policy: the SFT model scores the same pairs differently.
+    expect((await scoreWith(sftModel, pairs))[0]!.logprobs).not.toEqual(fromDir[0]!.logprobs);
     expect(existsSync(join(work, 'grpo', 'plots', 'val-accuracy.svg'))).toBe(true);
   }, 300_000);
 
@@ -133,6 +222,25 @@ describe('SFT warm start, then RL from its checkpoint', () => {
       expect(m['timing_s/update_critic']).toBeGreaterThan(0);
       expect(m['reward/error_count']).toBe(0);
     }
-    expect(existsSync(join(work, 'gae', 'global_step_2', 'policy', 'critic.safetensors'))).toBe(true);
+    // The critic leaves as a one-label token-classification model without an LM head (verl's critic), and gives the
+    // values of the critic the job would resume with.
+    const criticDir = join(work, 'gae', 'hf_critic');
+    expect(JSON.parse(readFileSync(join(criticDir, 'config.json'), 'utf8'))).toMatchObject({ architectures: ['Qwen3ForTokenClassification'], num_labels: 1 });
+    const critic = await loadModelDir(criticDir);
+    expect(critic.config.valueHead).toBe(true);
+    expect(Object.keys(critic.params)).toEqual(expect.arrayContaining(['score.weight', 'score.bias']));
+    expect(Object.keys(critic.params)).not.toContain('lm_head.weight');
+    const pairs = pairsFor(critic);
+    const policy = await policyFromWeights(critic);
+    const values = (await policy.values(pairs)).map((v) => Array.from(v));
+    policy.dispose();
+    const spec = WorkerSpec.parse(JSON.parse(readFileSync(join(work, 'gae', 'worker-spec.json'), 'utf8')));
+    const resumed = await PolicyWorkerCore.fromCheckpoint(spec, join(work, 'gae', 'global_step_2'));
+    try {
+      expect(values).toEqual((await resumed.critic.values({ pairs: pairs.map((p) => ({ prompt: [...p.prompt], response: [...p.response] })) })).values);
+    } finally {
+      resumed.dispose();
+    }
+    for (const v of values.flat()) expect(Number.isFinite(v)).toBe(true);
   }, 300_000);
 });

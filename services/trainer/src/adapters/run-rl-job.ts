@@ -21,7 +21,8 @@ import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPre
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
-import { resolveModelSource, resolveWeightsFile } from './model-source.ts';
+import { announceFinalModels } from './final-models.ts';
+import { checkModelLength, resolveModelDir, resolveModelSource } from './model-source.ts';
 import { createOtelTrace } from './otel-trace.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 import { createRemoteRollout } from './remote-rollout.ts';
@@ -40,6 +41,12 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     pathField: 'actor_rollout_ref.model.path',
     tokenizerField: 'actor_rollout_ref.model.tokenizer',
   });
+  checkModelLength(
+    model,
+    c.data.max_prompt_length + c.data.max_response_length,
+    'actor_rollout_ref.model.path',
+    'data.max_prompt_length + data.max_response_length',
+  );
   const tokenizer = model.tokenizer;
   const decode = (ids: readonly number[]) => tokenizer.decode(ids);
   const promptIds = (prompt: Prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true });
@@ -48,8 +55,8 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const unplanned = planRlJob(c, {
     baseDir: env.baseDir,
     tokenizer: tokenizer.config,
-    weightsFile: model.weightsFile,
-    criticWeightsFile: null,
+    modelDir: model.modelDir,
+    criticModelDir: null,
     longestPromptTokens: 1,
   });
   const train = await loadDataset(datasetOptions(unplanned.train, countTokens));
@@ -59,8 +66,8 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const plan = planRlJob(c, {
     baseDir: env.baseDir,
     tokenizer: tokenizer.config,
-    weightsFile: model.weightsFile,
-    criticWeightsFile: c.critic.model.path === null ? null : await resolveWeightsFile(resolve(env.baseDir, c.critic.model.path), 'critic.model.path'),
+    modelDir: model.modelDir,
+    criticModelDir: c.critic.model.path === null ? null : await resolveModelDir(resolve(env.baseDir, c.critic.model.path), 'critic.model.path', 'critic'),
     longestPromptTokens: train.rows.reduce((n, r) => Math.max(n, countTokens(r.prompt)), 1),
   });
   const val = plan.val === null ? null : await loadDataset(datasetOptions(plan.val, countTokens));
@@ -80,7 +87,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     natsUrl: env.natsUrl,
     spec: { job: ctx.id, ...plan.spec },
     dir: plan.dir,
-    resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
+    resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
     timeouts: { callMs: 120_000, updateMs: 600_000 },
     signal: ctx.signal,
     logLevel: env.logLevel,
@@ -133,6 +140,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       emit: ctx.emit,
       signal: ctx.signal,
     });
+    await announceFinalModels(plan.dir, ctx);
   } finally {
     await metrics.close();
     await worker.stop();

@@ -16,7 +16,8 @@ import { planSftJob } from '../plan/sft-plan.ts';
 import { renderPlots } from '../plots/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import type { JobEnvironment } from './job-environment.ts';
-import { resolveModelSource } from './model-source.ts';
+import { announceFinalModels } from './final-models.ts';
+import { checkModelLength, resolveModelSource } from './model-source.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 
 export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobContext): Promise<void> {
@@ -28,7 +29,8 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
     pathField: 'model.partial_pretrain',
     tokenizerField: 'model.tokenizer',
   });
-  const plan = planSftJob(c, { baseDir: env.baseDir, tokenizer: model.tokenizer.config, weightsFile: model.weightsFile });
+  checkModelLength(model, c.data.max_length, 'model.partial_pretrain', 'data.max_length');
+  const plan = planSftJob(c, { baseDir: env.baseDir, tokenizer: model.tokenizer.config, modelDir: model.modelDir });
   const d = plan.data;
   const load = (files: readonly string[], maxSamples: number) =>
     loadSftDataset({ files, columns: d.columns, tokenizer: model.tokenizer, maxLength: d.maxLength, truncation: d.truncation, maxSamples, seed: plan.seed });
@@ -60,7 +62,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
     natsUrl: env.natsUrl,
     spec: { job: ctx.id, ...plan.spec },
     dir: plan.dir,
-    resumeDir: resume === null ? null : checkpoints.policyDir(resume.step),
+    resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
     timeouts: { callMs: 120_000, updateMs: 600_000 },
     signal: ctx.signal,
     logLevel: env.logLevel,
@@ -106,6 +108,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
       signal: ctx.signal,
       now: () => performance.now() / 1000,
     });
+    await announceFinalModels(plan.dir, ctx);
   } finally {
     await metrics.close();
     await worker.stop();

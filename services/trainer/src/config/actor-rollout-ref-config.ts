@@ -1,3 +1,4 @@
+import { Architecture } from '@rl/policy';
 import { z } from 'zod';
 import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
 import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
@@ -91,29 +92,35 @@ export const ActorConfig = z.strictObject({
   ...SapoTemperatureFields,
 });
 
-/** `actor_rollout_ref.model.*`: the embedded transformer (verl: a HF model path). */
-/** Architecture defaults of a randomly initialised model (verl's e2e digit-task size). */
-export const MODEL_DEFAULTS = { d_model: 128, n_layers: 4, n_heads: 4, d_ff: 512 } as const;
+/** Architecture defaults of a randomly initialised model: a tiny Qwen3 (verl's e2e digit-task size). */
+const MODEL_DEFAULTS = { architecture: 'Qwen3ForCausalLM', d_model: 128, n_layers: 4, n_heads: 4, d_ff: 512 } as const;
 
-/** Architecture keys: they shape a randomly initialised model; weights loaded from a path carry their own. */
-export const ARCHITECTURE_KEYS = ['d_model', 'n_layers', 'n_heads', 'd_ff', 'max_seq_len'] as const;
+/** Architecture keys: they shape a randomly initialised model; a model directory carries its own. */
+const ARCHITECTURE_KEYS = ['architecture', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'head_dim', 'd_ff', 'max_seq_len'] as const;
 
+/** `actor_rollout_ref.model.*`: the model to train (verl: a HF model path), or the shape of a random one. */
 export const ModelConfig = z.strictObject({
-  /** `char` (the digit task's alphabet), `byte` (UTF-8 bytes) or a tokenizer.json path; null = the weights' own with `path`, else "char". @default null */
+  /** `char` (the digit task's alphabet), `byte` (UTF-8 bytes), a tokenizer.json path or a directory with HF tokenizer files; null = the model directory's own with `path`, else "char". @default null */
   tokenizer: tokenizerKey().nullable().default(null),
-  /** Hidden width; null = 128. Must be null with `path`. @default null */
+  /** Hugging Face class of a randomly initialised model; null = Qwen3ForCausalLM. Must be null with `path`. @default null */
+  architecture: oneOf(Architecture.options).nullable().default(null),
+  /** Hidden width (hidden_size); null = 128. Must be null with `path`. @default null */
   d_model: positiveInt().nullable().default(null),
   /** Transformer blocks; null = 4. Must be null with `path`. @default null */
   n_layers: positiveInt().nullable().default(null),
-  /** Attention heads (must divide d_model); null = 4. Must be null with `path`. @default null */
+  /** Attention heads; null = 4. Must be null with `path`. @default null */
   n_heads: positiveInt().nullable().default(null),
-  /** MLP width; null = 512. Must be null with `path`. @default null */
+  /** Key/value heads (grouped-query attention; must divide n_heads); null = n_heads. Must be null with `path`. @default null */
+  n_kv_heads: positiveInt().nullable().default(null),
+  /** Width of one head (even); null = d_model / n_heads. Must be null with `path`. @default null */
+  head_dim: positiveInt().nullable().default(null),
+  /** MLP width (intermediate_size); null = 512. Must be null with `path`. @default null */
   d_ff: positiveInt().nullable().default(null),
   /** Longest prompt + response; null = data.max_prompt_length + data.max_response_length. Must be null with `path`. @default null */
   max_seq_len: positiveInt().nullable().default(null),
   /** Initialisation seed of the weights (random init) and of a critic's value head. @default 42 */
   seed: nonNegativeInt().default(42),
-  /** Initial weights to load instead of random initialisation. @default null */
+  /** A Hugging Face model directory, or a job directory (its latest checkpoint), to start from instead of random initialisation. @default null */
   path: text().nullable().default(null),
   /** Accepted and ignored (compat-keys.ts). */
   enable_gradient_checkpointing: ignored(bool()),
@@ -121,21 +128,42 @@ export const ModelConfig = z.strictObject({
   use_remove_padding: ignored(bool()),
 });
 
-/** Issues for architecture keys set next to a weights path (the weights define the architecture). */
-export function architectureWithPath(
-  model: Partial<Record<(typeof ARCHITECTURE_KEYS)[number], number | null>>,
-  pathKey: string,
-): Array<{ key: string; message: string }> {
-  return ARCHITECTURE_KEYS.filter((k) => model[k] !== null && model[k] !== undefined).map((k) => ({
-    key: k,
-    message: `must be null when ${pathKey} is set: the weights define the architecture`,
-  }));
+type ArchitectureInput = { [K in (typeof ARCHITECTURE_KEYS)[number]]: K extends 'architecture' ? Architecture | null : number | null };
+
+/**
+ * Problems of the architecture keys: set next to a model path (the directory's
+ * config.json defines the architecture), or a shape the model cannot take.
+ * Keys are relative to the model section; `section` names it in messages.
+ */
+export function architectureProblems(model: ArchitectureInput, pathKey: string, section: string, hasPath: boolean): Array<{ key: string; message: string }> {
+  if (hasPath) {
+    return ARCHITECTURE_KEYS.filter((k) => model[k] !== null).map((k) => ({
+      key: k,
+      message: `must be null when ${pathKey} is set: the model directory's config.json defines the architecture`,
+    }));
+  }
+  const a = resolveArchitecture(model);
+  const problems: Array<{ key: string; message: string }> = [];
+  if (a.head_dim === null && a.d_model % a.n_heads !== 0) {
+    problems.push({ key: 'n_heads', message: `must divide ${section}.d_model (${a.d_model}) unless ${section}.head_dim is set` });
+  }
+  const headDim = a.head_dim ?? a.d_model / a.n_heads;
+  if (Number.isInteger(headDim) && headDim % 2 !== 0) {
+    problems.push({ key: a.head_dim === null ? 'n_heads' : 'head_dim', message: `the head width (${headDim}) must be even for RoPE` });
+  }
+  if (a.n_kv_heads !== null && a.n_heads % a.n_kv_heads !== 0) {
+    problems.push({ key: 'n_kv_heads', message: `must divide ${section}.n_heads (${a.n_heads})` });
+  }
+  return problems;
 }
 
-/** The architecture with its defaults filled in. */
-export function resolveArchitecture<M extends { d_model: number | null; n_layers: number | null; n_heads: number | null; d_ff: number | null }>(m: M) {
+/** The architecture with its defaults filled in (`n_kv_heads` and `head_dim` stay null: the model config derives them). */
+export function resolveArchitecture<
+  M extends { architecture: Architecture | null; d_model: number | null; n_layers: number | null; n_heads: number | null; d_ff: number | null },
+>(m: M) {
   return {
     ...m,
+    architecture: m.architecture ?? MODEL_DEFAULTS.architecture,
     d_model: m.d_model ?? MODEL_DEFAULTS.d_model,
     n_layers: m.n_layers ?? MODEL_DEFAULTS.n_layers,
     n_heads: m.n_heads ?? MODEL_DEFAULTS.n_heads,

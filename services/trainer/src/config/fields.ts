@@ -53,11 +53,9 @@ export const pathList = () =>
 export const subject = () =>
   z.string(expect('a NATS subject')).regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, expect('a NATS subject like "reward.rules.score"'));
 
-/** A tokenizer: "char", "byte", or a path to a tokenizer.json file. */
+/** A tokenizer: "char", "byte", or a path (a tokenizer.json file, or a directory with Hugging Face tokenizer files). */
 export const tokenizerKey = () =>
-  z
-    .string(expect('"char", "byte" or a path to a tokenizer.json'))
-    .refine((v) => v === 'char' || v === 'byte' || v.endsWith('.json'), expect('"char", "byte" or a path to a tokenizer.json'));
+  z.string(expect('"char", "byte", a tokenizer.json path or a model directory')).min(1, expect('"char", "byte", a tokenizer.json path or a model directory'));
 
 /**
  * A KL estimator name as verl's kl_penalty takes it. "full" needs whole-vocabulary

@@ -120,8 +120,36 @@ describe('job config errors', () => {
     expect(problems).toEqual([
       { path: 'data.mix_weights', message: 'expected one weight per train file (2), got [1]' },
       { path: 'actor_rollout_ref.actor.ppo_mini_batch_size', message: 'must be <= data.train_batch_size (8), got 16' },
-      { path: 'actor_rollout_ref.model.n_heads', message: 'must divide actor_rollout_ref.model.d_model (64), got 5' },
+      {
+        path: 'actor_rollout_ref.model.n_heads',
+        message: 'must divide actor_rollout_ref.model.d_model (64) unless actor_rollout_ref.model.head_dim is set, got 5',
+      },
       { path: 'actor_rollout_ref.model.max_seq_len', message: 'must be >= data.max_prompt_length + data.max_response_length (150), got 120' },
+    ]);
+  });
+
+  it('shapes a random model of the HF family (a tiny Qwen3 by default) and leaves the shape to a model directory', () => {
+    const m = parseRlJobConfig(`${MINIMAL}actor_rollout_ref: {model: {architecture: LlamaForCausalLM, d_model: 64, n_heads: 4, n_kv_heads: 2, head_dim: 8}}`)
+      .actor_rollout_ref.model;
+    expect(m).toMatchObject({ architecture: 'LlamaForCausalLM', d_model: 64, n_heads: 4, n_kv_heads: 2, head_dim: 8 });
+    expect(parseRlJobConfig(MINIMAL).actor_rollout_ref.model).toMatchObject({ architecture: 'Qwen3ForCausalLM', n_kv_heads: null, head_dim: null });
+    expect(
+      problemsOf(() => parseRlJobConfig(`${MINIMAL}actor_rollout_ref: {model: {architecture: GPT2LMHeadModel, n_heads: 4, n_kv_heads: 3, head_dim: 7}}`)),
+    ).toEqual([
+      {
+        path: 'actor_rollout_ref.model.architecture',
+        message: 'expected one of "LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", got "GPT2LMHeadModel"',
+      },
+    ]);
+    expect(problemsOf(() => parseRlJobConfig(`${MINIMAL}actor_rollout_ref: {model: {n_heads: 4, n_kv_heads: 3, head_dim: 7}}`))).toEqual([
+      { path: 'actor_rollout_ref.model.head_dim', message: 'the head width (7) must be even for RoPE, got 7' },
+      { path: 'actor_rollout_ref.model.n_kv_heads', message: 'must divide actor_rollout_ref.model.n_heads (4), got 3' },
+    ]);
+    expect(problemsOf(() => parseRlJobConfig(`${MINIMAL}actor_rollout_ref: {model: {path: m, n_kv_heads: 2, tokenizer: byte}}`))).toEqual([
+      {
+        path: 'actor_rollout_ref.model.n_kv_heads',
+        message: "must be null when actor_rollout_ref.model.path is set: the model directory's config.json defines the architecture, got 2",
+      },
     ]);
   });
 

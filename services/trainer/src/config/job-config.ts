@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActorRolloutRefConfig, architectureWithPath, resolveArchitecture } from './actor-rollout-ref-config.ts';
+import { ActorRolloutRefConfig, architectureProblems, resolveArchitecture } from './actor-rollout-ref-config.ts';
 import { AlgorithmConfig, CriticConfig } from './algorithm-config.ts';
 import { DataConfig } from './data-config.ts';
 import { RewardConfig, RolloutServiceConfig } from './reward-config.ts';
@@ -47,15 +47,8 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   if (critic.ppo_mini_batch_size !== null && critic.ppo_mini_batch_size > data.train_batch_size) {
     issue(['critic', 'ppo_mini_batch_size'], `must be <= data.train_batch_size (${data.train_batch_size})`);
   }
-  const arch = resolveArchitecture(arr.model);
-  if (arch.d_model % arch.n_heads !== 0) {
-    issue(['actor_rollout_ref', 'model', 'n_heads'], `must divide actor_rollout_ref.model.d_model (${arch.d_model})`);
-  }
-  if (arr.model.path !== null) {
-    for (const p of architectureWithPath(arr.model, 'actor_rollout_ref.model.path')) issue(['actor_rollout_ref', 'model', p.key], p.message);
-  }
-  if (arr.model.path !== null && arr.model.tokenizer !== null) {
-    issue(['actor_rollout_ref', 'model', 'tokenizer'], 'must be null when actor_rollout_ref.model.path is set: the weights carry their tokenizer');
+  for (const p of architectureProblems(arr.model, 'actor_rollout_ref.model.path', 'actor_rollout_ref.model', arr.model.path !== null)) {
+    issue(['actor_rollout_ref', 'model', p.key], p.message);
   }
   const needed = data.max_prompt_length + data.max_response_length;
   if (arr.model.max_seq_len !== null && arr.model.max_seq_len < needed) {

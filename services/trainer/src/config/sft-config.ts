@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelConfig, architectureWithPath, resolveArchitecture } from './actor-rollout-ref-config.ts';
+import { ModelConfig, architectureProblems, resolveArchitecture } from './actor-rollout-ref-config.ts';
 import { between, bool, intOrOff, nonNegative, oneOf, pathList, positive, positiveInt, text } from './fields.ts';
 import { TrainerConfig } from './trainer-config.ts';
 
@@ -64,7 +64,7 @@ export type SftOptimConfig = z.infer<typeof SftOptimConfig>;
 
 /** The embedded model of an SFT job: the RL model keys, with verl's `partial_pretrain` for the starting weights. */
 export const SftModelConfig = ModelConfig.omit({ path: true, use_remove_padding: true }).extend({
-  /** Weights to start from (a .safetensors file or a checkpoint directory); null = random initialisation. @default null */
+  /** A Hugging Face model directory, or a job directory (its latest checkpoint), to start from; null = random initialisation. @default null */
   partial_pretrain: text().nullable().default(null),
 });
 
@@ -98,19 +98,8 @@ function checkCrossKeys(c: z.infer<typeof SftJobConfigInput>, ctx: z.RefinementC
   if (data.train_batch_size % data.micro_batch_size_per_gpu !== 0) {
     ctx.addIssue({ code: 'custom', path: ['data', 'micro_batch_size_per_gpu'], message: `must divide data.train_batch_size (${data.train_batch_size})` });
   }
-  const arch = resolveArchitecture(model);
-  if (arch.d_model % arch.n_heads !== 0) {
-    ctx.addIssue({ code: 'custom', path: ['model', 'n_heads'], message: `must divide model.d_model (${arch.d_model})` });
-  }
-  if (model.partial_pretrain !== null) {
-    for (const p of architectureWithPath(model, 'model.partial_pretrain')) ctx.addIssue({ code: 'custom', path: ['model', p.key], message: p.message });
-  }
-  if (model.partial_pretrain !== null && model.tokenizer !== null) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['model', 'tokenizer'],
-      message: 'must be null when model.partial_pretrain is set: the weights carry their tokenizer',
-    });
+  for (const p of architectureProblems(model, 'model.partial_pretrain', 'model', model.partial_pretrain !== null)) {
+    ctx.addIssue({ code: 'custom', path: ['model', p.key], message: p.message });
   }
   if (model.max_seq_len !== null && model.max_seq_len < data.max_length) {
     ctx.addIssue({ code: 'custom', path: ['model', 'max_seq_len'], message: `must be >= data.max_length (${data.max_length})` });

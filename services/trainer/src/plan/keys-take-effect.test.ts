@@ -34,7 +34,7 @@ const leaves = (schema: Parameters<typeof allKeyPaths>[0]) =>
     .filter((p) => knownKeysAt(schema, p) === undefined)
     .map((p) => p.join('.'));
 
-const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, weightsFile: null, criticWeightsFile: null, longestPromptTokens: 20 };
+const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, modelDir: null, criticModelDir: null, longestPromptTokens: 20 };
 const critic = { 'critic.enable': true };
 
 const RL_BASE: Raw = { data: { train_files: 'train.parquet' } };
@@ -98,9 +98,12 @@ const RL: Record<string, Change> = {
   'actor_rollout_ref.actor.policy_loss.ppo_kl_coef': { at: 'spec.loss.policy_loss.ppo_kl_coef', value: 0.2 },
   'actor_rollout_ref.actor.tau_pos': { at: 'spec.loss.tau_pos', value: 2 },
   'actor_rollout_ref.actor.tau_neg': { at: 'spec.loss.tau_neg', value: 2 },
+  'actor_rollout_ref.model.architecture': { at: 'spec.model.architecture', value: 'LlamaForCausalLM' },
   'actor_rollout_ref.model.d_model': { at: 'spec.model.d_model', value: 64 },
   'actor_rollout_ref.model.n_layers': { at: 'spec.model.n_layers', value: 2 },
   'actor_rollout_ref.model.n_heads': { at: 'spec.model.n_heads', value: 2 },
+  'actor_rollout_ref.model.n_kv_heads': { at: 'spec.model.n_kv_heads', value: 2 },
+  'actor_rollout_ref.model.head_dim': { at: 'spec.model.head_dim', value: 16 },
   'actor_rollout_ref.model.d_ff': { at: 'spec.model.d_ff', value: 256 },
   'actor_rollout_ref.model.max_seq_len': { at: 'spec.model.max_seq_len', value: 1024 },
   'actor_rollout_ref.model.seed': { at: 'spec.model.seed', value: 1 },
@@ -161,9 +164,9 @@ const RL: Record<string, Change> = {
 const RESOLVED: Record<string, string> = {
   kind: 'picks the schema (config/job-config.test.ts, and the SFT table below)',
   'data.truncation': 'one value ("error"): an over-long prompt fails the job (data/check-prompt-lengths.test.ts); the others are refused (config tests)',
-  'actor_rollout_ref.model.path': 'resolved to the initial weights file (adapters/model-source.test.ts)',
+  'actor_rollout_ref.model.path': 'resolved to the initial model directory (adapters/model-source.test.ts)',
   'actor_rollout_ref.model.tokenizer': 'resolved to the tokenizer config (adapters/model-source.test.ts)',
-  'critic.model.path': 'resolved to the critic weights file (adapters/model-source.test.ts)',
+  'critic.model.path': 'resolved to the critic model directory (adapters/model-source.test.ts)',
 };
 
 const SFT_BASE: Raw = { kind: 'sft', data: { train_files: 'train.parquet' } };
@@ -182,9 +185,12 @@ const SFT: Record<string, Change> = {
   'data.multiturn.messages_key': { at: 'data.columns.messagesKey', value: 'conversation', context: { 'data.multiturn.enable': true } },
   'data.max_length': { at: 'data.maxLength', value: 64 },
   'data.truncation': { at: 'data.truncation', value: 'right' },
+  'model.architecture': { at: 'spec.model.architecture', value: 'Qwen2ForCausalLM' },
   'model.d_model': { at: 'spec.model.d_model', value: 64 },
   'model.n_layers': { at: 'spec.model.n_layers', value: 2 },
   'model.n_heads': { at: 'spec.model.n_heads', value: 2 },
+  'model.n_kv_heads': { at: 'spec.model.n_kv_heads', value: 2 },
+  'model.head_dim': { at: 'spec.model.head_dim', value: 16 },
   'model.d_ff': { at: 'spec.model.d_ff', value: 256 },
   'model.max_seq_len': { at: 'spec.model.max_seq_len', value: 512 },
   'model.seed': { at: 'spec.model.seed', value: 1 },
@@ -207,7 +213,7 @@ const SFT: Record<string, Change> = {
 };
 const SFT_RESOLVED: Record<string, string> = {
   kind: 'picks the schema',
-  'model.partial_pretrain': 'resolved to the initial weights file (adapters/model-source.test.ts)',
+  'model.partial_pretrain': 'resolved to the initial model directory (adapters/model-source.test.ts)',
   'model.tokenizer': 'resolved to the tokenizer config (adapters/model-source.test.ts)',
 };
 
@@ -242,7 +248,7 @@ describe('every accepted RL key changes the job', () => {
 });
 
 describe('every accepted SFT key changes the job', () => {
-  const plan = (raw: Raw) => planSftJob(validateJobConfig(raw) as SftJobConfig, { baseDir: '/jobs', tokenizer: FACTS.tokenizer, weightsFile: null });
+  const plan = (raw: Raw) => planSftJob(validateJobConfig(raw) as SftJobConfig, { baseDir: '/jobs', tokenizer: FACTS.tokenizer, modelDir: null });
   it('the table covers every leaf key of the schema', () => {
     expect(leaves(SftJobConfigInput).filter((k) => !(k in SFT) && !(k in SFT_RESOLVED) && !(k in COMPAT_KEYS))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 // Everything an RL job runs with, derived from its validated config and the
-// few facts only the data and weights can tell (the tokenizer, the weights
-// file, the longest prompt). Pure: the adapter (run-rl-job.ts) builds clients
+// few facts only the data and weights can tell (the tokenizer, the model
+// directory, the longest prompt). Pure: the adapter (run-rl-job.ts) builds clients
 // and processes from it, and a test walks every config key through it to
 // prove each one changes what the job does.
 import { resolve } from 'node:path';
@@ -17,10 +17,10 @@ export interface RlFacts {
   /** Directory relative paths resolve against. */
   baseDir: string;
   tokenizer: TokenizerConfig;
-  /** The actor's initial weights (actor_rollout_ref.model.path resolved), null for random init. */
-  weightsFile: string | null;
-  /** critic.model.path resolved. */
-  criticWeightsFile: string | null;
+  /** The actor's initial model directory (actor_rollout_ref.model.path resolved), null for random init. */
+  modelDir: string | null;
+  /** critic.model.path resolved to a model directory. */
+  criticModelDir: string | null;
   /** Tokens of the longest training prompt, chat template included. */
   longestPromptTokens: number;
 }
@@ -107,13 +107,16 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
     spec: {
       model: {
         tokenizer: f.tokenizer,
+        architecture: m.architecture,
         d_model: m.d_model,
         n_layers: m.n_layers,
         n_heads: m.n_heads,
+        n_kv_heads: m.n_kv_heads,
+        head_dim: m.head_dim,
         d_ff: m.d_ff,
         max_seq_len: m.max_seq_len,
         seed: m.seed,
-        path: f.weightsFile,
+        path: f.modelDir,
       },
       optim: { lr: actor.optim.lr, weight_decay: actor.optim.weight_decay, betas: actor.optim.betas, grad_clip: actor.grad_clip },
       loss,
@@ -124,7 +127,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
           cliprange_value: critic.cliprange_value,
           loss_agg_mode: critic.loss_agg_mode,
           loss_scale_factor: data.max_response_length,
-          path: f.criticWeightsFile,
+          path: f.criticModelDir,
           seed: m.seed,
         },
       }),

@@ -12,8 +12,8 @@ import type { WorkerSpec } from '../policy/worker-spec.ts';
 export interface SftFacts {
   baseDir: string;
   tokenizer: TokenizerConfig;
-  /** model.partial_pretrain resolved; null for random init. */
-  weightsFile: string | null;
+  /** model.partial_pretrain resolved to a model directory; null for random init. */
+  modelDir: string | null;
 }
 
 /** The whole plan of an SFT job. */
@@ -45,13 +45,16 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
     spec: {
       model: {
         tokenizer: f.tokenizer,
+        architecture: m.architecture,
         d_model: m.d_model,
         n_layers: m.n_layers,
         n_heads: m.n_heads,
+        n_kv_heads: m.n_kv_heads,
+        head_dim: m.head_dim,
         d_ff: m.d_ff,
         max_seq_len: m.max_seq_len,
         seed: m.seed,
-        path: f.weightsFile,
+        path: f.modelDir,
       },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.

@@ -1,15 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arithmeticTokenizer } from '@rl/policy';
+import { arithmeticTokenizer, loadModelDir } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointLayout } from './checkpoint-layout.ts';
 import { UpdateCriticRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 'c',
-  model: { tokenizer: arithmeticTokenizer().config, d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 3, path: null },
+  model: {
+    tokenizer: arithmeticTokenizer().config,
+    architecture: 'Qwen3ForCausalLM',
+    d_model: 16,
+    n_layers: 1,
+    n_heads: 2,
+    n_kv_heads: 1,
+    head_dim: null,
+    d_ff: 32,
+    max_seq_len: 24,
+    seed: 3,
+    path: null,
+  },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   critic: {
     optim: { lr: 0.02, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
@@ -80,5 +93,12 @@ describe('the critic of a GAE job', () => {
     expect((await restored.critic.values({ pairs, ...widths })).values).toEqual((await core.critic.values({ pairs, ...widths })).values);
     expect(restored.critic.updates).toBe(core.critic.updates);
     restored.dispose();
+    // The critic is a one-label token-classification model without an LM head (verl's critic).
+    const hf = checkpointLayout(dir).critic.hf;
+    expect(JSON.parse(readFileSync(join(hf, 'config.json'), 'utf8'))).toMatchObject({ architectures: ['Qwen3ForTokenClassification'], num_labels: 1 });
+    const critic = await loadModelDir(hf);
+    expect(critic.config.valueHead).toBe(true);
+    expect(Object.keys(critic.params)).toEqual(expect.arrayContaining(['score.weight', 'score.bias']));
+    expect(Object.keys(critic.params)).not.toContain('lm_head.weight');
   }, 60_000);
 });

@@ -3,19 +3,28 @@
 // verl's update_critic loop. It lives in the policy worker process; a GPU
 // deployment implements the same `values` / `update_critic` subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PolicyTrainer, loadWeights, saveWeights, withValueHead, type PolicyLoss, type PolicyWeights } from '@rl/policy';
+import { PolicyTrainer, parseModelConfig, saveModelDir, withValueHead, type PolicyLoss, type PolicyWeights, type TokenizerConfig } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
+import { checkpointLayout } from './checkpoint-layout.ts';
 import { createValueLoss } from './losses/index.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
 import type { UpdateCriticReply, UpdateCriticRequest, ValuesReply, ValuesRequest } from './protocol.ts';
+import { loadModel } from './load-model.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
-/** Files the critic adds to a policy checkpoint directory. */
-export const CRITIC_FILES = { weights: 'critic.safetensors', optimizer: 'critic_optimizer.bin' } as const;
-
 type CriticSpec = NonNullable<WorkerSpec['critic']>;
+
+/**
+ * A value model from a causal LM: a seeded one-label `score` head, and no
+ * `lm_head` (transformers' ...ForTokenClassification has none; the values
+ * never read it), so an untied model drops it and reads as tied.
+ */
+function valueModel(lm: PolicyWeights, seed: number): PolicyWeights {
+  if (lm.config.tieEmbeddings) return withValueHead(lm, seed);
+  const { 'lm_head.weight': _unused, ...params } = lm.params;
+  return withValueHead({ ...lm, config: parseModelConfig({ ...lm.config, tieEmbeddings: true }), params }, seed);
+}
 
 /** Value model + optimizer of one job. */
 export class CriticCore {
@@ -35,16 +44,20 @@ export class CriticCore {
     return new CriticCore(trainer, spec);
   }
 
-  /** A fresh critic: `initial` (the actor's starting weights, or critic.model.path's) with a seeded value head. */
-  static async create(initial: PolicyWeights, spec: CriticSpec): Promise<CriticCore> {
-    const base = spec.path === null ? initial : await loadWeights(spec.path);
-    return CriticCore.#start(base.config.valueHead ? base : withValueHead(base, spec.seed), spec);
+  /**
+   * A fresh critic: `initial` (the actor's starting weights, or critic.model.path's
+   * directory) with a seeded value head, unless the directory is a critic already.
+   */
+  static async create(initial: PolicyWeights, spec: CriticSpec, tokenizer: TokenizerConfig): Promise<CriticCore> {
+    const base = spec.path === null ? initial : await loadModel(spec.path, tokenizer);
+    return CriticCore.#start(base.config.valueHead ? base : valueModel(base, spec.seed), spec);
   }
 
-  /** The critic saved by {@link save} into `dir`. */
-  static async load(dir: string, spec: CriticSpec): Promise<CriticCore> {
-    const core = await CriticCore.#start(await loadWeights(join(dir, CRITIC_FILES.weights)), spec);
-    core.#trainer.importOptimizerState(new Uint8Array(await readFile(join(dir, CRITIC_FILES.optimizer))));
+  /** The critic saved by {@link save} into the step directory `dir`. */
+  static async load(dir: string, spec: CriticSpec, tokenizer: TokenizerConfig): Promise<CriticCore> {
+    const at = checkpointLayout(dir).critic;
+    const core = await CriticCore.#start(await loadModel(at.hf, tokenizer), spec);
+    core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
     return core;
   }
 
@@ -107,11 +120,16 @@ export class CriticCore {
     return { metrics: { ...metrics, 'critic/lr': l.lr } };
   }
 
-  /** Writes the critic's weights and optimizer state into a checkpoint directory. */
-  async save(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
-    await saveWeights(join(dir, CRITIC_FILES.weights), await this.#trainer.exportWeights(`critic-v${this.updates}`));
-    await writeFile(join(dir, CRITIC_FILES.optimizer), await this.#trainer.exportOptimizerState());
+  /**
+   * Writes the critic into the step directory `dir`: a Hugging Face
+   * ...ForTokenClassification directory (one label, the `score` head; F32)
+   * with the job's tokenizer, and its optimizer state beside it.
+   */
+  async save(dir: string, tokenizer: TokenizerConfig): Promise<void> {
+    const at = checkpointLayout(dir).critic;
+    await mkdir(at.dir, { recursive: true });
+    await saveModelDir(at.hf, { ...(await this.#trainer.exportWeights(`critic-v${this.updates}`)), tokenizer }, { dtype: 'F32' });
+    await writeFile(at.optimizer, await this.#trainer.exportOptimizerState());
   }
 
   dispose(): void {

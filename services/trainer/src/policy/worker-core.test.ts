@@ -1,16 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arithmeticTokenizer } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeActorLoss } from '../core/algos/index.ts';
+import { checkpointLayout } from './checkpoint-layout.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { ActorLossSchema } from './protocol.ts';
 import { WorkerSpec } from './worker-spec.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 't',
-  model: { tokenizer: arithmeticTokenizer().config, d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, max_seq_len: 24, seed: 7, path: null },
+  model: {
+    tokenizer: arithmeticTokenizer().config,
+    architecture: 'Qwen3ForCausalLM',
+    d_model: 16,
+    n_layers: 1,
+    n_heads: 2,
+    n_kv_heads: 1,
+    head_dim: null,
+    d_ff: 32,
+    max_seq_len: 24,
+    seed: 7,
+    path: null,
+  },
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   loss: {
     clip_ratio_low: 0.2,
@@ -145,16 +158,23 @@ describe('PolicyWorkerCore', () => {
     expect(sum(ref.logprobs[0]!)).toBeCloseTo(sum(before.logprobs[0]!), 4);
   }, 120_000);
 
-  it('restores actor, reference and optimizer from a checkpoint', async () => {
+  it('restores actor, reference and optimizer from a checkpoint whose actor is a Hugging Face directory', async () => {
     await core.saveCheckpoint(dir);
     const restored = await PolicyWorkerCore.fromCheckpoint(SPEC, dir);
     const pairs = [{ prompt: [5, 6, 14], response: [9, 9] }];
-    expect((await restored.logprobs({ model: 'actor', pairs, entropy: false })).logprobs).toEqual(
-      (await core.logprobs({ model: 'actor', pairs, entropy: false })).logprobs,
-    );
+    const actor = (await core.logprobs({ model: 'actor', pairs, entropy: false })).logprobs;
+    expect((await restored.logprobs({ model: 'actor', pairs, entropy: false })).logprobs).toEqual(actor);
     expect((await restored.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual(
       (await core.logprobs({ model: 'ref', pairs, entropy: false })).logprobs,
     );
     restored.dispose();
+    const hf = checkpointLayout(dir).actor.hf;
+    const config = JSON.parse(readFileSync(join(hf, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(config).toMatchObject({ architectures: ['Qwen3ForCausalLM'], num_attention_heads: 2, num_key_value_heads: 1, hidden_size: 16 });
+    expect(readdirSync(hf).sort()).toEqual(expect.arrayContaining(['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer_config.json']));
+    // The directory is a model to start a job from: a worker whose model.path names it has that actor.
+    const started = await PolicyWorkerCore.create({ ...SPEC, model: { ...SPEC.model, path: hf } });
+    expect((await started.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual(actor);
+    started.dispose();
   }, 60_000);
 });

@@ -2,7 +2,6 @@
 // frozen reference copy of the initial weights, and answers the protocol's
 // verbs. No NATS here: worker-main.ts wires these methods to subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createRng, AppError, ErrorCode } from '@rl/service-kit';
 import {
   PolicyTrainer,
@@ -10,6 +9,7 @@ import {
   createTokenizer,
   loadWeights,
   policyFromWeights,
+  saveModelDir,
   saveWeights,
   type EmbeddedPolicy,
   type PolicyLoss,
@@ -17,6 +17,8 @@ import {
 } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
+import { checkpointLayout } from './checkpoint-layout.ts';
+import { loadModel } from './load-model.ts';
 import { lengthChunks, quarterWidth } from './length-chunks.ts';
 import { CriticCore } from './critic-core.ts';
 import { CLIP_COV_KEYS, createPpoLoss } from './losses/index.ts';
@@ -31,9 +33,6 @@ type Out<T extends z.ZodType> = z.input<T>;
 
 /** Rows per chunk of the story signals' pass without r. */
 const WITHOUT_CONTEXT_CHUNK_ROWS = 16;
-
-/** Files of a policy checkpoint directory. */
-export const CHECKPOINT_FILES = { actor: 'actor.safetensors', ref: 'ref.safetensors', optimizer: 'optimizer.bin' } as const;
 
 /** Actor + reference + optimizer of one job. */
 export class PolicyWorkerCore {
@@ -61,10 +60,19 @@ export class PolicyWorkerCore {
   static async create(spec: WorkerSpec): Promise<PolicyWorkerCore> {
     const m = spec.model;
     let initial: PolicyWeights;
-    if (m.path !== null) initial = await loadWeights(m.path);
+    if (m.path !== null) initial = await loadModel(m.path, m.tokenizer);
     else {
       const policy = await createRandomPolicy({
-        config: { dModel: m.d_model, nLayers: m.n_layers, nHeads: m.n_heads, dFF: m.d_ff, maxSeqLen: m.max_seq_len },
+        config: {
+          architecture: m.architecture,
+          dModel: m.d_model,
+          nLayers: m.n_layers,
+          nHeads: m.n_heads,
+          ...(m.n_kv_heads !== null && { nKvHeads: m.n_kv_heads }),
+          ...(m.head_dim !== null && { headDim: m.head_dim }),
+          dFF: m.d_ff,
+          maxSeqLen: m.max_seq_len,
+        },
         tokenizer: createTokenizer(spec.model.tokenizer).config,
         seed: m.seed,
         version: 'v0',
@@ -72,7 +80,7 @@ export class PolicyWorkerCore {
       initial = await policy.exportWeights('v0');
       policy.dispose();
     }
-    const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic);
+    const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic, m.tokenizer);
     return PolicyWorkerCore.#build(spec, initial, initial, critic);
   }
 
@@ -256,25 +264,26 @@ export class PolicyWorkerCore {
     return this.#trainer.exportWeights(this.version);
   }
 
-  /** Writes actor, reference and optimizer state to `dir`. */
+  /**
+   * Writes a checkpoint into the step directory `dir` (checkpoint-layout.ts):
+   * the actor as a Hugging Face directory (F32, so a resume is exact), its
+   * optimizer state and the frozen reference, and the critic's.
+   */
   async saveCheckpoint(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
-    await saveWeights(join(dir, CHECKPOINT_FILES.actor), await this.exportWeights());
-    await saveWeights(join(dir, CHECKPOINT_FILES.ref), this.#refWeights);
-    await writeFile(join(dir, CHECKPOINT_FILES.optimizer), await this.#trainer.exportOptimizerState());
-    await this.#critic?.save(dir);
+    const at = checkpointLayout(dir).actor;
+    await mkdir(at.dir, { recursive: true });
+    await saveModelDir(at.hf, await this.exportWeights(), { dtype: 'F32' });
+    await saveWeights(at.ref, this.#refWeights);
+    await writeFile(at.optimizer, await this.#trainer.exportOptimizerState());
+    await this.#critic?.save(dir, this.spec.model.tokenizer);
   }
 
   /** A worker restored from {@link saveCheckpoint}. */
   static async fromCheckpoint(spec: WorkerSpec, dir: string): Promise<PolicyWorkerCore> {
-    const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic);
-    const core = await PolicyWorkerCore.#build(
-      spec,
-      await loadWeights(join(dir, CHECKPOINT_FILES.actor)),
-      await loadWeights(join(dir, CHECKPOINT_FILES.ref)),
-      critic,
-    );
-    core.#trainer.importOptimizerState(new Uint8Array(await readFile(join(dir, CHECKPOINT_FILES.optimizer))));
+    const at = checkpointLayout(dir).actor;
+    const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic, spec.model.tokenizer);
+    const core = await PolicyWorkerCore.#build(spec, await loadModel(at.hf, spec.model.tokenizer), await loadWeights(at.ref), critic);
+    core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
     return core;
   }
 

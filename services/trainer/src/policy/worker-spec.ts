@@ -1,6 +1,6 @@
 // What the controller tells a policy worker at start (a JSON file whose path is
 // in POLICY_WORKER_SPEC): model, tokenizer, optimizer and (for RL jobs) the loss, fixed per job.
-import { TokenizerConfig } from '@rl/policy';
+import { Architecture, TokenizerConfig } from '@rl/policy';
 import { z } from 'zod';
 import { ActorLossSchema } from './protocol.ts';
 
@@ -24,15 +24,21 @@ export type WorkerLossSpec = z.infer<typeof WorkerLossSpec>;
 export const WorkerSpec = z.object({
   job: z.string().min(1),
   model: z.object({
-    /** Tokenizer of a randomly initialised model (weights loaded from `path` bring their own). */
+    /** The job's tokenizer (the model directory's own, or the job's `tokenizer` key); the worker saves it with every checkpoint. */
     tokenizer: TokenizerConfig,
+    /** The shape of a randomly initialised model (unused with `path`). */
+    architecture: Architecture,
     d_model: z.number().int().positive(),
     n_layers: z.number().int().positive(),
     n_heads: z.number().int().positive(),
+    /** null: n_heads. */
+    n_kv_heads: z.number().int().positive().nullable(),
+    /** null: d_model / n_heads. */
+    head_dim: z.number().int().positive().nullable(),
     d_ff: z.number().int().positive(),
     max_seq_len: z.number().int().positive(),
     seed: z.number().int().min(0),
-    /** Initial weights (safetensors) instead of random initialisation. */
+    /** A Hugging Face model directory to start from (config.json and weights are read; the tokenizer is `tokenizer`); null: random initialisation. */
     path: z.string().nullable(),
   }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
@@ -50,7 +56,7 @@ export const WorkerSpec = z.object({
       cliprange_value: z.number().min(0),
       loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
       loss_scale_factor: z.number().positive(),
-      /** Weights to build the critic from; null = the actor's initial weights. */
+      /** A Hugging Face model directory to build the critic from (a causal LM gets a new value head); null = the actor's initial weights. */
       path: z.string().nullable(),
       /** Seed of the value head's initialisation. */
       seed: z.number().int().min(0),

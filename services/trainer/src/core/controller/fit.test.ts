@@ -95,7 +95,7 @@ function context(failures: number) {
     testFreq: 2,
     saveFreq: 2,
     valBeforeTrain: true,
-    checkpoints: { policyDir: (s) => `/c/${s}`, commit: async (s) => (commits.push(s), `/c/${s.step}`), latest: async () => null },
+    checkpoints: { workerDir: (s) => `/c/${s}`, commit: async (s) => (commits.push(s), `/c/${s.step}`), latest: async () => null },
     metrics: { path: 'm', append: async (r) => void records.push(r), close: async () => {} },
     resume: null,
     initialSampler: { epoch: 0, index: 0 },

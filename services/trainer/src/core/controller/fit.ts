@@ -112,7 +112,7 @@ export async function fit(c: FitContext): Promise<string> {
       c.emit({ type: 'step', job: c.job, step, total_steps: c.totalSteps, metrics: flat(record) });
       if (c.saveFreq > 0 && (step % c.saveFreq === 0 || last)) {
         await trace.span('save_checkpoint', async () => {
-          await c.step.policy.export(false, c.checkpoints.policyDir(step));
+          await c.step.policy.export(false, c.checkpoints.workerDir(step));
           const dir = await c.checkpoints.commit({ step, sampler: state, kl_coef: c.kl?.value ?? null, version });
           c.emit({ type: 'checkpoint', job: c.job, step, dir });
         });

@@ -14,9 +14,9 @@ export type TrainerState = z.infer<typeof TrainerState>;
 
 /** Where checkpoints live; the file-system store is in adapters/checkpoint-store.ts. */
 export interface CheckpointStore {
-  /** Directory the policy worker writes step `step`'s files into. */
-  policyDir(step: number): string;
-  /** Records the controller state of a checkpoint whose policy files are in place and marks it the latest; returns its directory. */
+  /** Directory the policy worker writes step `step`'s models into (the step directory: actor/, critic/). */
+  workerDir(step: number): string;
+  /** Records the controller state of a checkpoint whose models are in place and marks it the latest; returns its directory. */
   commit(state: TrainerState): Promise<string>;
   /** The newest complete checkpoint, or null. */
   latest(): Promise<TrainerState | null>;

@@ -48,7 +48,7 @@ function context(over: Partial<SftFitContext> = {}) {
     saveFreq: -1,
     valBeforeTrain: false,
     checkpoints: {
-      policyDir: (s) => `/ckpt/global_step_${s}/policy`,
+      workerDir: (s) => `/ckpt/global_step_${s}`,
       commit: async (s) => {
         commits.push(s);
         return `/ckpt/global_step_${s.step}`;
@@ -96,7 +96,7 @@ describe('sftFit (verl fsdp_sft_trainer.fit)', () => {
     expect(records[2]!['val/loss']).toBeCloseTo(0.5, 6);
     expect(commits.map((s) => s.step)).toEqual([4]);
     expect(commits[0]).toMatchObject({ sampler: { epoch: 1, index: 8 }, kl_coef: null, version: 'v4' });
-    expect(f.exports).toEqual(['/ckpt/global_step_4/policy']);
+    expect(f.exports).toEqual(['/ckpt/global_step_4']);
     expect(events.filter((e) => e.type === 'checkpoint')).toHaveLength(1);
   });
 

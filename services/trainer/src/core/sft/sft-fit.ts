@@ -108,7 +108,7 @@ export async function sftFit(c: SftFitContext): Promise<string> {
     await c.metrics.append(record);
     c.emit({ type: 'step', job: c.job, step, total_steps: c.totalSteps, metrics: flat(record) });
     if ((c.saveFreq > 0 && step % c.saveFreq === 0) || last) {
-      version = await c.policy.export(false, c.checkpoints.policyDir(step));
+      version = await c.policy.export(false, c.checkpoints.workerDir(step));
       const dir = await c.checkpoints.commit({ step, sampler: state, kl_coef: null, version });
       c.emit({ type: 'checkpoint', job: c.job, step, dir });
     }
