@@ -66,8 +66,9 @@ async function readJson(path: string): Promise<unknown> {
   }
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw invalid(`${path}: (root): not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  } catch {
+    // Not the parser's message: it quotes the file's text.
+    throw invalid(`${path}: (root): not valid JSON`);
   }
 }
 
@@ -95,8 +96,7 @@ export async function loadModelDir(dir: string, options: LoadModelDirOptions = {
     if (vocab > parsed.vocabSize) throw invalid(`${configPath}: vocab_size: ${parsed.vocabSize} is smaller than the tokenizer's ${vocab}`);
   }
   const { tensors, source, fileOf } = await readWeights(dir);
-  const fitted = fitToConfig(parsed, json as Record<string, unknown>, tensors, fileOf);
-  const { config, params } = fitted;
+  const { config, params } = fitToConfig(parsed, json as Record<string, unknown>, tensors, fileOf);
   checkHostParams(config, params, source);
   return tokenizer === undefined ? { version, config, params } : { version, config, tokenizer, params };
 }
