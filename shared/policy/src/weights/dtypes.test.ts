@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createRng } from '@rl/service-kit/core';
 import { decodeTensorBytes, encodeTensorBytes, f32BitsToBf16, f32BitsToF16 } from './dtypes.ts';
 
 /** Little-endian bytes of 16-bit words. */
@@ -113,5 +118,49 @@ describe('F16', () => {
     bytes.set(le16([0x3c00, 0xc000]), 1);
     expect(Array.from(decodeTensorBytes('F16', bytes.subarray(1)))).toEqual([1, -2]);
     expect(Array.from(decodeTensorBytes('BF16', bytes.subarray(1)))).toEqual([f32OfBits(0x3c000000), f32OfBits(0xc0000000)]);
+  });
+});
+
+describe('F16 against numpy (an independent IEEE implementation)', () => {
+  it('narrows 200k f32 values of every magnitude exactly as numpy astype(float16), and widens them back identically', () => {
+    const rng = createRng(2026);
+    const n = 200_000;
+    const bitsIn = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      // Random sign, an exponent around binary16's range (subnormals, overflow), random mantissa; every 7th value a tie.
+      const exp = 90 + Math.floor(rng.next() * 60);
+      let mant = Math.floor(rng.next() * 0x800000);
+      if (i % 7 === 0) mant = (mant & ~0x1fff) | 0x1000;
+      bitsIn[i] = ((rng.next() < 0.5 ? 0x80000000 : 0) | (exp << 23) | mant) >>> 0;
+    }
+    const values = new Float32Array(bitsIn.buffer);
+    const dir = mkdtempSync(join(tmpdir(), 'f16-numpy-'));
+    try {
+      const f32Path = join(dir, 'in.f32');
+      const f16Path = join(dir, 'ours.f16');
+      writeFileSync(f32Path, new Uint8Array(bitsIn.buffer));
+      const ours = encodeTensorBytes('F16', values);
+      writeFileSync(f16Path, ours);
+      const script = [
+        'import sys, numpy as np',
+        'x = np.fromfile(sys.argv[1], dtype="<f4")',
+        'ours = np.fromfile(sys.argv[2], dtype="<u2")',
+        'want = x.astype("<f2").view("<u2")',
+        'bad = np.nonzero(want != ours)[0]',
+        'wide = ours.view("<f2").astype("<f4").view("<u4")',
+        'print(len(bad), int(bad[0]) if len(bad) else -1, wide.tobytes().hex())',
+      ].join('\n');
+      const [mismatches, first, wideHex] = execFileSync('/usr/bin/python3', ['-c', script, f32Path, f16Path], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        maxBuffer: 1 << 24,
+      })
+        .trim()
+        .split(' ');
+      expect({ mismatches, first }).toEqual({ mismatches: '0', first: '-1' });
+      expect(Buffer.from(decodeTensorBytes('F16', ours).buffer).toString('hex')).toBe(wideHex);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
