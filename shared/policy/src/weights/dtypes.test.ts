@@ -64,6 +64,32 @@ describe('BF16', () => {
     expect(words(encodeTensorBytes('BF16', data)).slice(0, 8)).toEqual(cases.slice(0, 8).map(([, h]) => h));
   });
 
+  it('narrows 200k random f32 values to the nearest bf16 by value (ties to even), as a distance check computes it', () => {
+    const rng = createRng(7);
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
+    const valueOf = (bits: number) => {
+      u32[0] = bits;
+      return f32[0] as number;
+    };
+    for (let i = 0; i < 200_000; i++) {
+      const exp = Math.floor(rng.next() * 255); // 0..254: subnormals to the largest finite binade
+      let mant = Math.floor(rng.next() * 0x800000);
+      if (i % 5 === 0) mant = (mant & ~0xffff) | 0x8000; // a tie
+      const sign = rng.next() < 0.5 ? 0x80000000 : 0;
+      const bits = (sign | (exp << 23) | mant) >>> 0;
+      const x = valueOf(bits);
+      const lo = (bits & 0xffff0000) >>> 0; // toward zero
+      const hi = lo + 0x10000; // away from zero (2^128 past the largest finite: the inf pattern)
+      const hiValue = (hi & 0x7fffffff) === 0x7f800000 ? Math.sign(x) * 2 ** 128 : valueOf(hi);
+      const dLo = Math.abs(x - valueOf(lo));
+      const dHi = Math.abs(hiValue - x);
+      const want = dLo < dHi ? lo : dHi < dLo ? hi : ((lo >>> 16) & 1) === 0 ? lo : hi;
+      if (f32BitsToBf16(bits) !== want >>> 16)
+        expect([bits.toString(16), f32BitsToBf16(bits).toString(16)]).toEqual([bits.toString(16), (want >>> 16).toString(16)]);
+    }
+  });
+
   it('round-trips every bf16 value bit for bit', () => {
     const all = Array.from({ length: 65536 }, (_, i) => i).filter((h) => (h & 0x7fff) <= 0x7f80 || (h & 0x40) !== 0);
     const back = words(encodeTensorBytes('BF16', decodeTensorBytes('BF16', le16(all))));
