@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadModelDir, loadWeights } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { validateRlJobConfig } from '../services/trainer/src/config/index.ts';
@@ -107,10 +108,14 @@ describe('trainer end to end', () => {
     expect(steps.at(-1)!['val-core/arithmetic_sequence/acc/mean@1']).toBeGreaterThanOrEqual(0);
     expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.step)).toEqual([1, 2, 3]);
     expect(readFileSync(join(dir, 'latest_checkpointed_iteration.txt'), 'utf8')).toBe('3');
-    expect(readdirSync(join(dir, 'global_step_3', 'policy')).sort()).toEqual(['actor.safetensors', 'optimizer.bin', 'ref.safetensors']);
-    const actor = readFileSync(join(dir, 'global_step_3', 'policy', 'actor.safetensors'));
-    const ref = readFileSync(join(dir, 'global_step_3', 'policy', 'ref.safetensors'));
-    expect(actor.equals(ref)).toBe(false); // the weights moved away from the initial ones
+    expect(readdirSync(join(dir, 'global_step_3')).sort()).toEqual(['actor', 'trainer_state.json']);
+    expect(readdirSync(join(dir, 'global_step_3', 'actor')).sort()).toEqual(['huggingface', 'optimizer.bin', 'ref.safetensors']);
+    const actor = await loadModelDir(join(dir, 'global_step_3', 'actor', 'huggingface'));
+    const ref = await loadWeights(join(dir, 'global_step_3', 'actor', 'ref.safetensors'));
+    expect(Object.keys(actor.params).sort()).toEqual(Object.keys(ref.params).sort());
+    // The weights moved away from the initial ones.
+    expect(Object.entries(actor.params).some(([name, t]) => !t.data.every((v, i) => v === ref.params[name]!.data[i]))).toBe(true);
+    expect(existsSync(join(dir, 'hf_model', 'model.safetensors'))).toBe(true);
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
     expect(existsSync(join(dir, 'plots', 'index.html'))).toBe(true);
   }, 300_000);
