@@ -25,7 +25,7 @@ export async function publishWeights(os: ObjectStore, name: string, source: Weig
 /** The weights currently stored under `name`, or null. */
 export async function fetchWeights(os: ObjectStore, name: string): Promise<PolicyWeights | null> {
   const bytes = await os.getBlob(name);
-  return bytes === null ? null : decodeWeights(bytes);
+  return bytes === null ? null : decodeWeights(bytes, `weights object ${name}`);
 }
 
 /** Options of {@link watchWeights}. */
@@ -71,7 +71,7 @@ export async function watchWeights(
         if (current !== null && current.nuid !== info.nuid) continue; // a newer update is queued behind this one
         const bytes = await os.getBlob(name);
         if (bytes === null) continue;
-        const policy = await policyFromWeights(decodeWeights(bytes), { ...options.load, ...(kernels ? { kernels } : {}) });
+        const policy = await policyFromWeights(decodeWeights(bytes, `weights object ${name}`), { ...options.load, ...(kernels ? { kernels } : {}) });
         lastNuid = info.nuid;
         kernels?.release();
         kernels = policy.kernels.retain();

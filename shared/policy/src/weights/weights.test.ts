@@ -9,7 +9,7 @@ import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 import { parseHfConfig, toHfConfig } from '../hf/hf-config.ts';
 import { saveModelDir } from '../hf/model-dir.ts';
 import { tinyPolicy } from '../testing/tiny-policy.ts';
-import { decodeWeights, encodeWeights, loadPolicy, saveWeights } from './weights.ts';
+import { decodeWeights, encodeWeights, loadPolicy, loadWeights, saveWeights } from './weights.ts';
 
 const tmp = tempDir('rl-policy-weights-');
 let policy: EmbeddedPolicy;
@@ -73,10 +73,10 @@ describe('policy weights as safetensors', () => {
     expect(codeOf(() => decodeWeights(withMeta({ format: 'other' })))).toMatch(/^validation_failed: weights: __metadata__\.format/);
     expect(codeOf(() => decodeWeights(withMeta({ version: '' })))).toMatch(/version is missing/);
     expect(codeOf(() => decodeWeights(withMeta({ config: '{"architectures":["GPT2LMHeadModel"]}' })))).toMatch(
-      /^validation_failed: __metadata__\.config: architectures\[0\]: "GPT2LMHeadModel" is not supported/,
+      /^validation_failed: weights: __metadata__\.config: architectures\[0\]: "GPT2LMHeadModel" is not supported/,
     );
-    expect(codeOf(() => decodeWeights(withMeta({ config: 'not json' })))).toMatch(/^bad_request: __metadata__\.config/);
-    expect(codeOf(() => decodeWeights(withMeta({ tokenizer_config: 'not json' })))).toMatch(/^bad_request: __metadata__\.tokenizer_config/);
+    expect(codeOf(() => decodeWeights(withMeta({ config: 'not json' })))).toMatch(/^bad_request: weights: __metadata__\.config/);
+    expect(codeOf(() => decodeWeights(withMeta({ tokenizer_config: 'not json' })))).toMatch(/^bad_request: weights: __metadata__\.tokenizer_config/);
     const { 'lm_head.weight': _dropped, ...missing } = tensors;
     expect(codeOf(() => decodeWeights(encodeSafetensors(missing, metadata)))).toBe('validation_failed: weights: missing tensor lm_head.weight');
     const wrongShape = { ...tensors, 'model.norm.weight': { shape: [2, 16], data: new Float32Array(32) } };
@@ -85,5 +85,6 @@ describe('policy weights as safetensors', () => {
     const path = join(tmp.dir, 'truncated.safetensors');
     writeFileSync(path, good.subarray(0, good.length - 4));
     await expect(loadPolicy(path)).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(loadWeights(path)).rejects.toThrow(new RegExp(`^${path}: tensor \\S+: data_offsets .* fall outside the \\d+-byte data section$`));
   });
 });

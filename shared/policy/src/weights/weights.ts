@@ -29,20 +29,23 @@ export function encodeWeights(w: PolicyWeights): Uint8Array {
   });
 }
 
-/** Parses and validates safetensors bytes written by {@link encodeWeights}; a bad file is a 400 naming the problem. */
-export function decodeWeights(bytes: Uint8Array): PolicyWeights {
-  const { tensors, metadata } = decodeSafetensors(bytes);
+/**
+ * Parses and validates safetensors bytes written by {@link encodeWeights}; a
+ * bad file is a 400 naming the problem, prefixed with `source` (a file path, or 'weights').
+ */
+export function decodeWeights(bytes: Uint8Array, source = 'weights'): PolicyWeights {
+  const { tensors, metadata } = decodeSafetensors(bytes, source);
   if (metadata.format !== WEIGHTS_FORMAT || metadata.format_version !== WEIGHTS_FORMAT_VERSION) {
     throw new AppError(
       ErrorCode.ValidationFailed,
-      `weights: __metadata__.format must be ${WEIGHTS_FORMAT} v${WEIGHTS_FORMAT_VERSION}, got ${metadata.format ?? '(none)'} v${metadata.format_version ?? '(none)'}`,
+      `${source}: __metadata__.format must be ${WEIGHTS_FORMAT} v${WEIGHTS_FORMAT_VERSION}, got ${metadata.format ?? '(none)'} v${metadata.format_version ?? '(none)'}`,
     );
   }
   const version = metadata.version;
-  if (version === undefined || version === '') throw new AppError(ErrorCode.ValidationFailed, 'weights: __metadata__.version is missing');
-  const config = parseHfConfig(parseJsonText(metadata.config ?? '', '__metadata__.config'), '__metadata__.config');
-  const tokenizer = createTokenizer(parseJsonText(metadata.tokenizer_config ?? '', '__metadata__.tokenizer_config'));
-  checkHostParams(config, tensors, 'weights');
+  if (version === undefined || version === '') throw new AppError(ErrorCode.ValidationFailed, `${source}: __metadata__.version is missing`);
+  const config = parseHfConfig(parseJsonText(metadata.config ?? '', `${source}: __metadata__.config`), `${source}: __metadata__.config`);
+  const tokenizer = createTokenizer(parseJsonText(metadata.tokenizer_config ?? '', `${source}: __metadata__.tokenizer_config`));
+  checkHostParams(config, tensors, source);
   return { version, config, tokenizer: tokenizer.config, params: tensors };
 }
 
@@ -56,7 +59,7 @@ export async function saveWeights(path: string, w: PolicyWeights): Promise<void>
 
 /** Reads weights from `path`. */
 export async function loadWeights(path: string): Promise<PolicyWeights> {
-  return decodeWeights(new Uint8Array(await readFile(path)));
+  return decodeWeights(new Uint8Array(await readFile(path)), path);
 }
 
 /** Loads a ready-to-use policy from a weights file or a Hugging Face model directory. */
