@@ -236,6 +236,10 @@ describe('loadModelDir', () => {
       writeJson(configPath, config);
       unlinkSync(join(dir, 'model.safetensors'));
       await expect(loadModelDir(dir)).rejects.toThrow(`${dir}: no model.safetensors or model.safetensors.index.json`);
+      writeFileSync(join(dir, 'pytorch_model.bin'), 'pickle');
+      await expect(loadModelDir(dir)).rejects.toThrow(
+        `${dir}: no model.safetensors or model.safetensors.index.json (pytorch_model.bin is not read: save the model with safe_serialization)`,
+      );
       await expect(loadModelDir(join(dir, 'nope'))).rejects.toMatchObject({ code: 'not_found' });
     });
   });

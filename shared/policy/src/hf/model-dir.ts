@@ -110,7 +110,11 @@ async function readWeights(dir: string): Promise<{ tensors: HostParams; source: 
     return { tensors, source: single, fileOf: () => single };
   }
   const indexPath = join(dir, INDEX_FILE);
-  if (!(await isFile(indexPath))) throw invalid(`${dir}: no ${WEIGHTS_FILE} or ${INDEX_FILE}`);
+  if (!(await isFile(indexPath))) {
+    // PyTorch's pickle checkpoints can run code when loaded; only safetensors are read.
+    const pickled = (await isFile(join(dir, 'pytorch_model.bin'))) || (await isFile(join(dir, 'pytorch_model.bin.index.json')));
+    throw invalid(`${dir}: no ${WEIGHTS_FILE} or ${INDEX_FILE}${pickled ? ' (pytorch_model.bin is not read: save the model with safe_serialization)' : ''}`);
+  }
   const parsed = Index.safeParse(await readJson(indexPath));
   if (!parsed.success) throw invalid(`${indexPath}: weight_map: must map tensor names to shard file names`);
   const weightMap = parsed.data.weight_map;
