@@ -70,7 +70,7 @@ export interface SamplingParams {
   /** @default 1 */
   topP?: number;
   maxTokens: number;
-  /** Generation stops after emitting any of these ids (the id is included in the output). @default [eos] */
+  /** Generation stops after emitting any of these ids (the id is included in the output). @default the tokenizer's eosIds (as vLLM, generation_config.json's eos ids too) */
   stopTokenIds?: number[];
   /** Generation stops when the decoded text ends with any of these; the stop string is removed from the text, not from the ids. */
   stop?: string[];

@@ -22,7 +22,7 @@ export interface GenerateOptions {
 /** Generates a continuation of every prompt; row `i` samples with a seed mixed from the request seed and `i`. */
 export async function generateTokens(core: PolicyCore, prompts: readonly number[][], params: SamplingParams, options: GenerateOptions): Promise<Generation[]> {
   const { tokenizer, config } = core;
-  const sampling = resolveSampling(params, tokenizer.eosId, tokenizer.vocabSize, options.nextSeed);
+  const sampling = resolveSampling(params, tokenizer.eosIds, tokenizer.vocabSize, options.nextSeed);
   checkTokenLists(prompts, 'prompts', tokenizer.vocabSize, config.maxSeqLen, false);
   if (sampling.rowSeeds !== undefined && sampling.rowSeeds.length !== prompts.length) {
     throw new AppError(ErrorCode.InvalidParams, `params.rowSeeds: expected one seed per prompt (${prompts.length}), got ${sampling.rowSeeds.length}`);

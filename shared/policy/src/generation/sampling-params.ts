@@ -28,11 +28,11 @@ export interface ResolvedSampling {
 }
 
 /** Validates and completes `params`; `nextSeed` supplies the seed of an unseeded request. A bad value is a 400 naming `params.<field>`. */
-export function resolveSampling(params: SamplingParams, eosId: number, vocabSize: number, nextSeed: () => number): ResolvedSampling {
+export function resolveSampling(params: SamplingParams, eosIds: readonly number[], vocabSize: number, nextSeed: () => number): ResolvedSampling {
   const parsed = Schema.safeParse(params);
   if (!parsed.success) throw invalidParamsError(parsed.error);
   const p = parsed.data;
-  const stopIds = p.stopTokenIds ?? [eosId];
+  const stopIds = p.stopTokenIds ?? [...eosIds];
   const bad = stopIds.findIndex((id) => id >= vocabSize);
   if (bad >= 0) {
     throw invalidParamsError(
