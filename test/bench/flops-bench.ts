@@ -2,19 +2,20 @@
 // matmul peak in the same runtime (jax-js wasm, same thread configuration).
 //   node test/bench/flops-bench.ts
 // Shape and sizes come from env vars (defaults near the training demo):
-// BENCH_LAYERS=4 BENCH_D_MODEL=128 BENCH_HEADS=4 BENCH_D_FF=512 BENCH_VOCAB=600
+// BENCH_ARCH=Qwen3ForCausalLM (or LlamaForCausalLM, Qwen2ForCausalLM) BENCH_LAYERS=4
+// BENCH_D_MODEL=128 BENCH_HEADS=4 BENCH_KV_HEADS=BENCH_HEADS BENCH_HEAD_DIM=d/heads BENCH_D_FF=512 BENCH_VOCAB=600
 // BENCH_PROMPT=40 BENCH_RESPONSE=24 BENCH_BATCHES=1,64,256 BENCH_MAX_BATCH=64
 // BENCH_SECONDS=2 BENCH_THREADS=0 (0: jax-js's single-thread path; n: its worker
 // pool of n, the calling thread included, see web-worker-shim.ts) BENCH_MIN_THREAD_ELEMENTS
 // BENCH_WORKLOADS=generate,score,update.
-// FLOPs are counted analytically (shared/policy/src/flops.ts: matmuls only, at
+// FLOPs are counted analytically (shared/policy/src/model/flops.ts: matmuls only, at
 // the padded shapes the kernels actually run; training = forward + 2x backward).
 // The first call of each workload (jit compilation) is reported apart and
 // excluded from the timings. Rows report the fastest call of at least 3 over
 // BENCH_SECONDS (the least disturbed by other processes on this shared 2-core
 // machine; the peak is a best-of too) and the median beside it.
 import { createRng } from '@rl/service-kit';
-import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
+import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, parseModelConfig, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
 import { batchBucket, generateFlops, jit, scoreFlops, trainFlops, widthBucket, type FlopShape } from '@rl/policy/internal';
 import { percentile } from './timing.ts';
 
@@ -26,14 +27,17 @@ const RESPONSE = env('BENCH_RESPONSE', 24);
 const MAX_BATCH = env('BENCH_MAX_BATCH', 64);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,64,256').split(',').map(Number);
 const WORKLOADS = new Set((process.env.BENCH_WORKLOADS ?? 'generate,score,update').split(','));
-const CONFIG = {
+const CONFIG = parseModelConfig({
+  architecture: process.env.BENCH_ARCH ?? 'Qwen3ForCausalLM',
   vocabSize: env('BENCH_VOCAB', 600),
   dModel: env('BENCH_D_MODEL', 128),
   nLayers: env('BENCH_LAYERS', 4),
   nHeads: env('BENCH_HEADS', 4),
+  ...(process.env.BENCH_KV_HEADS !== undefined && { nKvHeads: env('BENCH_KV_HEADS', 0) }),
+  ...(process.env.BENCH_HEAD_DIM !== undefined && { headDim: env('BENCH_HEAD_DIM', 0) }),
   dFF: env('BENCH_D_FF', 512),
   maxSeqLen: PROMPT + RESPONSE,
-};
+});
 
 const MIN_THREAD_ELEMENTS = process.env.BENCH_MIN_THREAD_ELEMENTS === undefined ? undefined : Number(process.env.BENCH_MIN_THREAD_ELEMENTS);
 await ensureTensorBackend({ threads: THREADS, ...(MIN_THREAD_ELEMENTS !== undefined && { minThreadElements: MIN_THREAD_ELEMENTS }) });
@@ -73,9 +77,10 @@ async function matmulPeak(): Promise<{ gflops: number; shape: Shape; rows: strin
   const tokens = Math.min(MAX_BATCH, 64) * 64;
   const shapes: Shape[] = [
     [1024, 1024, 1024],
-    [tokens, d, 2 * CONFIG.dFF],
+    [tokens, d, CONFIG.dFF],
     [tokens, CONFIG.dFF, d],
-    [tokens, d, 3 * d],
+    [tokens, d, CONFIG.nHeads * CONFIG.headDim],
+    [tokens, d, CONFIG.nKvHeads * CONFIG.headDim],
     [tokens, d, CONFIG.vocabSize],
   ];
   let best: { gflops: number; shape: Shape } = { gflops: 0, shape: shapes[0]! };
@@ -178,7 +183,7 @@ const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join
 const threads =
   THREADS > 0 ? `worker pool of ${THREADS} threads (main + ${THREADS - 1}), chunks >= ${MIN_THREAD_ELEMENTS ?? 32768} outputs on threads` : '1 thread';
 process.stdout.write(
-  `model: ${CONFIG.nLayers} layers, d=${CONFIG.dModel}, ${CONFIG.nHeads} heads, dFF=${CONFIG.dFF}, vocab ${CONFIG.vocabSize}; prompts ${PROMPT - 7}-${PROMPT} tokens (padded ${promptWidth}), responses ${RESPONSE} (padded ${responseWidth}), cache ${capacity}; chunks of ${MAX_BATCH} rows for generate/score\n` +
+  `model: ${CONFIG.architecture}, ${CONFIG.nLayers} layers, d=${CONFIG.dModel}, ${CONFIG.nHeads} heads (${CONFIG.nKvHeads} kv) of ${CONFIG.headDim}, dFF=${CONFIG.dFF}, vocab ${CONFIG.vocabSize}; prompts ${PROMPT - 7}-${PROMPT} tokens (padded ${promptWidth}), responses ${RESPONSE} (padded ${responseWidth}), cache ${capacity}; chunks of ${MAX_BATCH} rows for generate/score\n` +
     `peak: ${peak.gflops.toFixed(1)} GFLOP/s fp32 (${peak.shape.join('x')} matmul, jax-js wasm jit, ${threads}); ${peak.rows.join(', ')}\n` +
     `FLOPs: matmuls only (projections, QK^T and AV over padded lengths, output head); update = forward + 2x backward\n`,
 );
