@@ -30,7 +30,7 @@ run: deps nats-server sandbox-toolchains-offer up demo-data ## set up, start the
 	node infra/scripts/demo.ts
 	@id=$$(date +%s); \
 	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-sft.yaml --id sft-$$id && \
-	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-grpo.yaml --id grpo-$$id && \
+	node infra/scripts/demo-train.ts .run/demo/gsm8k_grpo/val_generations infra/demo/gsm8k-grpo.yaml --id grpo-$$id && \
 	node infra/scripts/demo-report.ts .run/demo/gsm8k_sft .run/demo/gsm8k_grpo --jobs sft-$$id,grpo-$$id
 
 # The demo's data: synthetic GSM8K-style problems (rl-data synth-gsm8k) in verl's

@@ -1,11 +1,12 @@
 // `make run`, last step: what the two training stages reached. Reads the SFT
 // and GRPO jobs' metrics.jsonl and validation dumps, prints the held-out
-// accuracy after SFT and after GRPO (with the answer-format share and the
-// answers right in any format, from the dumped generations), the wall times
-// the trainer recorded, and writes one page showing both stages' plots.
+// accuracy of every GRPO validation (step 0 is the SFT model) in both series,
+// strict and any format (demo-accuracy.ts), the wall times the trainer
+// recorded, and writes one page showing both stages' plots.
 //   node infra/scripts/demo-report.ts <sft dir> <grpo dir> [--jobs sft-id,grpo-id]
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { dumpAccuracy, dumpFile } from './demo-accuracy.ts';
 
 type Rec = Record<string, number | string | null> & { step: number };
 const args = process.argv.slice(2);
@@ -37,32 +38,14 @@ function records(dir: string): Rec[] {
   return [...byStep.values()].sort((a, b) => a.step - b.step);
 }
 
-// Answer format and correctness in any format, from one validation dump.
-function dumpStats(file: string): { hash: number; anyCorrect: number; n: number } {
-  const rows = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as { output: string; gts: string });
-  let hash = 0;
-  let anyCorrect = 0;
-  for (const r of rows) {
-    if (/#### -?[0-9.,]+/.test(r.output)) hash++;
-    const last = r.output
-      .match(/-?\d[\d,]*(\.\d+)?/g)
-      ?.at(-1)
-      ?.replaceAll(',', '');
-    if (last !== undefined && Number(last) === Number(r.gts)) anyCorrect++;
-  }
-  return { hash: hash / Math.max(1, rows.length), anyCorrect: anyCorrect / Math.max(1, rows.length), n: rows.length };
-}
-
 const sft = records(sftDir);
 const rl = records(rlDir);
 const accKey =
   Object.keys(rl.find((r) => Object.keys(r).some((k) => k.startsWith('val-core/'))) ?? {}).find((k) => /^val-core\/.+\/acc\/mean@/.test(k)) ??
   Object.keys(rl[0] ?? {}).find((k) => k.startsWith('val-core/'));
-const vals = rl.filter((r) => accKey !== undefined && typeof r[accKey] === 'number').map((r) => ({ step: r.step, acc: r[accKey!] as number }));
-const dumps = join(rlDir, 'val_generations');
+const vals = rl
+  .filter((r) => accKey !== undefined && typeof r[accKey] === 'number')
+  .map((r) => ({ step: r.step, strict: r[accKey!] as number, dump: dumpAccuracy(dumpFile(join(rlDir, 'val_generations'), r.step)) }));
 const f3 = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(3));
 
 console.log('\n=== What training reached ===');
@@ -72,14 +55,22 @@ if (lastSft !== undefined) {
   console.log(`SFT: ${lastSft.step} steps; train/loss ${f3(lastSft['train/loss'] as number)}, val/loss ${f3(valLoss)}`);
 }
 if (vals.length > 0) {
-  console.log(`GRPO: held-out ${accKey} (greedy, strict "#### N"):`);
+  const n = vals.find((v) => v.dump !== undefined)?.dump?.n;
+  console.log(`GRPO: held-out accuracy (greedy${n === undefined ? '' : `, ${n} problems`}); strict = ${accKey} (verl's "#### N", the reward),`);
+  console.log('any format = the last number of the response is the answer, "####" lines = responses with a "#### N" line:');
+  console.log(`  step   strict   any format   "####" lines`);
   for (const v of vals) {
-    const file = join(dumps, `${v.step}.jsonl`);
-    const s = existsSync(file) ? dumpStats(file) : undefined;
-    const extra = s === undefined ? '' : `   answers in "####" format ${f3(s.hash)}, right in any format ${f3(s.anyCorrect)} (${s.n} problems)`;
-    console.log(`  step ${String(v.step).padStart(3)}: ${f3(v.acc)}${v.step === 0 ? '  <- the SFT model' : ''}${extra}`);
+    const d = v.dump;
+    console.log(
+      `  ${String(v.step).padStart(4)}   ${f3(v.strict)}   ${f3(d?.anyFormat).padStart(10)}   ${f3(d?.hashFormat).padStart(12)}${v.step === 0 ? '   <- the SFT model' : ''}`,
+    );
   }
-  console.log(`Strict accuracy: after SFT ${f3(vals[0]?.acc)} -> after GRPO ${f3(vals.at(-1)?.acc)}`);
+  const [first, last] = [vals[0]!, vals.at(-1)!];
+  console.log(`Strict accuracy:     after SFT ${f3(first.strict)} -> after GRPO ${f3(last.strict)}`);
+  if (first.dump !== undefined && last.dump !== undefined) {
+    const gain = Math.round((last.dump.anyFormat - first.dump.anyFormat) * 1000) / 10;
+    console.log(`Any-format accuracy: after SFT ${f3(first.dump.anyFormat)} -> after GRPO ${f3(last.dump.anyFormat)} (${gain >= 0 ? '+' : ''}${gain} points)`);
+  }
 } else {
   console.log('GRPO: no validation metrics found in', rlDir);
 }
