@@ -134,7 +134,7 @@ describe('trainer job paths', () => {
       .split(/\s+/)
       .map(Number);
     expect(ids).toEqual([0, NOBODY, 0, NOBODY]);
-    // metrics.jsonl, trainer_state.json and the final model are the trainer's, the checkpoint's models the worker's.
+    // metrics.jsonl and trainer_state.json are the trainer's, the checkpoint's and the final models the worker's.
     for (const f of [
       '',
       'metrics.jsonl',

@@ -24,6 +24,7 @@ import {
   type PolicyWeights,
   type TokenPair,
 } from '@rl/policy';
+import { writeTinyModelDir } from '@rl/policy/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { PolicyWorkerCore } from '../services/trainer/src/policy/worker-core.ts';
@@ -242,5 +243,28 @@ describe('SFT warm start, then RL from its checkpoint', () => {
       resumed.dispose();
     }
     for (const v of values.flat()) expect(Number.isFinite(v)).toBe(true);
+  }, 300_000);
+
+  it("an RL job starts from any Hugging Face directory (an untied Llama here), its critic too, with the directory's tokenizer", async () => {
+    const hub = join(work, 'hub-llama');
+    await writeTinyModelDir(hub, { architecture: 'LlamaForCausalLM', tieEmbeddings: false, config: { maxSeqLen: 512 }, seed: 5 });
+    const events = await run('llama', {
+      data: { train_files: 'rl.parquet', train_batch_size: 2, max_prompt_length: 256, max_response_length: 8 },
+      actor_rollout_ref: { model: { path: 'hub-llama' }, rollout: { n: 2 } },
+      critic: { model: { path: 'hub-llama' } },
+      trainer: { total_training_steps: 1, default_local_dir: 'llama', resume_mode: 'disable' },
+      rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
+    });
+    expect(steps(events).map((m) => m['reward/error_count'])).toEqual([0]);
+    const actor = await loadModelDir(join(work, 'llama', 'hf_model'));
+    expect(actor.config).toMatchObject({ architecture: 'LlamaForCausalLM', tieEmbeddings: false, nKvHeads: 2 });
+    expect(actor.tokenizer.kind).toBe('byte');
+    expect(Object.keys(actor.params)).toContain('lm_head.weight');
+    // The critic is built from the causal LM: a new value head, and no lm_head.
+    expect(JSON.parse(readFileSync(join(work, 'llama', 'hf_critic', 'config.json'), 'utf8'))).toMatchObject({
+      architectures: ['LlamaForTokenClassification'],
+      num_labels: 1,
+    });
+    expect(Object.keys((await loadModelDir(join(work, 'llama', 'hf_critic'))).params)).not.toContain('lm_head.weight');
   }, 300_000);
 });

@@ -3,11 +3,10 @@
 // policy worker's models (actor/, critic/: a Hugging Face directory each, with
 // the optimizer state beside it; policy/checkpoint-layout.ts);
 // <dir>/latest_checkpointed_iteration.txt names the newest complete one.
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { TrainerState, type CheckpointStore } from '../core/controller/trainer-state.ts';
-import { FINAL_MODEL_DIRS, checkpointLayout } from '../policy/checkpoint-layout.ts';
 
 export const LATEST_FILE = 'latest_checkpointed_iteration.txt';
 export const stepDir = (dir: string, step: number) => join(dir, `global_step_${step}`);
@@ -54,33 +53,4 @@ export function fileCheckpointStore(dir: string): CheckpointStore {
     commit: (state) => commitCheckpoint(dir, state),
     latest: () => readLatestCheckpoint(dir),
   };
-}
-
-/**
- * Copies the latest checkpoint's Hugging Face directories to the job's final
- * model paths (`<dir>/hf_model`, and `<dir>/hf_critic` when the job has a
- * critic), each written beside its target and renamed into place, replacing
- * an earlier run's. Returns the paths written.
- */
-export async function exportFinalModels(dir: string): Promise<string[]> {
-  const step = await latestStep(dir);
-  if (step === null) return [];
-  const layout = checkpointLayout(stepDir(dir, step));
-  const written: string[] = [];
-  for (const [role, target] of Object.entries(FINAL_MODEL_DIRS) as Array<[keyof typeof FINAL_MODEL_DIRS, string]>) {
-    const from = layout[role].hf;
-    const to = join(dir, target);
-    const tmp = `${to}.tmp`;
-    await rm(tmp, { recursive: true, force: true });
-    try {
-      await cp(from, tmp, { recursive: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // no critic in this job
-      throw err;
-    }
-    await rm(to, { recursive: true, force: true });
-    await rename(tmp, to);
-    written.push(to);
-  }
-  return written;
 }

@@ -55,6 +55,8 @@ export interface WorkerTimeouts {
 export interface PolicyWorker extends PolicyPort {
   sftStep(body: z.input<typeof P.SftStepRequest>): Promise<z.output<typeof P.SftStepReply>>;
   generate(prompts: number[][], sampling: z.input<typeof P.SamplingSchema>): Promise<z.output<typeof P.GenerateReply>>;
+  /** Writes the job's final models (hf_model/, hf_critic/ in the job directory); returns their paths. */
+  exportFinalModels(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -165,6 +167,7 @@ export async function startPolicyWorker(opts: {
     updateCritic: async (body) => (await call('update_critic', body, P.UpdateCriticReply, timeouts.updateMs)).metrics,
     export: async (publish, checkpointDir) =>
       (await call('export', { publish, ...(checkpointDir !== undefined && { checkpoint_dir: checkpointDir }) }, P.ExportReply, timeouts.updateMs)).version,
+    exportFinalModels: async () => (await call('export', { publish: false, final_models: true }, P.ExportReply, timeouts.updateMs)).final_models ?? [],
     version: async () => (await call('info', {}, P.InfoReply)).version,
     generate: (prompts, sampling) => call('generate', { prompts, sampling }, P.GenerateReply, timeouts.updateMs),
   };

@@ -21,7 +21,6 @@ import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPre
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
-import { announceFinalModels } from './final-models.ts';
 import { checkModelLength, resolveModelDir, resolveModelSource } from './model-source.ts';
 import { createOtelTrace } from './otel-trace.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
@@ -140,7 +139,8 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       emit: ctx.emit,
       signal: ctx.signal,
     });
-    await announceFinalModels(plan.dir, ctx);
+    // The job's final models, whether or not its last step was a checkpoint.
+    for (const path of await worker.exportFinalModels()) ctx.emit({ type: 'log', job: ctx.id, message: `final model (Hugging Face directory): ${path}` });
   } finally {
     await metrics.close();
     await worker.stop();

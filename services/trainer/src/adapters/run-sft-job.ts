@@ -16,7 +16,6 @@ import { planSftJob } from '../plan/sft-plan.ts';
 import { renderPlots } from '../plots/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import type { JobEnvironment } from './job-environment.ts';
-import { announceFinalModels } from './final-models.ts';
 import { checkModelLength, resolveModelSource } from './model-source.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 
@@ -108,7 +107,8 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
       signal: ctx.signal,
       now: () => performance.now() / 1000,
     });
-    await announceFinalModels(plan.dir, ctx);
+    // The job's final models, whether or not its last step was a checkpoint.
+    for (const path of await worker.exportFinalModels()) ctx.emit({ type: 'log', job: ctx.id, message: `final model (Hugging Face directory): ${path}` });
   } finally {
     await metrics.close();
     await worker.stop();

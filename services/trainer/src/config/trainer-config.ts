@@ -8,7 +8,7 @@ export const TrainerConfig = z.strictObject({
   total_epochs: positiveInt().default(30),
   /** Stop after this many steps; null = total_epochs * steps per epoch. @default null */
   total_training_steps: positiveInt().nullable().default(null),
-  /** Checkpoint every N steps (and at the end); -1 = only at the end. @default -1 */
+  /** Checkpoint every N steps (and at the last step); -1 = no checkpoints (verl). @default -1 */
   save_freq: intOrOff().default(-1),
   /** Validate every N steps (and at the end); -1 = never during training. @default -1 */
   test_freq: intOrOff().default(-1),

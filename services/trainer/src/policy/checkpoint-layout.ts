@@ -19,5 +19,5 @@ export function checkpointLayout(stepDir: string) {
   };
 }
 
-/** A job's final models, copied from its last checkpoint when it succeeds (paths in the job directory). */
+/** A job's final models, written when it succeeds whatever its save_freq (paths in the job directory). */
 export const FINAL_MODEL_DIRS = { actor: 'hf_model', critic: 'hf_critic' } as const;

@@ -128,8 +128,13 @@ export class CriticCore {
   async save(dir: string, tokenizer: TokenizerConfig): Promise<void> {
     const at = checkpointLayout(dir).critic;
     await mkdir(at.dir, { recursive: true });
-    await saveModelDir(at.hf, { ...(await this.#trainer.exportWeights(`critic-v${this.updates}`)), tokenizer }, { dtype: 'F32' });
+    await this.saveModel(at.hf, tokenizer);
     await writeFile(at.optimizer, await this.#trainer.exportOptimizerState());
+  }
+
+  /** Writes the critic alone as a Hugging Face directory at `dir`. */
+  async saveModel(dir: string, tokenizer: TokenizerConfig): Promise<void> {
+    await saveModelDir(dir, { ...(await this.#trainer.exportWeights(`critic-v${this.updates}`)), tokenizer }, { dtype: 'F32' });
   }
 
   dispose(): void {

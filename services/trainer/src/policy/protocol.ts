@@ -225,16 +225,20 @@ export const UpdateCriticReply = z.object({
   compute_s: z.number().optional(),
 });
 
-/** `export`: publish the current weights (object store) and/or write a checkpoint (weights + optimizer). */
+/** `export`: publish the current weights (object store), write a checkpoint (models + optimizer state), and/or write the job's final models. */
 export const ExportRequest = z.object({
   publish: z.boolean().default(true),
   checkpoint_dir: z.string().optional(),
+  /** Write the current actor (and critic) as Hugging Face directories at the job directory's hf_model/ (and hf_critic/). */
+  final_models: z.boolean().default(false),
   compute_s: z.number().optional(),
 });
 export const ExportReply = z.object({
   version: z.string(),
   object: z.object({ bucket: z.string(), name: z.string() }).optional(),
   checkpoint_dir: z.string().optional(),
+  /** The final model directories written. */
+  final_models: z.array(z.string()).optional(),
   compute_s: z.number().optional(),
 });
 

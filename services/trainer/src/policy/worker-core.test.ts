@@ -176,5 +176,10 @@ describe('PolicyWorkerCore', () => {
     const started = await PolicyWorkerCore.create({ ...SPEC, model: { ...SPEC.model, path: hf } });
     expect((await started.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual(actor);
     started.dispose();
+    // The final model (no critic in this job) is the same directory at the job's hf_model.
+    expect(await core.saveFinalModels(dir)).toEqual([join(dir, 'hf_model')]);
+    const final = await PolicyWorkerCore.create({ ...SPEC, model: { ...SPEC.model, path: join(dir, 'hf_model') } });
+    expect((await final.logprobs({ model: 'ref', pairs, entropy: false })).logprobs).toEqual(actor);
+    final.dispose();
   }, 60_000);
 });

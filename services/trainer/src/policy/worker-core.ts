@@ -2,6 +2,7 @@
 // frozen reference copy of the initial weights, and answers the protocol's
 // verbs. No NATS here: worker-main.ts wires these methods to subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createRng, AppError, ErrorCode } from '@rl/service-kit';
 import {
   PolicyTrainer,
@@ -17,7 +18,7 @@ import {
 } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
-import { checkpointLayout } from './checkpoint-layout.ts';
+import { FINAL_MODEL_DIRS, checkpointLayout } from './checkpoint-layout.ts';
 import { loadModel } from './load-model.ts';
 import { lengthChunks, quarterWidth } from './length-chunks.ts';
 import { CriticCore } from './critic-core.ts';
@@ -276,6 +277,16 @@ export class PolicyWorkerCore {
     await saveWeights(at.ref, this.#refWeights);
     await writeFile(at.optimizer, await this.#trainer.exportOptimizerState());
     await this.#critic?.save(dir, this.spec.model.tokenizer);
+  }
+
+  /** Writes the job's final models into the job directory `jobDir` (checkpoint-layout.ts FINAL_MODEL_DIRS); returns their paths. */
+  async saveFinalModels(jobDir: string): Promise<string[]> {
+    const actor = join(jobDir, FINAL_MODEL_DIRS.actor);
+    await saveModelDir(actor, await this.exportWeights(), { dtype: 'F32' });
+    if (this.#critic === null) return [actor];
+    const critic = join(jobDir, FINAL_MODEL_DIRS.critic);
+    await this.#critic.saveModel(critic, this.spec.model.tokenizer);
+    return [actor, critic];
   }
 
   /** A worker restored from {@link saveCheckpoint}. */

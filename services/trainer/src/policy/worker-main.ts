@@ -109,6 +109,7 @@ await hostService({
         await core.saveCheckpoint(req.checkpoint_dir);
         out.checkpoint_dir = req.checkpoint_dir;
       }
+      if (req.final_models) out.final_models = await core.saveFinalModels(dirname(resolve(config.POLICY_WORKER_SPEC)));
       return out;
     }),
   ],
