@@ -3,7 +3,7 @@ import type { ModelConfigInput } from '@rl/policy';
 import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
 
-const DEFAULT_POLICY_INIT = '{"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"nKvHeads":2,"dFF":128,"maxSeqLen":4096}';
+const DEFAULT_POLICY_INIT = '{"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}';
 const shipped = (name: string) => fileURLToPath(new URL(`../config/${name}`, import.meta.url));
 const optionalText = z.string().trim().min(1).optional();
 
@@ -32,7 +32,7 @@ export const GenerationConfig = BaseConfig.extend({
    * Embedded: shape of the untrained model used when no weights are configured: JSON of the policy's ModelConfig
    * without vocabSize (the byte tokenizer's): `architecture` (LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM),
    * dModel, nLayers, nHeads, nKvHeads, headDim, dFF, maxSeqLen, ropeTheta, ropeScaling, normEps, tieEmbeddings,
-   * attentionBias, mlpBias. @default a tiny Qwen3: {"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"nKvHeads":2,"dFF":128,"maxSeqLen":4096}
+   * attentionBias, mlpBias. @default a tiny Qwen3: {"architecture":"Qwen3ForCausalLM","dModel":64,"nLayers":2,"nHeads":4,"dFF":128,"maxSeqLen":4096}
    */
   POLICY_INIT: z
     .string()

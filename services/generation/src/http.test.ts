@@ -45,6 +45,23 @@ describe('POST /v1/rollouts', () => {
     ]);
   });
 
+  it('templates prompts with a tool-call history (null fields of parquet rows count as absent)', async () => {
+    const prompt = [
+      { role: 'user', content: '2+2?', tool_calls: null, tool_call_id: null },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: { expression: '2+2' } } }] },
+      { role: 'tool', content: '4', tool_call_id: 'c1', name: null },
+      { role: 'user', content: 'And 3+3?' },
+    ];
+    const res = await app().request('/v1/rollouts', post({ samples: [{ prompt, agent_name: 'tool_agent' }], chat_template_kwargs: { unused: 1 } }));
+    const [t] = (await json<RolloutResponse>(res)).results;
+    const clean = [prompt[0], prompt[1], { role: 'tool', content: '4', tool_call_id: 'c1' }, prompt[3]].map((m) =>
+      Object.fromEntries(Object.entries(m as object).filter(([, v]) => v !== null)),
+    ) as Parameters<typeof tokenizer.applyChatTemplate>[0];
+    expect(t !== undefined && 'prompt_ids' in t ? t.prompt_ids : []).toEqual(
+      tokenizer.applyChatTemplate(clean, { tools: [CALCULATOR_SCHEMA], addGenerationPrompt: true }),
+    );
+  });
+
   it.each([
     [{ samples: [] }, 'samples'],
     [{ samples: [{ prompt: [{ role: 'robot', content: 'x' }] }] }, 'samples[0].prompt[0].role'],
@@ -120,6 +137,41 @@ describe('OpenAI-compatible routes', () => {
       { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } },
     ]);
     expect(choice?.logprobs?.content[0]).toMatchObject({ token: 'S', bytes: [83], top_logprobs: [{ token: 'S' }] });
+  });
+
+  it('leaves the whole text as content when one tool call does not parse (vLLM’s all-or-nothing)', async () => {
+    const text = '<tool_call>{"name": "calculator", "arguments": {"expression": "1"}}</tool_call><tool_call>{"name": </tool_call>';
+    const tools = [{ type: 'function', function: { name: 'calculator' } }];
+    const body = await json<ChatCompletionResponse>(
+      await app(() => text).request('/v1/chat/completions', post({ messages: [{ role: 'user', content: 'x' }], tools })),
+    );
+    expect(body.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: text } });
+    expect(body.choices[0]?.message.tool_calls).toBeUndefined();
+  });
+
+  it('templates a tool-call history as vLLM does: arguments decoded for the template, tools passed, bad arguments a 400', async () => {
+    const a = app();
+    const messages = [
+      { role: 'user', content: '2+2?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '4' },
+    ];
+    const { tokens } = await json<{ tokens: number[] }>(await a.request('/tokenize', post({ messages, tools: [CALCULATOR_SCHEMA] })));
+    const call = { id: 'c1', type: 'function' as const, function: { name: 'calculator', arguments: { expression: '2+2' } } };
+    const expected = tokenizer.applyChatTemplate(
+      [
+        { role: 'user', content: '2+2?' },
+        { role: 'assistant', content: '', tool_calls: [call] },
+        { role: 'tool', content: '4', tool_call_id: 'c1' },
+      ],
+      { tools: [CALCULATOR_SCHEMA], addGenerationPrompt: true },
+    );
+    expect(tokens).toEqual(expected);
+    expect(tokenizer.decode(tokens)).toContain('assistant\n<tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n</tool_call>');
+    const bad = [messages[0], { ...messages[1], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: '{"expression":' } }] }];
+    const res = await a.request('/v1/chat/completions', post({ messages: bad }));
+    expect(res.status).toBe(400);
+    expect((await json<Problem>(res)).error.message).toMatch(/messages\[1\]\.tool_calls\[0\]\.function\.arguments: not valid JSON/);
   });
 
   it('tokenizes prompts and messages like vLLM, and detokenizes', async () => {

@@ -112,7 +112,7 @@ describe('POLICY_PATH', () => {
 });
 
 describe('POLICY_INIT', () => {
-  it('builds the untrained model from the new ModelConfig fields; the default is a tiny Qwen3 with grouped-query attention', async () => {
+  it('builds the untrained model from the new ModelConfig fields; the default is a tiny Qwen3', async () => {
     const gqa = await sourceOf({
       POLICY_INIT: '{"architecture":"LlamaForCausalLM","dModel":16,"nLayers":1,"nHeads":4,"nKvHeads":1,"headDim":8,"dFF":32,"maxSeqLen":128}',
     });
