@@ -62,8 +62,12 @@ describe('generation tool agent over NATS (scripted backend, real reward-rules)'
     };
     const t = ok((await viaNats({ samples: [sample], n: 2 })).results[1]);
     expect(t.messages?.slice(2)).toEqual([
-      { role: 'assistant', content: SCRIPT.rules[0]?.replies[0] },
-      { role: 'tool', content: "Current parsed answer='18' reward=1.0" },
+      {
+        role: 'assistant',
+        content: 'Let me check. ',
+        tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'calc_gsm8k_reward', arguments: { answer: '18' } } }],
+      },
+      { role: 'tool', content: "Current parsed answer='18' reward=1.0", tool_call_id: 'call_1_0' },
       { role: 'assistant', content: 'She makes #### 18' },
     ]);
     expect(t).toMatchObject({ group: 0, rollout_n: 1, tool_rewards: [0], num_turns: 4, num_tool_calls: 1, num_tool_errors: 0, stop_reason: 'stop' });
@@ -95,14 +99,14 @@ describe('generation tool agent over NATS (scripted backend, real reward-rules)'
 
   it('gives code_interpreter `no stdout here` while no sandbox serves sandbox.run_code (verl’s API-error answer)', async () => {
     const t = ok((await viaNats({ samples: [{ agent_name: 'tool_agent', prompt: [{ role: 'user', content: 'sandbox' }] }] })).results[0]);
-    expect(t.messages?.[2]).toEqual({ role: 'tool', content: 'no stdout here' });
+    expect(t.messages?.[2]).toEqual({ role: 'tool', content: 'no stdout here', tool_call_id: 'call_1_0' });
     expect(t.tool_calls).toEqual([{ turn: 1, name: 'code_interpreter', arguments: { code: 'print(6 * 7)' }, error: 'failed', reward: null }]);
   });
 
   it('runs code_interpreter through the real sandbox service over sandbox.run_code', async () => {
     sandbox = await startService('reward-sandbox', { NATS_URL: nats.url });
     const t = ok((await viaNats({ samples: [{ agent_name: 'tool_agent', prompt: [{ role: 'user', content: 'sandbox' }] }] })).results[0]);
-    expect(t.messages?.[2]).toEqual({ role: 'tool', content: '42\n' });
+    expect(t.messages?.[2]).toEqual({ role: 'tool', content: '42\n', tool_call_id: 'call_1_0' });
     expect(t).toMatchObject({ num_tool_errors: 0, tool_rewards: [], stop_reason: 'stop' });
   });
 

@@ -60,7 +60,7 @@ export function completionTokens(choice: CompletionReply['choices'][number]): { 
  * chat completions both take: tool-call `arguments` as JSON text, every call
  * with an id and type. The server's chat template renders them.
  */
-export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
+function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
   return messages.map((m) => {
     const { tool_calls, ...rest } = m;
     if (tool_calls === undefined || tool_calls.length === 0) return rest;

@@ -10,7 +10,7 @@ export interface AssistantTurn {
 }
 
 /** Id of call `k` of assistant turn `turn` (1-based): deterministic, so trajectories repeat exactly. */
-export const toolCallId = (turn: number, k: number) => `call_${turn}_${k}`;
+const toolCallId = (turn: number, k: number) => `call_${turn}_${k}`;
 
 function withCalls(content: string, calls: ParsedCall[], ids: ReadonlyArray<string | undefined>, turn: number): ChatMessage {
   return {
