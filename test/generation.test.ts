@@ -2,6 +2,9 @@
 // tool-agent rows through /v1/rollouts, the official `openai` client against
 // its OpenAI-compatible endpoints, and a second instance whose `openai` backend
 // talks to the first one over HTTP.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readParquetRows } from '@rl/datasets';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +19,36 @@ let nats: NatsServer;
 let embedded: ServiceProcess;
 let proxy: ServiceProcess;
 
+/** verl's GSM8K multi-turn tool config (examples/sglang_multiturn/config/tool_config/gsm8k_tool_config.yaml): the one tool its rows use. */
+const GSM8K_TOOL_CONFIG = `tools:
+  - class_name: "verl.tools.gsm8k_tool.Gsm8kTool"
+    config:
+      type: native
+    tool_schema:
+      type: "function"
+      function:
+        name: "calc_gsm8k_reward"
+        description: "A tool for calculating the reward of gsm8k. (1.0 if parsed answer is correct, 0.0 if parsed answer is incorrect or not correctly parsed)"
+        parameters:
+          type: "object"
+          properties:
+            answer:
+              type: "string"
+              description: "The model's answer to the GSM8K math problem, must be a digits"
+          required: ["answer"]
+`;
+let configDir: string;
+
 beforeAll(async () => {
   nats = await startNatsServer();
-  embedded = await startService('generation', { NATS_URL: nats.url, POLICY_SEED: '7' });
+  // Both instances template the same tools, so their trajectories can be compared token by token.
+  configDir = await mkdtemp(join(tmpdir(), 'generation-it-'));
+  const TOOL_CONFIG_PATH = join(configDir, 'gsm8k_tool_config.yaml');
+  await writeFile(TOOL_CONFIG_PATH, GSM8K_TOOL_CONFIG);
+  embedded = await startService('generation', { NATS_URL: nats.url, POLICY_SEED: '7', TOOL_CONFIG_PATH });
   proxy = await startService('generation', {
     NATS_URL: nats.url,
+    TOOL_CONFIG_PATH,
     GENERATION_BACKEND: 'openai',
     OPENAI_BASE_URL: `${embedded.baseUrl}/v1`,
     OPENAI_MODEL: 'rl-policy',
@@ -30,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([embedded?.stop(), proxy?.stop()]);
   await nats?.stop();
+  if (configDir !== undefined) await rm(configDir, { recursive: true, force: true });
 });
 
 async function rollouts(base: string, body: unknown): Promise<RolloutResponse> {
