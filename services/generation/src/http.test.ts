@@ -3,6 +3,7 @@ import { createTestApp } from '@rl/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/agent.test-support.ts';
 import type { Script } from './core/backends/scripted-policy.ts';
+import type { ChatMessage } from './core/policy-types.ts';
 import { createGsm8kInteraction } from './core/interactions/gsm8k.ts';
 import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
 import { CALCULATOR_SCHEMA, createCalculatorTool } from './core/tools/calculator.ts';
@@ -54,9 +55,13 @@ describe('POST /v1/rollouts', () => {
     ];
     const res = await app().request('/v1/rollouts', post({ samples: [{ prompt, agent_name: 'tool_agent' }], chat_template_kwargs: { unused: 1 } }));
     const [t] = (await json<RolloutResponse>(res)).results;
-    const clean = [prompt[0], prompt[1], { role: 'tool', content: '4', tool_call_id: 'c1' }, prompt[3]].map((m) =>
-      Object.fromEntries(Object.entries(m as object).filter(([, v]) => v !== null)),
-    ) as Parameters<typeof tokenizer.applyChatTemplate>[0];
+    const call = { id: 'c1', type: 'function' as const, function: { name: 'calculator', arguments: { expression: '2+2' } } };
+    const clean: ChatMessage[] = [
+      { role: 'user', content: '2+2?' },
+      { role: 'assistant', content: '', tool_calls: [call] },
+      { role: 'tool', content: '4', tool_call_id: 'c1' },
+      { role: 'user', content: 'And 3+3?' },
+    ];
     expect(t !== undefined && 'prompt_ids' in t ? t.prompt_ids : []).toEqual(
       tokenizer.applyChatTemplate(clean, { tools: [CALCULATOR_SCHEMA], addGenerationPrompt: true }),
     );

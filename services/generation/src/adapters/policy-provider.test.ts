@@ -123,7 +123,6 @@ describe('POLICY_INIT', () => {
       dModel: 64,
       nLayers: 2,
       nHeads: 4,
-      nKvHeads: 2,
       dFF: 128,
       maxSeqLen: 4096,
     });
