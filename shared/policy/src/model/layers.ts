@@ -74,6 +74,21 @@ export function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
   return x.ref.mul(cos).add(swapHalves(x).mul(sin));
 }
 
+/**
+ * Qwen3's per-head RMSNorm followed by RoPE, in one elementwise pass after the
+ * reduction: with `s = rsqrt(mean(x²) + eps)` per head, `rope(x·s·g)` is
+ * `s·(x·(g·cos) + swapHalves(x)·(swapHalves(g)·sin))`, so the gain goes into
+ * the tables and the normalised `x` is never materialised (separately, the
+ * norm's output was a buffer that RoPE read twice).
+ */
+export function rmsNormRope(x: Tensor, gain: Tensor, eps: number, cos: Tensor, sin: Tensor): Tensor {
+  const scale = np.reciprocal(np.sqrt(np.mean(np.square(x.ref), -1, { keepdims: true }).add(eps)));
+  return x.ref
+    .mul(cos.mul(gain.ref))
+    .add(swapHalves(x).mul(sin.mul(swapHalves(gain))))
+    .mul(scale);
+}
+
 /** Turns a 0/1 key mask `[B, Tk]` into an additive bias `[B, 1, 1, 1, Tk]` (for scores `[B, KV, G, Tq, Tk]`). */
 export function keyBias(keyMask: Tensor): Tensor {
   const [b, tk] = keyMask.shape as [number, number];
@@ -90,20 +105,41 @@ export function causalBias(t: number): Tensor {
 }
 
 /**
+ * `[B, T, KV, d]` -> `[B, T, H, d]`, key/value head `j` serving query heads
+ * `j·G .. j·G + G - 1` (transformers' repeat_kv), as a matmul by a 0/1 matrix
+ * `[H, KV]` (exact): its output is its own contiguous buffer, which a
+ * broadcast view is not, and its backward is a plain matmul.
+ */
+function repeatKv(x: Tensor, nHeads: number): Tensor {
+  const kv = x.shape[2] as number;
+  const g = nHeads / kv;
+  const select = new Float32Array(nHeads * kv);
+  for (let h = 0; h < nHeads; h++) select[h * kv + Math.floor(h / g)] = 1;
+  return np.matmul(np.array(select).reshape([1, 1, nHeads, kv]), x);
+}
+
+/**
  * Scaled dot-product attention with grouped queries: q `[B, Tq, H, d]`, k/v
  * `[B, Tk, KV, d]` where query head `h` reads key/value head `h / (H / KV)`
  * (transformers' repeat_kv order), bias broadcastable to `[B, KV, G, Tq, Tk]`
- * with G = H / KV; scale 1/sqrt(d). Returns `[B, Tq, H*d]`. The scores are a
- * matmul of q `[B, KV, G, Tq, d]` by keys `[B, KV, 1, d, Tk]` broadcast over
- * the group, so keys are never repeated in memory. The weighted sum of values
- * is batched over `[B, Tq, KV]` (weights `[B,Tq,KV,G,Tk]` by values
+ * with G = H / KV; scale 1/sqrt(d). Returns `[B, Tq, H*d]`.
+ *
+ * The scores are a matmul of q `[B, KV, G, Tq, d]` by keys `[B, KV, 1, d, Tk]`
+ * broadcast over the group. That is as fast as plain multi-head attention when
+ * KV = 1 or G = 1, but with both above 1 its backward was 1.4x slower (102 vs
+ * 74 ms per layer at batch 64, 4 heads of 32, 2 kv heads), so then keys and
+ * values are first repeated to H heads (81 ms), unless `repeat` is false: a
+ * decoding step (forward only, where the broadcast costs nothing) would copy
+ * the whole cache to repeat it. The weighted sum of values is
+ * batched over `[B, Tq, KV]` (weights `[B,Tq,KV,G,Tk]` by values
  * `[B,1,KV,Tk,d]`), so its output is already in `[B, Tq, H, d]` order and
  * merging heads is a free reshape. Batched over heads first instead, the output
  * projection read `[B, H, Tq, d]` through a transposed view, 6x slower than
  * from a contiguous buffer (27 of 31 ms per layer for log-probs at batch 64).
  */
-export function attention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
+export function attention(q: Tensor, k: Tensor, v: Tensor, bias: Tensor, repeat = true): Tensor {
   const [b, tq, h, d] = q.shape as [number, number, number, number];
+  if (repeat && (k.shape[2] as number) > 1 && (k.shape[2] as number) < h) return attention(q, repeatKv(k, h), repeatKv(v, h), bias);
   const [, tk, kv] = k.shape as [number, number, number, number];
   const g = h / kv;
   const scores = np

@@ -2,7 +2,7 @@
 // a full-sequence pass (prefill, no-cache decoding, teacher forcing, training)
 // and a one-token decode step against a fixed-capacity KV cache.
 import { np, type Tensor } from './backend.ts';
-import { applyRope, attention, causalBias, keyBias, linear, rmsNorm, ropeInvFreq, ropeTables, splitHeads, swiGlu } from './layers.ts';
+import { applyRope, attention, causalBias, keyBias, linear, rmsNorm, rmsNormRope, ropeInvFreq, ropeTables, splitHeads, swiGlu } from './layers.ts';
 import { biases, hasQkNorm, type ModelConfig } from './model-config.ts';
 import { param, type Params } from './params.ts';
 
@@ -46,14 +46,12 @@ function qkv(cfg: ModelConfig, p: Params, i: number, x: Tensor, cos: Tensor, sin
   const a = `model.layers.${i}.self_attn`;
   const bias = biases(cfg).qkv;
   const h = rmsNorm(x, param(p, `model.layers.${i}.input_layernorm.weight`), cfg.normEps);
-  let q = splitHeads(project(p, `${a}.q_proj`, h.ref, bias), cfg.nHeads);
-  let k = splitHeads(project(p, `${a}.k_proj`, h.ref, bias), cfg.nKvHeads);
+  const q = splitHeads(project(p, `${a}.q_proj`, h.ref, bias), cfg.nHeads);
+  const k = splitHeads(project(p, `${a}.k_proj`, h.ref, bias), cfg.nKvHeads);
   const v = splitHeads(project(p, `${a}.v_proj`, h, bias), cfg.nKvHeads);
-  if (hasQkNorm(cfg)) {
-    q = rmsNorm(q, param(p, `${a}.q_norm.weight`), cfg.normEps);
-    k = rmsNorm(k, param(p, `${a}.k_norm.weight`), cfg.normEps);
-  }
-  return [applyRope(q, cos.ref, sin.ref), applyRope(k, cos, sin), v];
+  if (!hasQkNorm(cfg)) return [applyRope(q, cos.ref, sin.ref), applyRope(k, cos, sin), v];
+  const eps = cfg.normEps;
+  return [rmsNormRope(q, param(p, `${a}.q_norm.weight`), eps, cos.ref, sin.ref), rmsNormRope(k, param(p, `${a}.k_norm.weight`), eps, cos, sin), v];
 }
 
 function finishLayer(cfg: ModelConfig, p: Params, i: number, x: Tensor, attended: Tensor): Tensor {
@@ -136,7 +134,7 @@ export function decodeStep(
     const v = np.where(write.ref, v0.transpose([0, 2, 1, 3]), cache.v[i] as Tensor);
     next.k.push(k.ref);
     next.v.push(v.ref);
-    x = finishLayer(cfg, p, i, x, attention(q, k.transpose([0, 2, 1, 3]), v.transpose([0, 2, 1, 3]), bias.ref));
+    x = finishLayer(cfg, p, i, x, attention(q, k.transpose([0, 2, 1, 3]), v.transpose([0, 2, 1, 3]), bias.ref, false));
   }
   cos.dispose();
   sin.dispose();
