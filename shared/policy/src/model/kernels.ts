@@ -3,7 +3,7 @@
 // (batch-layout.ts). Versions of the same shape share one Kernels object, so a
 // hot-swapped model does not pay compilation again.
 import { jit, nn, np, type Tensor } from './backend.ts';
-import type { ModelConfig } from './model-config.ts';
+import { headDim, type ModelConfig } from './model-config.ts';
 import { linear } from './layers.ts';
 import { param, type Params } from './params.ts';
 import { decodeStep, finalNorm, forwardSequence, head, type KvCache } from './transformer.ts';
@@ -78,7 +78,7 @@ export function createKernels(cfg: ModelConfig): Kernels {
       const [b, t] = ids.shape as [number, number];
       const { hidden, cache } = forwardSequence(cfg, p, ids, positions, keyMask, true);
       const logits = head(cfg, p, hidden.slice([], t - 1));
-      const pad = (x: Tensor) => (capacity > t ? np.concatenate([x, np.zeros([b, cfg.nKvHeads, capacity - t, cfg.headDim])], 2) : x);
+      const pad = (x: Tensor) => (capacity > t ? np.concatenate([x, np.zeros([b, cfg.nKvHeads, capacity - t, headDim(cfg)])], 2) : x);
       return { logits, cache: { k: cache.k.map(pad), v: cache.v.map(pad) } };
     },
     { staticArgnums: [4] },
