@@ -126,13 +126,13 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** Full-sequence logits of each sequence run alone, `[T * V]` flattened. */
 function fullLogits(cfg: ModelConfig, params: Params, ids: readonly number[]): Float32Array {
   const t = ids.length;
-  const ones = (a: Float32Array) => np.array(a).reshape([1, t]);
+  const row = (a: Float32Array<ArrayBuffer>) => np.array(a).reshape([1, t]);
   const { hidden } = forwardSequence(
     cfg,
     tree.ref(params),
     np.array(Int32Array.from(ids)).reshape([1, t]),
-    ones(Float32Array.from(ids, (_, i) => i)),
-    ones(new Float32Array(t).fill(1)),
+    row(Float32Array.from(ids, (_, i) => i)),
+    row(new Float32Array(t).fill(1)),
     false,
   );
   return head(cfg, tree.ref(params), hidden).dataSync() as Float32Array;
