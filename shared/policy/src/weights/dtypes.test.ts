@@ -68,7 +68,7 @@ describe('BF16', () => {
     const rng = createRng(7);
     const f32 = new Float32Array(1);
     const u32 = new Uint32Array(f32.buffer);
-    const valueOf = (bits: number) => {
+    const floatOfBits = (bits: number) => {
       u32[0] = bits;
       return f32[0] as number;
     };
@@ -78,11 +78,11 @@ describe('BF16', () => {
       if (i % 5 === 0) mant = (mant & ~0xffff) | 0x8000; // a tie
       const sign = rng.next() < 0.5 ? 0x80000000 : 0;
       const bits = (sign | (exp << 23) | mant) >>> 0;
-      const x = valueOf(bits);
+      const x = floatOfBits(bits);
       const lo = (bits & 0xffff0000) >>> 0; // toward zero
       const hi = lo + 0x10000; // away from zero (2^128 past the largest finite: the inf pattern)
-      const hiValue = (hi & 0x7fffffff) === 0x7f800000 ? Math.sign(x) * 2 ** 128 : valueOf(hi);
-      const dLo = Math.abs(x - valueOf(lo));
+      const hiValue = (hi & 0x7fffffff) === 0x7f800000 ? Math.sign(x) * 2 ** 128 : floatOfBits(hi);
+      const dLo = Math.abs(x - floatOfBits(lo));
       const dHi = Math.abs(hiValue - x);
       const want = dLo < dHi ? lo : dHi < dLo ? hi : ((lo >>> 16) & 1) === 0 ? lo : hi;
       if (f32BitsToBf16(bits) !== want >>> 16)
