@@ -1,0 +1,190 @@
+"""LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM (and the one-label
+`score` head of their ...ForTokenClassification) as torch modules whose
+parameter names are the Hugging Face tensor names, written from transformers'
+definitions: pre-norm RMSNorm (computed in fp32), RoPE (default, linear,
+llama3), grouped-query attention via repeat_kv, Qwen3's per-head q/k RMSNorm
+before RoPE, SwiGLU MLP, tied or untied head."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Dict, Optional
+
+import torch
+from torch import nn
+
+from .config import ConfigError, ModelSpec, parse_hf_config
+from .safetensors import read_model_weights
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        x = x.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * x.to(dtype)
+
+
+def inv_freq_of(spec: ModelSpec) -> torch.Tensor:
+    """modeling_rope_utils: the default, linear and llama3 inverse frequencies (fp32)."""
+    dim = spec.head_dim
+    inv_freq = 1.0 / (spec.rope_theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    rs = spec.rope_scaling
+    if rs is None:
+        return inv_freq
+    if rs.type == "linear":
+        return inv_freq / rs.factor
+    low_wavelen = rs.original_max_position_embeddings / rs.low_freq_factor
+    high_wavelen = rs.original_max_position_embeddings / rs.high_freq_factor
+    wavelen = 2 * math.pi / inv_freq
+    scaled = torch.where(wavelen > low_wavelen, inv_freq / rs.factor, inv_freq)
+    smooth = (rs.original_max_position_embeddings / wavelen - rs.low_freq_factor) / (rs.high_freq_factor - rs.low_freq_factor)
+    smoothed = (1 - smooth) * scaled / rs.factor + smooth * scaled
+    is_medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return torch.where(is_medium, smoothed, scaled)
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
+    """[B, kv, T, d] -> [B, kv * n_rep, T, d]: kv head j serves query heads j*n_rep .. (j+1)*n_rep - 1."""
+    if n_rep == 1:
+        return x
+    b, kv, t, d = x.shape
+    return x[:, :, None].expand(b, kv, n_rep, t, d).reshape(b, kv * n_rep, t, d)
+
+
+class Attention(nn.Module):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        h, d = spec.hidden_size, spec.head_dim
+        self.q_proj = nn.Linear(h, spec.num_heads * d, bias=spec.qkv_bias)
+        self.k_proj = nn.Linear(h, spec.num_kv_heads * d, bias=spec.qkv_bias)
+        self.v_proj = nn.Linear(h, spec.num_kv_heads * d, bias=spec.qkv_bias)
+        self.o_proj = nn.Linear(spec.num_heads * d, h, bias=spec.o_bias)
+        if spec.qk_norm:
+            self.q_norm = RMSNorm(d, spec.rms_norm_eps)
+            self.k_norm = RMSNorm(d, spec.rms_norm_eps)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        s = self.spec
+        b, t, _ = x.shape
+        q = self.q_proj(x).view(b, t, s.num_heads, s.head_dim)
+        k = self.k_proj(x).view(b, t, s.num_kv_heads, s.head_dim)
+        v = self.v_proj(x).view(b, t, s.num_kv_heads, s.head_dim)
+        if s.qk_norm:
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        n_rep = s.num_heads // s.num_kv_heads
+        k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
+        scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
+        probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(b, t, s.num_heads * s.head_dim)
+        return self.o_proj(out)
+
+
+class Mlp(nn.Module):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__()
+        h, f = spec.hidden_size, spec.intermediate_size
+        self.gate_proj = nn.Linear(h, f, bias=spec.mlp_bias)
+        self.up_proj = nn.Linear(h, f, bias=spec.mlp_bias)
+        self.down_proj = nn.Linear(f, h, bias=spec.mlp_bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class Layer(nn.Module):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__()
+        self.input_layernorm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
+        self.self_attn = Attention(spec)
+        self.post_attention_layernorm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
+        self.mlp = Mlp(spec)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class Decoder(nn.Module):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.embed_tokens = nn.Embedding(spec.vocab_size, spec.hidden_size)
+        self.layers = nn.ModuleList(Layer(spec) for _ in range(spec.num_layers))
+        self.norm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
+        self.register_buffer("inv_freq", inv_freq_of(spec), persistent=False)
+
+    def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
+        """Final-norm hidden states [B, T, D]. attention_mask [B, T] is 1 on real tokens."""
+        x = self.embed_tokens(ids)
+        # RoPE angles in fp32 even under autocast, as transformers computes them.
+        with torch.autocast(device_type=ids.device.type, enabled=False):
+            freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
+            emb = torch.cat((freqs, freqs), dim=-1)
+            cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        t = ids.shape[1]
+        allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
+        mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+        for layer in self.layers:
+            x = layer(x, cos, sin, mask)
+        return self.norm(x)
+
+
+class CausalLM(nn.Module):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.model = Decoder(spec)
+        if not spec.tie_word_embeddings:
+            self.lm_head = nn.Linear(spec.hidden_size, spec.vocab_size, bias=False)
+        if spec.value_head:
+            self.score = nn.Linear(spec.hidden_size, 1, bias=True)
+
+    def head_weight(self) -> torch.Tensor:
+        return self.model.embed_tokens.weight if self.spec.tie_word_embeddings else self.lm_head.weight
+
+    def logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return nn.functional.linear(hidden, self.head_weight())
+
+
+def load_model_dir(directory: str, device: Optional[torch.device] = None) -> CausalLM:
+    """config.json and the safetensors weights of a model directory, as an fp32 model on `device`;
+    a missing or extra tensor, or a wrong shape, raises ConfigError naming it."""
+    path = os.path.join(directory, "config.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            cfg = json.load(f)
+    except OSError as err:
+        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
+    except ValueError as err:
+        raise ConfigError(path, "(root)", f"is not JSON: {err}") from None
+    spec = parse_hf_config(cfg, path)
+    model = CausalLM(spec)
+    expected: Dict[str, torch.Size] = {k: p.shape for k, p in model.named_parameters()}
+    tensors = read_model_weights(directory)
+    for key in sorted(expected):
+        if key not in tensors:
+            raise ConfigError(directory, key, "tensor missing from the weights")
+        if tuple(tensors[key].shape) != tuple(expected[key]):
+            raise ConfigError(directory, key, f"shape {list(tensors[key].shape)}, expected {list(expected[key])}")
+    extra = sorted(k for k in tensors if k not in expected)
+    if extra:
+        raise ConfigError(directory, extra[0], "tensor the model does not use")
+    model.load_state_dict({k: t.float() for k, t in tensors.items()}, strict=True)
+    return model.to(device or torch.device("cpu")).eval()
