@@ -149,8 +149,9 @@ $(SANDBOX_NODE_PACKAGES)/node_modules/.installed: $(SANDBOX_NODE_PACKAGES)/packa
 # code sandbox; python3-requests so verl's own sandbox_fusion client runs in the tests; python3-aiohttp so
 # OpenRLHF's and slime's own remote-reward clients run against our endpoints in the tests; python3-numpy for the
 # policy's reference forward pass (written from transformers' definitions) and python3-jinja2 for rendering chat
-# templates as transformers does, both independent checks in the tests.
-APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp) $(if $(shell /usr/bin/python3 -c 'import numpy' 2>/dev/null && echo ok),,python3-numpy) $(if $(shell /usr/bin/python3 -c 'import jinja2' 2>/dev/null && echo ok),,python3-jinja2)
+# templates as transformers does, both independent checks in the tests; python3-torch (CPU) for the PyTorch engine
+# (shared/python/rl_torch_engine), with libopenblas0-pthread, without which torch falls back to the reference BLAS.
+APT_NEEDS := $(if $(shell command -v nats-server),,nats-server) $(if $(shell command -v bwrap),,bubblewrap) $(if $(shell /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null && echo ok),,libseccomp2) $(if $(shell /usr/bin/python3 -c 'import requests' 2>/dev/null && echo ok),,python3-requests) $(if $(shell /usr/bin/python3 -c 'import aiohttp' 2>/dev/null && echo ok),,python3-aiohttp) $(if $(shell /usr/bin/python3 -c 'import numpy' 2>/dev/null && echo ok),,python3-numpy) $(if $(shell /usr/bin/python3 -c 'import jinja2' 2>/dev/null && echo ok),,python3-jinja2) $(if $(wildcard /usr/lib/python3/dist-packages/torch/__init__.py),,python3-torch) $(if $(wildcard /usr/lib/*/openblas-pthread/libopenblas.so.0),,libopenblas0-pthread)
 
 # Toolchains the code sandbox probes (services/reward-sandbox README, Languages).
 # The tests need java, go and rust, and the small libraries SandboxFusion's own

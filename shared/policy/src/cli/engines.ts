@@ -5,6 +5,7 @@ import { policyFromWeights } from '../embedded-policy.ts';
 import type { TokenPair } from '../generation/score.ts';
 import { loadModelDir } from '../hf/model-dir.ts';
 import type { TokenizerConfig } from '../tokenizers/tokenizer.ts';
+import { TorchEngine } from '../torch/torch-engine.ts';
 import type { ScoreLimits } from './score-line.ts';
 
 /** A model opened for scoring. */
@@ -32,7 +33,24 @@ async function openJax(dir: string): Promise<Scorer> {
   };
 }
 
-const ENGINES: Record<string, (dir: string) => Promise<Scorer>> = { jax: openJax };
+/** The PyTorch engine (shared/python/rl_torch_engine) in a child process: CUDA with bf16 compute when torch sees a GPU, else fp32 on CPU. */
+async function openTorch(dir: string): Promise<Scorer> {
+  const child = await TorchEngine.start();
+  try {
+    const model = await child.open(dir);
+    return {
+      vocabSize: model.vocabSize,
+      maxSeqLen: model.maxSeqLen,
+      score: async (pairs) => (await child.score(pairs)).map((s) => ({ logprobs: Array.from(s.logprobs), entropies: Array.from(s.entropies) })),
+      dispose: () => child.close(),
+    };
+  } catch (err) {
+    child.close();
+    throw err;
+  }
+}
+
+const ENGINES: Record<string, (dir: string) => Promise<Scorer>> = { jax: openJax, torch: openTorch };
 
 /** Names `--engine` takes. */
 export const ENGINE_NAMES = Object.keys(ENGINES);

@@ -1,0 +1,186 @@
+// The PyTorch engine (shared/python/rl_torch_engine) as a child process:
+// one request in flight at a time, answered in order over binary frames
+// (frames.ts). Every wait has a timeout; a child that exits, is killed or
+// stops answering fails what is pending with an error, never a hang, and is
+// not used again.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { AppError, ErrorCode, isErrorCode } from '@rl/service-kit/core';
+import type { TokenPair } from '../generation/score.ts';
+import { encodeFrame, type Frame, FrameReader, type WireData } from './frames.ts';
+
+/** The directory holding the rl_torch_engine package (put on the child's PYTHONPATH). */
+const PYTHON_PACKAGES = fileURLToPath(new URL('../../../python', import.meta.url));
+/** Debian's python3, where `make test` installs python3-torch. */
+const DEFAULT_PYTHON = '/usr/bin/python3';
+const STDERR_TAIL_BYTES = 4096;
+
+/** Options of {@link TorchEngine.start}. */
+export interface TorchEngineOptions {
+  /** The Python that has torch. @default $RL_TORCH_PYTHON, else /usr/bin/python3 */
+  python?: string;
+  /** The whole command instead of `<python> -m rl_torch_engine serve --device <device>`. */
+  command?: readonly string[];
+  /** @default 'auto' (CUDA when torch sees a GPU, else CPU) */
+  device?: 'auto' | 'cpu' | 'cuda';
+  /** Until the child's hello (importing torch). @default 120 s */
+  startupTimeoutMs?: number;
+  /** Per request (opening a model, scoring a batch). @default 600 s */
+  requestTimeoutMs?: number;
+}
+
+/** What `open` answers: the model the engine holds. */
+export interface OpenedModel {
+  architecture: string;
+  vocabSize: number;
+  maxSeqLen: number;
+}
+
+interface Pending {
+  resolve: (frame: Frame) => void;
+  reject: (err: AppError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** A running engine child. */
+export class TorchEngine {
+  private readonly reader = new FrameReader();
+  private readonly pending: Pending[] = [];
+  private stderrTail = '';
+  private failure: AppError | null = null;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly requestTimeoutMs: number;
+  private readonly what: string;
+
+  private constructor(child: ChildProcessWithoutNullStreams, requestTimeoutMs: number, what: string) {
+    this.child = child;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.what = what;
+    child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
+    });
+    child.on('error', (err) => this.fail(new AppError(ErrorCode.Unavailable, `torch engine: cannot start ${this.what}: ${err.message}`)));
+    // 'close' comes after the child's output has been read to the end, so no answer is lost to it.
+    child.on('close', (code, signal) => {
+      const how = signal === null ? `exit status ${code}` : `signal ${signal}`;
+      const tail = this.stderrTail.trim();
+      this.fail(new AppError(ErrorCode.Unavailable, `torch engine: the child process (${this.what}) exited (${how})${tail === '' ? '' : `: ${tail}`}`));
+    });
+    child.stdin.on('error', () => {}); // a dead child's broken pipe; the exit event reports it
+  }
+
+  /** Starts the child and waits for its hello. */
+  static async start(options: TorchEngineOptions = {}): Promise<TorchEngine> {
+    const python = options.python ?? process.env.RL_TORCH_PYTHON ?? DEFAULT_PYTHON;
+    const [cmd, ...args] = options.command ?? [python, '-m', 'rl_torch_engine', 'serve', '--device', options.device ?? 'auto'];
+    const pythonPath = [PYTHON_PACKAGES, process.env.PYTHONPATH].filter((p) => p !== undefined && p !== '').join(':');
+    const child = spawn(cmd as string, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONPATH: pythonPath } });
+    const engine = new TorchEngine(child, options.requestTimeoutMs ?? 600_000, cmd as string);
+    const hello = await engine.expect('starting', options.startupTimeoutMs ?? 120_000);
+    if (hello.header.engine !== 'torch') {
+      engine.close();
+      throw new AppError(ErrorCode.Unavailable, `torch engine: ${cmd} did not answer as rl_torch_engine`);
+    }
+    return engine;
+  }
+
+  /** The child's process id (undefined if it never started). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Loads a model directory (config.json and safetensors weights). */
+  async open(dir: string): Promise<OpenedModel> {
+    const answer = await this.request({ op: 'open', model: dir }, {}, `opening ${dir}`);
+    const c = answer.header.config as { architecture: string; vocab_size: number; max_position_embeddings: number };
+    return { architecture: c.architecture, vocabSize: c.vocab_size, maxSeqLen: c.max_position_embeddings };
+  }
+
+  /** Per pair, the response tokens' log-probs and entropies. */
+  async score(pairs: readonly TokenPair[]): Promise<Array<{ logprobs: Float32Array; entropies: Float32Array }>> {
+    const promptLengths = Int32Array.from(pairs, (p) => p.prompt.length);
+    const responseLengths = Int32Array.from(pairs, (p) => p.response.length);
+    const ids = Int32Array.from(pairs.flatMap((p) => [...p.prompt, ...p.response]));
+    const answer = await this.request(
+      { op: 'score' },
+      { prompt_lengths: promptLengths, response_lengths: responseLengths, ids },
+      `scoring ${pairs.length} pairs`,
+    );
+    const logprobs = answer.tensors.get('logprobs');
+    const entropies = answer.tensors.get('entropies');
+    const total = responseLengths.reduce((n, l) => n + l, 0);
+    if (!(logprobs instanceof Float32Array) || !(entropies instanceof Float32Array) || logprobs.length !== total || entropies.length !== total) {
+      throw new AppError(ErrorCode.Internal, `torch engine: the score answer does not hold ${total} log-probs and entropies`);
+    }
+    let at = 0;
+    return Array.from(responseLengths, (n) => {
+      const out = { logprobs: logprobs.subarray(at, at + n), entropies: entropies.subarray(at, at + n) };
+      at += n;
+      return out;
+    });
+  }
+
+  /** Ends the child (its stdin closes; it exits); pending requests fail. */
+  close(): void {
+    this.fail(new AppError(ErrorCode.Unavailable, 'torch engine: closed'));
+    this.child.stdin.end();
+    // A child that does not leave on end of input is killed.
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    timer.unref();
+    this.child.once('close', () => clearTimeout(timer));
+  }
+
+  private async request(header: Record<string, unknown>, tensors: Record<string, WireData>, doing: string): Promise<Frame> {
+    if (this.failure !== null) throw this.failure;
+    const answer = this.expect(doing, this.requestTimeoutMs);
+    this.child.stdin.write(encodeFrame(header, tensors));
+    const frame = await answer;
+    if (frame.header.ok !== true) {
+      const error = (frame.header.error ?? {}) as { code?: unknown; message?: unknown };
+      throw new AppError(isErrorCode(error.code) ? error.code : ErrorCode.Internal, `torch engine: ${String(error.message ?? 'failed without a message')}`);
+    }
+    return frame;
+  }
+
+  private expect(doing: string, timeoutMs: number): Promise<Frame> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The child is out of step once an answer is abandoned: it is not used again.
+        this.fail(new AppError(ErrorCode.Timeout, `torch engine: no answer ${doing} within ${timeoutMs} ms; the child process was stopped`));
+        this.child.kill('SIGKILL');
+      }, timeoutMs);
+      this.pending.push({ resolve, reject, timer });
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Frame[];
+    try {
+      frames = this.reader.push(chunk);
+    } catch (err) {
+      this.fail(err as AppError);
+      this.child.kill('SIGKILL');
+      return;
+    }
+    for (const frame of frames) {
+      const next = this.pending.shift();
+      if (next === undefined) {
+        this.fail(new AppError(ErrorCode.Internal, 'torch engine: an answer nobody asked for'));
+        this.child.kill('SIGKILL');
+        return;
+      }
+      clearTimeout(next.timer);
+      next.resolve(frame);
+    }
+  }
+
+  private fail(err: AppError): void {
+    this.failure ??= err;
+    for (const p of this.pending.splice(0)) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+  }
+}
