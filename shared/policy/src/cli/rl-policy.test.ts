@@ -101,8 +101,8 @@ describe('rl-policy logprobs', () => {
   it(
     'refuses an unknown engine (listing the engines), --adapter (issue 23) and a missing --model with exit status 2',
     async () => {
-      const engine = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'torch'], '');
-      expect([engine.code, engine.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --engine: unknown engine "torch"; the engines are: jax\n/)]);
+      const engine = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'tpu'], '');
+      expect([engine.code, engine.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --engine: unknown engine "tpu"; the engines are: jax, torch\n/)]);
       const adapter = await rlPolicy(['logprobs', '--model', modelDir, '--adapter', join(dir, 'lora')], '');
       expect([adapter.code, adapter.stderr]).toEqual([
         2,
