@@ -32,7 +32,8 @@ const USAGE = `usage: rl-policy logprobs --model DIR [--engine ${ENGINE_NAMES.jo
   {"logprobs": [...], "entropies": [...]} per input line, in order.
 
   --model DIR       the model directory (e.g. a job's hf_model)
-  --engine NAME     the engine that computes it (${ENGINE_NAMES.join(', ')}; default jax)
+  --engine NAME     the engine that computes it (${ENGINE_NAMES.join(', ')}; default jax);
+                    torch runs in $RL_TORCH_PYTHON (default /usr/bin/python3)
   --adapter DIR     a PEFT LoRA adapter: not supported yet (issue 23)
   --batch-size N    lines scored together (default 16); answers come per batch
 `;
