@@ -55,6 +55,7 @@ export function buildProgram(): Command {
     .argument('<input>', '.json or .jsonl file')
     .argument('<output>', 'parquet file to write')
     .option('--data-source <name>', 'verl data_source of every sample', DEFAULT_STORY_OPTIONS.dataSource)
+    .option('--direct-ratio <r>', 'share of solutions that give the answer line alone, without the worked steps', ratio, 0)
     .option('--instruction <text>', 'system prompt text before the story setting', DEFAULT_STORY_OPTIONS.instruction)
     .option('--output-format <text>', 'system prompt text after the story setting', DEFAULT_STORY_OPTIONS.outputFormat)
     .addOption(
@@ -111,6 +112,7 @@ export function buildProgram(): Command {
           seed: number;
           split: string;
           hashRatio: number;
+          directRatio: number;
           instruction?: string;
           maxOps: number;
           maxAmount: number;
@@ -123,6 +125,7 @@ export function buildProgram(): Command {
           seed: o.seed,
           split: o.split,
           hashRatio: o.hashRatio,
+          directRatio: o.directRatio,
           ...(o.instruction !== undefined && { instruction: o.instruction }),
           ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
           problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },

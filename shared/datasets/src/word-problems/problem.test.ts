@@ -52,6 +52,8 @@ describe('formatSolution', () => {
     };
     expect(formatSolution(p, AnswerStyle.Hash)).toBe('7 + 1 = 8\n8 - 3 = 5\n#### 5');
     expect(formatSolution(p, AnswerStyle.Sentence)).toBe('7 + 1 = 8\n8 - 3 = 5\nThe answer is 5.');
+    expect(formatSolution(p, AnswerStyle.Hash, false)).toBe('#### 5');
+    expect(formatSolution(p, AnswerStyle.Sentence, false)).toBe('The answer is 5.');
   });
 });
 
@@ -66,6 +68,16 @@ describe('synthGsm8kRows', () => {
     for (const r of hashed) expect(extractGsm8kSolution(r.extra_info.answer)).toBe(r.reward_model.ground_truth);
     for (const r of rows.filter((x) => !x.extra_info.answer.includes('####')))
       expect(r.extra_info.answer.endsWith(`The answer is ${r.reward_model.ground_truth}.`)).toBe(true);
+  });
+
+  it('gives a share of answers without the worked steps, and leaves the rows of other options as they were', () => {
+    const plain = [...synthGsm8kRows({ count: 300, seed: 5, split: 'train', hashRatio: 0.3 })];
+    const mixed = [...synthGsm8kRows({ count: 300, seed: 5, split: 'train', hashRatio: 0.3, directRatio: 0.5 })];
+    expect([...synthGsm8kRows({ count: 300, seed: 5, split: 'train', hashRatio: 0.3, directRatio: 0 })]).toEqual(plain);
+    const direct = mixed.filter((r) => !r.extra_info.answer.includes('\n'));
+    expect(direct.length / mixed.length).toBeGreaterThan(0.4);
+    expect(direct.length / mixed.length).toBeLessThan(0.6);
+    for (const r of direct) expect([`#### ${r.reward_model.ground_truth}`, `The answer is ${r.reward_model.ground_truth}.`]).toContain(r.extra_info.answer);
   });
 
   it('can leave the instruction out', () => {

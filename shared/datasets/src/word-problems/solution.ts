@@ -8,10 +8,14 @@ export const AnswerStyle = { Hash: 'hash', Sentence: 'sentence' } as const;
 /** One of {@link AnswerStyle}. */
 export type AnswerStyle = (typeof AnswerStyle)[keyof typeof AnswerStyle];
 
-/** The solution text: `4 + 7 = 11` lines, then `#### 11` or `The answer is 11.`. */
-export function formatSolution(problem: WordProblem, style: AnswerStyle): string {
-  const lines = problem.steps.map((s) => `${s.left} ${s.op} ${s.right} = ${s.result}`);
-  if (lines.length === 0) lines.push(`${problem.answer}`);
+/**
+ * The solution text: `4 + 7 = 11` lines, then `#### 11` or `The answer is 11.`;
+ * with `worked: false` the answer line alone, as answer-only rows of real SFT
+ * data give it (a small model that imitates those guesses instead of working).
+ */
+export function formatSolution(problem: WordProblem, style: AnswerStyle, worked = true): string {
+  const lines = worked ? problem.steps.map((s) => `${s.left} ${s.op} ${s.right} = ${s.result}`) : [];
+  if (worked && lines.length === 0) lines.push(`${problem.answer}`);
   lines.push(style === AnswerStyle.Hash ? `#### ${problem.answer}` : `The answer is ${problem.answer}.`);
   return lines.join('\n');
 }

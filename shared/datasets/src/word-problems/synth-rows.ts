@@ -1,7 +1,8 @@
 // Synthetic GSM8K in verl's layout (examples/data_preprocess/gsm8k.py):
 // `prompt` is the question plus verl's instruction, `reward_model.ground_truth`
 // the answer, `extra_info.answer` the worked solution. A share of solutions
-// ends "The answer is N." instead of "#### N", as imperfect SFT data does.
+// ends "The answer is N." instead of "#### N", and a share may give the answer
+// alone without the worked steps, as imperfect SFT data does.
 import { createRng } from '@rl/service-kit/core';
 import { gsm8kRow, type Gsm8kRow } from '../gsm8k.ts';
 import { DEFAULT_PROBLEM_OPTIONS, generateProblem, type ProblemOptions } from './problem.ts';
@@ -14,6 +15,8 @@ export interface SynthOptions {
   split: string;
   /** Share of solutions that end with `#### N` (the rest: `The answer is N.`). @default 1 */
   hashRatio?: number;
+  /** Share of solutions that give the answer line alone, without the worked steps. @default 0 */
+  directRatio?: number;
   /** Replaces verl's instruction sentence; '' for none. @default verl's */
   instruction?: string;
   problem?: ProblemOptions;
@@ -29,7 +32,9 @@ export function* synthGsm8kRows(o: SynthOptions): Generator<Gsm8kRow> {
     let problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
     while (o.exclude?.has(problem.question)) problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
     const style = rng.next() < hashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
-    const raw = { question: problem.question, answer: formatSolution(problem, style), solution: String(problem.answer) };
+    // Drawn only when asked for, so rows of the other options stay what they were.
+    const worked = !((o.directRatio ?? 0) > 0 && rng.next() < (o.directRatio ?? 0));
+    const raw = { question: problem.question, answer: formatSolution(problem, style, worked), solution: String(problem.answer) };
     yield gsm8kRow(raw, index, o.split, 'plain', o.instruction);
   }
 }
