@@ -55,7 +55,6 @@ export function buildProgram(): Command {
     .argument('<input>', '.json or .jsonl file')
     .argument('<output>', 'parquet file to write')
     .option('--data-source <name>', 'verl data_source of every sample', DEFAULT_STORY_OPTIONS.dataSource)
-    .option('--direct-ratio <r>', 'share of solutions that give the answer line alone, without the worked steps', ratio, 0)
     .option('--instruction <text>', 'system prompt text before the story setting', DEFAULT_STORY_OPTIONS.instruction)
     .option('--output-format <text>', 'system prompt text after the story setting', DEFAULT_STORY_OPTIONS.outputFormat)
     .addOption(
@@ -99,6 +98,7 @@ export function buildProgram(): Command {
     .option('--seed <n>', 'generator seed', nonNegativeInt, 1)
     .option('--split <name>', 'extra_info.split of every row', 'train')
     .option('--hash-ratio <r>', 'share of worked solutions ending "#### N" (the rest end "The answer is N.")', ratio, 1)
+    .option('--direct-ratio <r>', 'share of solutions that give the answer line alone, without the worked steps', ratio, 0)
     .option('--instruction <text>', 'sentence appended to each question (default: verl\'s gsm8k.py instruction; "" for none)')
     .option('--max-ops <n>', 'most operations per problem', positiveInt, 3)
     .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
