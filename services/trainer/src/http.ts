@@ -83,7 +83,16 @@ export interface TrainerApi<C> {
   nameOf(config: C): string;
   /** Writes the job's plots now. */
   renderPlots(id: string): Promise<string[]>;
+  /**
+   * Interval of the SSE comment sent on a quiet event stream. A queued job or a
+   * long stage emits nothing for minutes, and clients give up on a silent body
+   * (undici, fetch in Node: after 300 s). @default 15000
+   */
+  keepAliveMs?: number;
 }
+
+/** The comment line of a keep-alive (clients ignore lines that start with ':'). */
+export const KEEP_ALIVE = ': keep-alive\n\n';
 
 /** Adds the trainer routes to `app`. */
 export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void {
@@ -104,7 +113,13 @@ export function addRoutes<C>(app: OpenAPIHono<AppEnv>, api: TrainerApi<C>): void
     return streamSSE(c, async (stream) => {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
-      for await (const e of followJobEvents(api.jobs, id, abort.signal)) await stream.writeSSE(toServerSentEvent(e));
+      // Each write is one whole message, so a keep-alive never splits an event.
+      const keepAlive = setInterval(() => void stream.write(KEEP_ALIVE).catch(() => abort.abort()), api.keepAliveMs ?? 15_000);
+      try {
+        for await (const e of followJobEvents(api.jobs, id, abort.signal)) await stream.writeSSE(toServerSentEvent(e));
+      } finally {
+        clearInterval(keepAlive);
+      }
     });
   });
 }

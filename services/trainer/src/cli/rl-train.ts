@@ -100,8 +100,18 @@ export async function main(argv: string[]): Promise<number> {
   const scores: number[] = [];
   let lastVal: number | undefined;
   let final: Event | undefined;
-  for await (const msg of readSse(res.body)) {
-    const e = JSON.parse(msg.data) as Event;
+  let lost: unknown;
+  const events = readSse(res.body)[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<{ event: string; data: string }>;
+    try {
+      next = await events.next();
+    } catch (err) {
+      lost = err;
+      break;
+    }
+    if (next.done === true) break;
+    const e = JSON.parse(next.value.data) as Event;
     if (e.type === 'step' && e.metrics !== undefined) {
       const total = e.total_steps ?? e.step ?? 0;
       scores.push(curveValue(e.metrics));
@@ -129,7 +139,9 @@ export async function main(argv: string[]): Promise<number> {
   bar?.stop();
   process.off('SIGINT', cancel);
   if (final === undefined) {
-    console.error(`rl-train: the event stream of job ${id} ended early`);
+    const why =
+      lost === undefined ? 'it ended early' : `${(lost as Error).message}${(lost as Error).cause ? ` (${((lost as Error).cause as Error).message})` : ''}`;
+    console.error(`rl-train: lost the event stream of job ${id}: ${why}; the job goes on in the trainer (GET ${opts.url}/v1/jobs/${id})`);
     return 1;
   }
   console.log(`job ${id} ${final.state}${final.error ? `: ${final.error}` : ''}`);
