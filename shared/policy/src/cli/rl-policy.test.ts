@@ -1,37 +1,15 @@
 // `rl-policy logprobs` as users run it: a real child process reading JSON
 // lines on stdin, on a model directory with only config.json and the weights.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyFromWeights } from '../embedded-policy.ts';
 import { loadModelDir } from '../hf/model-dir.ts';
 import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
+import { rlPolicy } from './run-rl-policy.test-support.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/rl-policy.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 120_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function rlPolicy(args: string[], input: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: CHILD_TIMEOUT_MS });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on('error', () => {}); // a usage error exits before reading stdin
-    child.stdin.end(input);
-  });
-}
 
 let dir: string;
 let modelDir: string;
@@ -57,7 +35,7 @@ describe('rl-policy logprobs', () => {
     'writes one line per input, the log-probs and entropies EmbeddedPolicy.score gives, in order, in batches',
     async () => {
       const input = `${line(PAIRS[0]!)}\n\n${PAIRS.slice(1).map(line).join('\r\n')}`;
-      const run = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'jax', '--batch-size', '3'], input);
+      const run = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'jax', '--batch-size', '3'], input, CHILD_TIMEOUT_MS);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const out = run.stdout
@@ -86,11 +64,11 @@ describe('rl-policy logprobs', () => {
   it(
     'answers the lines before a bad one, then names its line and field on stderr and exits 1',
     async () => {
-      const bad = await rlPolicy(['logprobs', '--model', modelDir], `${line(PAIRS[1]!)}\n{"prompt_ids": [1, 2]}\n${line(PAIRS[0]!)}\n`);
+      const bad = await rlPolicy(['logprobs', '--model', modelDir], `${line(PAIRS[1]!)}\n{"prompt_ids": [1, 2]}\n${line(PAIRS[0]!)}\n`, CHILD_TIMEOUT_MS);
       expect(bad.code).toBe(1);
       expect(bad.stdout.trimEnd().split('\n')).toHaveLength(1);
       expect(bad.stderr).toMatch(/^rl-policy logprobs: invalid line 2: response_ids: /);
-      const outside = await rlPolicy(['logprobs', '--model', modelDir], `{"prompt_ids": [1, 100000], "response_ids": [2]}\n`);
+      const outside = await rlPolicy(['logprobs', '--model', modelDir], `{"prompt_ids": [1, 100000], "response_ids": [2]}\n`, CHILD_TIMEOUT_MS);
       expect(outside.code).toBe(1);
       expect(outside.stdout).toBe('');
       expect(outside.stderr).toMatch(/^rl-policy logprobs: line 1: prompt_ids\[1\]: token id 100000 is outside the model's vocabulary \(vocab_size \d+\)/);
@@ -101,16 +79,16 @@ describe('rl-policy logprobs', () => {
   it(
     'refuses an unknown engine (listing the engines), --adapter (issue 23) and a missing --model with exit status 2',
     async () => {
-      const engine = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'tpu'], '');
+      const engine = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'tpu'], '', CHILD_TIMEOUT_MS);
       expect([engine.code, engine.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --engine: unknown engine "tpu"; the engines are: jax, torch\n/)]);
-      const adapter = await rlPolicy(['logprobs', '--model', modelDir, '--adapter', join(dir, 'lora')], '');
+      const adapter = await rlPolicy(['logprobs', '--model', modelDir, '--adapter', join(dir, 'lora')], '', CHILD_TIMEOUT_MS);
       expect([adapter.code, adapter.stderr]).toEqual([
         2,
         expect.stringMatching(/^rl-policy: --adapter: PEFT LoRA adapters are not supported yet \(they come with issue 23\)/),
       ]);
-      const model = await rlPolicy(['logprobs'], '');
+      const model = await rlPolicy(['logprobs'], '', CHILD_TIMEOUT_MS);
       expect([model.code, model.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --model DIR is required\n\nusage: rl-policy logprobs/)]);
-      const missing = await rlPolicy(['logprobs', '--model', join(dir, 'nothing')], '');
+      const missing = await rlPolicy(['logprobs', '--model', join(dir, 'nothing')], '', CHILD_TIMEOUT_MS);
       expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^rl-policy logprobs: .*nothing: not a model directory \(no config\.json\)/)]);
     },
     CHILD_TIMEOUT_MS,

@@ -2,20 +2,18 @@
 // the same Hugging Face directories alike, through the engines `rl-policy`
 // picks by name and through the CLI itself; a child that dies, stops
 // answering or is handed a model it cannot load is a clear error, never a hang.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '@rl/service-kit/core';
 import { tempDir } from '@rl/datasets/testing';
 import { engine } from '../cli/engines.ts';
 import { writeTinyModelDir, type TinyModelDirOptions } from '../testing/tiny-hf-model.ts';
 import { TorchEngine } from './torch-engine.ts';
+import { type Run, rlPolicy } from '../cli/run-rl-policy.test-support.ts';
 
 /** Absolute difference allowed between the engines' log-probs and entropies (both fp32 on CPU). */
 const TOLERANCE = 1e-4;
-const BIN = fileURLToPath(new URL('../../bin/rl-policy.ts', import.meta.url));
 const SLOW_MS = 120_000;
 
 const PAIRS = [
@@ -86,26 +84,6 @@ describe('the torch and jax engines agree', () => {
   }
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function rlPolicy(args: string[], input: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: SLOW_MS });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-  });
-}
-
 describe('rl-policy logprobs --engine torch', () => {
   it(
     'writes the lines --engine jax writes, within the tolerance',
@@ -113,7 +91,9 @@ describe('rl-policy logprobs --engine torch', () => {
       const dir = join(tmp.dir, 'cli');
       await writeTinyModelDir(dir, { architecture: 'Qwen3ForCausalLM', seed: 5, scale: 9 });
       const input = PAIRS.map((p) => JSON.stringify({ prompt_ids: p.prompt, response_ids: p.response })).join('\n');
-      const [jax, torch] = await Promise.all(['jax', 'torch'].map((e) => rlPolicy(['logprobs', '--model', dir, '--engine', e, '--batch-size', '2'], input)));
+      const [jax, torch] = await Promise.all(
+        ['jax', 'torch'].map((e) => rlPolicy(['logprobs', '--model', dir, '--engine', e, '--batch-size', '2'], input, SLOW_MS)),
+      );
       expect(torch!.stderr).toBe('');
       expect(torch!.code).toBe(0);
       const lines = (r: Run) =>
@@ -140,7 +120,7 @@ describe('rl-policy logprobs --engine torch', () => {
       await writeTinyModelDir(dir, { architecture: 'Qwen3ForCausalLM' });
       const config = join(dir, 'config.json');
       writeFileSync(config, JSON.stringify({ ...(JSON.parse(readFileSync(config, 'utf8')) as object), rope_scaling: { rope_type: 'yarn', factor: 4 } }));
-      const run = await rlPolicy(['logprobs', '--model', dir, '--engine', 'torch'], '');
+      const run = await rlPolicy(['logprobs', '--model', dir, '--engine', 'torch'], '', SLOW_MS);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(`rl-policy logprobs: torch engine: ${config}: rope_scaling.rope_type: "yarn" is not supported (default, linear, llama3)\n`);
     },
