@@ -46,9 +46,12 @@ const core = await PolicyWorkerCore.create(
     job: 'bench',
     model: {
       tokenizer: tokenizer.config,
+      architecture: 'Qwen3ForCausalLM',
       d_model: env('BENCH_D_MODEL', 96),
       n_layers: env('BENCH_LAYERS', 2),
       n_heads: env('BENCH_HEADS', 4),
+      n_kv_heads: null,
+      head_dim: null,
       d_ff: env('BENCH_D_FF', 384),
       max_seq_len: longest + RESPONSE,
       seed: 1,
