@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AppError, ErrorCode, validationError } from '@rl/service-kit/core';
-import { byteLevelBpeJson } from './bpe/tokenizer-json.ts';
+import { bpeModel, byteLevelBpeJson, specialToken } from './bpe/tokenizer-json.ts';
 import { BYTE_SPECIALS, type ByteTokenizer } from './byte-tokenizer.ts';
 import { CHAR_SPECIALS, type CharTokenizer } from './char-tokenizer.ts';
 import { ChatTemplate } from './chat-template.ts';
@@ -223,23 +223,12 @@ function charTokenizerJson(characters: readonly string[]) {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: CHAR_SPECIALS.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: CHAR_SPECIALS.map((content, id) => specialToken(id, content)),
     normalizer: null,
     pre_tokenizer: null,
     post_processor: null,
     decoder: { type: 'Fuse' },
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: '<unk>',
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: [],
-    },
+    model: bpeModel(vocab, [], '<unk>'),
   };
 }
 

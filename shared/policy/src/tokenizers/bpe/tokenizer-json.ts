@@ -45,6 +45,27 @@ const PRE_TOKENIZERS = {
   'whole-numbers': splitThenBytes(WHOLE_NUMBERS_SPLIT_PATTERN),
 } satisfies Record<PreTokenizerStyle, unknown>;
 
+/** An added token entry marked special, as tokenizers writes one. */
+export function specialToken(id: number, content: string): TokenizerJson['added_tokens'][number] {
+  return { id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+}
+
+/** The `model` of a BPE tokenizer.json: `vocab` and `merges`, unknown text as `unkToken` (null: none). */
+export function bpeModel(vocab: Record<string, number>, merges: ReadonlyArray<readonly [string, string]>, unkToken: string | null): TokenizerJson['model'] {
+  return {
+    type: 'BPE',
+    dropout: null,
+    unk_token: unkToken,
+    continuing_subword_prefix: null,
+    end_of_word_suffix: null,
+    fuse_unk: false,
+    byte_fallback: false,
+    ignore_merges: false,
+    vocab,
+    merges: merges.map(([a, b]) => [a, b]),
+  };
+}
+
 /** Builds the tokenizer.json of a byte-level BPE with these specials and merges (each merge joins two existing tokens). */
 export function byteLevelBpeJson(
   specials: readonly string[],
@@ -58,22 +79,11 @@ export function byteLevelBpeJson(
   for (const [a, b] of merges) vocab[a + b] ??= next++;
   return {
     version: '1.0',
-    added_tokens: specials.map((content, i) => ({ id: 256 + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: specials.map((content, i) => specialToken(256 + i, content)),
     normalizer: null,
     pre_tokenizer: PRE_TOKENIZERS[style],
     post_processor: null,
     decoder: byteLevel(false),
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: merges.map(([a, b]) => [a, b]),
-    },
+    model: bpeModel(vocab, merges, null),
   };
 }
