@@ -1,28 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arithmeticTokenizer, loadModelDir } from '@rl/policy';
+import { loadModelDir } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointLayout } from './checkpoint-layout.ts';
 import { UpdateCriticRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
+import { tinyWorkerModel } from './worker-spec.test-support.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 'c',
-  model: {
-    tokenizer: arithmeticTokenizer().config,
-    architecture: 'Qwen3ForCausalLM',
-    d_model: 16,
-    n_layers: 1,
-    n_heads: 2,
-    n_kv_heads: 1,
-    head_dim: null,
-    d_ff: 32,
-    max_seq_len: 24,
-    seed: 3,
-    path: null,
-  },
+  model: tinyWorkerModel(3),
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   critic: {
     optim: { lr: 0.02, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },

@@ -1,29 +1,17 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arithmeticTokenizer } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeActorLoss } from '../core/algos/index.ts';
 import { checkpointLayout } from './checkpoint-layout.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { ActorLossSchema } from './protocol.ts';
 import { WorkerSpec } from './worker-spec.ts';
+import { tinyWorkerModel } from './worker-spec.test-support.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 't',
-  model: {
-    tokenizer: arithmeticTokenizer().config,
-    architecture: 'Qwen3ForCausalLM',
-    d_model: 16,
-    n_layers: 1,
-    n_heads: 2,
-    n_kv_heads: 1,
-    head_dim: null,
-    d_ff: 32,
-    max_seq_len: 24,
-    seed: 7,
-    path: null,
-  },
+  model: tinyWorkerModel(7),
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
   loss: {
     clip_ratio_low: 0.2,
