@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import struct
-from typing import Dict
+from typing import Dict, Optional
 
 import torch
 
@@ -83,3 +83,34 @@ def read_model_weights(directory: str) -> Dict[str, torch.Tensor]:
     if not os.path.exists(os.path.join(directory, SINGLE)):
         raise ConfigError(directory, "(directory)", f"has neither {SINGLE} nor {INDEX}")
     return read_safetensors(os.path.join(directory, SINGLE))
+
+
+NAMES = {torch.float32: "F32", torch.bfloat16: "BF16", torch.float16: "F16"}
+
+
+def encode_safetensors(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None) -> bytes:
+    """The bytes shared/policy's encodeSafetensors writes for the same tensors: names sorted, a compact JSON
+    header with __metadata__ first, padded with spaces so the data section is 8-byte aligned; each tensor in
+    its own dtype (F32, BF16 or F16)."""
+    header: Dict[str, object] = {"__metadata__": dict(metadata or {})}
+    parts = []
+    offset = 0
+    for name in sorted(tensors):
+        t = tensors[name].detach().cpu().contiguous()
+        dtype = NAMES.get(t.dtype)
+        if dtype is None:
+            raise ValueError(f"safetensors: tensor {name}: dtype {t.dtype} is not written (float32, bfloat16, float16)")
+        raw = t.view(torch.int32 if t.dtype == torch.float32 else torch.int16).numpy().tobytes() if t.numel() else b""
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        parts.append(raw)
+        offset += len(raw)
+    head = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    head += b" " * (-len(head) % 8)
+    return struct.pack("<Q", len(head)) + head + b"".join(parts)
+
+
+def write_safetensors(path: str, tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None) -> None:
+    with open(path, "wb") as f:
+        f.write(encode_safetensors(tensors, metadata))
+        f.flush()
+        os.fsync(f.fileno())
