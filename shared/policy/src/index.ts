@@ -18,6 +18,7 @@ export { HfTokenizer, HfTokenizerConfig } from './tokenizers/hf-tokenizer.ts';
 export { widthBucket } from './training/batch-layout.ts';
 export type { TrainBatch } from './training/train-batch.ts';
 export type { LossInputs, PolicyLoss } from './training/loss-inputs.ts';
+export { lossOnLeaves, type LeafLoss, type LeafValues } from './training/loss-on-leaves.ts';
 export { OptimizerConfig, parseOptimizerConfig, type OptimizerConfigInput } from './training/optimizer.ts';
 export {
   decodeSafetensors,
