@@ -32,7 +32,7 @@ from torch import nn
 
 from .config import ConfigError
 from .model import CausalLM
-from .safetensors import read_safetensors, write_safetensors
+from .safetensors import encode_safetensors, read_safetensors
 
 ADAPTER_CONFIG = "adapter_config.json"
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
@@ -329,13 +329,16 @@ def save_adapter(model: CausalLM, directory: str, base_model_path: Optional[str]
     is written beside its final name and renamed into place."""
     os.makedirs(directory, exist_ok=True)
     config = json.dumps(adapter_config(model, base_model_path), indent=2, sort_keys=True)
-    weights_path = os.path.join(directory, ADAPTER_WEIGHTS)
-    write_safetensors(weights_path + ".tmp", adapter_state_dict(model), {"format": "pt"})
-    os.replace(weights_path + ".tmp", weights_path)
-    config_path = os.path.join(directory, ADAPTER_CONFIG)
-    with open(config_path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(config)
-    os.replace(config_path + ".tmp", config_path)
+    _write(os.path.join(directory, ADAPTER_WEIGHTS), encode_safetensors(adapter_state_dict(model), {"format": "pt"}))
+    _write(os.path.join(directory, ADAPTER_CONFIG), config.encode("utf-8"))
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(path + ".tmp", path)
 
 
 def read_adapter_config(directory: str) -> LoraSettings:
