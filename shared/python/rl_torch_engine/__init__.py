@@ -9,5 +9,6 @@ modeling_qwen3.py, modeling_rope_utils.py).
 from .config import ConfigError, ModelSpec, parse_hf_config
 from .model import CausalLM, load_model_dir
 from .scoring import score_pairs
+from .training import OptimizerSpec, Trainer, parse_optimizer
 
-__all__ = ["CausalLM", "ConfigError", "ModelSpec", "load_model_dir", "parse_hf_config", "score_pairs"]
+__all__ = ["CausalLM", "ConfigError", "ModelSpec", "OptimizerSpec", "Trainer", "load_model_dir", "parse_hf_config", "parse_optimizer", "score_pairs"]

@@ -14,6 +14,7 @@ from typing import Dict, Optional
 
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from .config import ConfigError, ModelSpec, parse_hf_config
 from .safetensors import read_model_weights
@@ -90,10 +91,13 @@ class Attention(nn.Module):
         k = k * cos + rotate_half(k) * sin
         n_rep = s.num_heads // s.num_kv_heads
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
-        scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
-        probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
-        out = torch.matmul(probs, v).transpose(1, 2).reshape(b, t, s.num_heads * s.head_dim)
-        return self.o_proj(out)
+        if hasattr(nn.functional, "scaled_dot_product_attention"):  # torch >= 2: fused kernels
+            out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
+        else:
+            scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
+            probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+            out = torch.matmul(probs, v)
+        return self.o_proj(out.transpose(1, 2).reshape(b, t, s.num_heads * s.head_dim))
 
 
 class Mlp(nn.Module):
@@ -129,6 +133,8 @@ class Decoder(nn.Module):
         self.layers = nn.ModuleList(Layer(spec) for _ in range(spec.num_layers))
         self.norm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
         self.register_buffer("inv_freq", inv_freq_of(spec), persistent=False)
+        # Recompute each layer's activations in the backward pass instead of keeping them (training only).
+        self.gradient_checkpointing = False
 
     def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
         """Final-norm hidden states [B, T, D]. attention_mask [B, T] is 1 on real tokens."""
@@ -141,8 +147,12 @@ class Decoder(nn.Module):
         t = ids.shape[1]
         allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
         mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+        checkpointed = self.gradient_checkpointing and torch.is_grad_enabled()
         for layer in self.layers:
-            x = layer(x, cos, sin, mask)
+            if checkpointed:
+                x = checkpoint(layer, x, cos, sin, mask, use_reentrant=False)
+            else:
+                x = layer(x, cos, sin, mask)
         return self.norm(x)
 
 
@@ -151,13 +161,14 @@ class CausalLM(nn.Module):
         super().__init__()
         self.spec = spec
         self.model = Decoder(spec)
-        if not spec.tie_word_embeddings:
+        # A ...ForTokenClassification critic has no LM head whatever tie_word_embeddings says (as hf/model-dir.ts reads it).
+        if not spec.tie_word_embeddings and not spec.value_head:
             self.lm_head = nn.Linear(spec.hidden_size, spec.vocab_size, bias=False)
         if spec.value_head:
             self.score = nn.Linear(spec.hidden_size, 1, bias=True)
 
     def head_weight(self) -> torch.Tensor:
-        return self.model.embed_tokens.weight if self.spec.tie_word_embeddings else self.lm_head.weight
+        return self.lm_head.weight if hasattr(self, "lm_head") else self.model.embed_tokens.weight
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return nn.functional.linear(hidden, self.head_weight())

@@ -2,19 +2,23 @@
 
 A frame is a 4-byte little-endian header length, a UTF-8 JSON header, then
 `payload_bytes` bytes of payload: the header's `tensors` ([{name, dtype,
-shape}], dtype F32 or I32) laid end to end, raw little-endian, in that order.
-Tensors never travel as JSON numbers."""
+shape}], dtype F32, I32 or U8 (opaque bytes: safetensors files)) laid end to
+end, raw little-endian, in that order. Tensors never travel as JSON numbers."""
 
 from __future__ import annotations
 
 import json
 import struct
 import sys
-from typing import Any, BinaryIO, Dict, List, Optional, Tuple
+from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Tuple, Union
 
 import torch
 
-WIRE_DTYPES = {"F32": torch.float32, "I32": torch.int32}
+from .safetensors import raw_bytes
+
+WIRE_DTYPES = {"F32": torch.float32, "I32": torch.int32, "U8": torch.uint8}
+# What an answer may carry: tensors, or bytes sent as they are (U8).
+Payload = Union[torch.Tensor, bytes]
 MAX_HEADER_BYTES = 1 << 20
 
 if sys.byteorder != "little":  # the payload is the tensors' memory as is
@@ -63,14 +67,20 @@ def read_frame(stream: BinaryIO) -> Optional[Tuple[Dict[str, Any], Dict[str, tor
     for spec in header.get("tensors", []):
         dtype = WIRE_DTYPES.get(spec.get("dtype"))
         if dtype is None:
-            raise ProtocolError(f"tensor {spec.get('name')}: dtype {spec.get('dtype')!r} (F32, I32)")
+            raise ProtocolError(f"tensor {spec.get('name')}: dtype {spec.get('dtype')!r} (F32, I32, U8)")
         count = 1
         for s in spec["shape"]:
             count *= int(s)
-        nbytes = 4 * count
+        width = torch.tensor([], dtype=dtype).element_size()
+        nbytes = width * count
         if offset + nbytes > len(payload):
             raise ProtocolError(f"tensor {spec.get('name')}: runs past the payload")
-        t = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset) if count else torch.empty(0, dtype=dtype)
+        if count == 0:
+            t = torch.empty(0, dtype=dtype)
+        elif offset % width:  # after a U8 tensor of odd length: copied so the tensor is aligned
+            t = torch.frombuffer(bytearray(payload[offset : offset + nbytes]), dtype=dtype)
+        else:
+            t = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset)
         tensors[str(spec["name"])] = t.reshape([int(s) for s in spec["shape"]])
         offset += nbytes
     if offset != len(payload):
@@ -78,14 +88,18 @@ def read_frame(stream: BinaryIO) -> Optional[Tuple[Dict[str, Any], Dict[str, tor
     return header, tensors
 
 
-def write_frame(stream: BinaryIO, header: Dict[str, Any], tensors: Optional[Dict[str, torch.Tensor]] = None) -> None:
+def write_frame(stream: BinaryIO, header: Dict[str, Any], tensors: Optional[Mapping[str, Payload]] = None) -> None:
     specs = []
     parts: List[bytes] = []
     for name, t in (tensors or {}).items():
-        wire = "F32" if t.dtype.is_floating_point else "I32"
+        if isinstance(t, (bytes, bytearray)):
+            specs.append({"name": name, "dtype": "U8", "shape": [len(t)]})
+            parts.append(bytes(t))
+            continue
+        wire = "F32" if t.dtype.is_floating_point else "U8" if t.dtype == torch.uint8 else "I32"
         t = t.detach().to("cpu", WIRE_DTYPES[wire]).contiguous()
         specs.append({"name": name, "dtype": wire, "shape": list(t.shape)})
-        parts.append(_tensor_bytes(t))
+        parts.append(raw_bytes(t))
     body = dict(header)
     if specs:
         body["tensors"] = specs
@@ -95,9 +109,3 @@ def write_frame(stream: BinaryIO, header: Dict[str, Any], tensors: Optional[Dict
     stream.write(struct.pack("<I", len(raw)) + raw + payload)
     stream.flush()
 
-
-def _tensor_bytes(t: torch.Tensor) -> bytes:
-    """A 4-byte tensor's memory (without numpy, which the engine does not need)."""
-    out = bytearray(t.numel() * 4)
-    torch.frombuffer(out, dtype=t.dtype, count=t.numel()).copy_(t.reshape(-1))
-    return bytes(out)

@@ -1,13 +1,16 @@
-"""A safetensors reader (F32, BF16, F16): 8-byte little-endian header length,
-a JSON header {name: {dtype, shape, data_offsets}}, then the raw data. A model
-directory holds model.safetensors, or model.safetensors.index.json and shards."""
+"""A safetensors reader and writer (F32, BF16, F16): 8-byte little-endian
+header length, a JSON header {name: {dtype, shape, data_offsets}} plus string
+`__metadata__`, then the raw data. A model directory holds model.safetensors, or
+model.safetensors.index.json and shards. The writer lays files out byte for
+byte as shared/policy/src/weights/safetensors.ts encodes them, so either side
+reads and rewrites the other's files unchanged."""
 
 from __future__ import annotations
 
 import json
 import os
 import struct
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -26,15 +29,25 @@ def read_safetensors(path: str) -> Dict[str, torch.Tensor]:
             raw = f.read()
     except OSError as err:
         raise ConfigError(name, "(file)", f"cannot be read: {err.strerror}") from None
+    return decode_safetensors(raw, name)[0]
+
+
+def decode_safetensors(raw: bytes, name: str) -> Tuple[Dict[str, torch.Tensor], Dict[str, str]]:
+    """The tensors (stored dtype) and string metadata of safetensors bytes; errors name `name`."""
     if len(raw) < 8:
         raise ConfigError(name, "(header)", "shorter than the 8-byte header length")
     (n,) = struct.unpack("<Q", raw[:8])
     if 8 + n > len(raw):
         raise ConfigError(name, "(header)", f"header length {n} runs past the end of the file")
     try:
-        header = json.loads(raw[8 : 8 + n].decode("utf-8"))
+        header = json.loads(bytes(raw[8 : 8 + n]).decode("utf-8"))
     except ValueError as err:
         raise ConfigError(name, "(header)", f"is not JSON: {err}") from None
+    if not isinstance(header, dict):
+        raise ConfigError(name, "(header)", "is not a JSON object")
+    metadata = header.get("__metadata__") or {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise ConfigError(name, "__metadata__", "must map strings to strings")
     data = bytearray(raw[8 + n :])  # writable, so torch.frombuffer does not warn
     out: Dict[str, torch.Tensor] = {}
     for key, spec in header.items():
@@ -52,7 +65,16 @@ def read_safetensors(path: str) -> Dict[str, torch.Tensor]:
             raise ConfigError(name, key, f"data_offsets {spec['data_offsets']} do not fit shape {shape} of {spec['dtype']}")
         t = torch.frombuffer(data, dtype=dtype, count=count, offset=begin) if count > 0 else torch.empty(0, dtype=dtype)
         out[key] = t.reshape(shape)
-    return out
+    return out, dict(metadata)
+
+
+def raw_bytes(t: torch.Tensor) -> bytes:
+    """A CPU tensor's memory, little-endian (without numpy, which the engine does not need)."""
+    t = t.detach().contiguous().reshape(-1)
+    out = bytearray(t.numel() * t.element_size())
+    if t.numel():
+        torch.frombuffer(out, dtype=t.dtype, count=t.numel()).copy_(t)
+    return bytes(out)
 
 
 def read_model_weights(directory: str) -> Dict[str, torch.Tensor]:

@@ -4,6 +4,7 @@ layout verl's actor scores), the head and softmax in fp32."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 import torch
@@ -16,18 +17,21 @@ Pair = Tuple[Sequence[int], Sequence[int]]
 DEFAULT_MAX_TOKENS = 16384
 
 
-def _autocast(device: torch.device) -> torch.autocast:
+def autocast(device: torch.device) -> torch.autocast:
     """bf16 compute on CUDA (fp32 weights, as verl's FSDP mixed precision); fp32 elsewhere."""
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
 
 
-@torch.no_grad()
-def score_pairs(model: CausalLM, pairs: Sequence[Pair], max_tokens: int = DEFAULT_MAX_TOKENS) -> List[Tuple[torch.Tensor, torch.Tensor]]:
-    """Per pair: (log p(response[t] | prompt, response[<t]), entropy of that distribution), fp32 on CPU."""
+def check_pairs(pairs: Sequence[Pair]) -> None:
     for i, (prompt, _) in enumerate(pairs):
         if len(prompt) == 0:
             raise ValueError(f"pairs[{i}]: the prompt is empty (the first response token needs one before it)")
-    out: List[Tuple[torch.Tensor, torch.Tensor]] = []
+
+
+def blocks(pairs: Sequence[Pair], max_tokens: int) -> List[Tuple[int, int]]:
+    """Consecutive [start, end) runs of pairs whose padded block (rows x (longest prompt + longest
+    response)) stays within max_tokens; a single pair longer than that runs alone."""
+    out: List[Tuple[int, int]] = []
     start = 0
     while start < len(pairs):
         end = start + 1
@@ -38,13 +42,25 @@ def score_pairs(model: CausalLM, pairs: Sequence[Pair], max_tokens: int = DEFAUL
             if (end - start + 1) * (p2 + r2) > max(max_tokens, width):
                 break
             p_max, r_max, end = p2, r2, end + 1
-        out.extend(_score_block(model, pairs[start:end]))
+        out.append((start, end))
         start = end
     return out
 
 
-def _score_block(model: CausalLM, pairs: Sequence[Pair]) -> List[Tuple[torch.Tensor, torch.Tensor]]:
-    device = model.model.embed_tokens.weight.device
+@dataclass
+class Block:
+    """One padded micro-batch: ids, attention mask and positions [B, P + R] on the device, the
+    prompt width P, the response width R, and the mask of real response tokens [B, R]."""
+
+    ids: torch.Tensor
+    mask: torch.Tensor
+    positions: torch.Tensor
+    p_max: int
+    r_max: int
+    response_mask: torch.Tensor
+
+
+def pack(pairs: Sequence[Pair], device: torch.device) -> Block:
     p_max = max(len(p) for p, _ in pairs)
     r_max = max(1, max(len(r) for _, r in pairs))
     b = len(pairs)
@@ -57,15 +73,38 @@ def _score_block(model: CausalLM, pairs: Sequence[Pair]) -> List[Tuple[torch.Ten
             ids[i, p_max : p_max + lr] = torch.tensor(list(response), dtype=torch.long)
         mask[i, p_max - lp : p_max + lr] = 1
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
-    ids, mask, positions = ids.to(device), mask.to(device), positions.to(device)
-    with _autocast(device):
-        hidden = model.model(ids, mask, positions)
-    # Position p_max - 1 + t predicts response token t.
-    h = hidden[:, p_max - 1 : p_max - 1 + r_max].float()
-    logits = torch.nn.functional.linear(h, model.head_weight().float())
+    response_mask = mask[:, p_max:].bool()
+    return Block(ids.to(device), mask.to(device), positions.to(device), p_max, r_max, response_mask.to(device))
+
+
+def response_states(model: CausalLM, block: Block) -> torch.Tensor:
+    """Final-norm hidden states [B, R, D] (fp32) of the positions that predict the response tokens:
+    position P - 1 + t predicts response token t."""
+    with autocast(block.ids.device):
+        hidden = model.model(block.ids, block.mask, block.positions)
+    return hidden[:, block.p_max - 1 : block.p_max - 1 + block.r_max].float()
+
+
+def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Block) -> Tuple[torch.Tensor, torch.Tensor]:
+    """[B, R] log-probs of the response tokens and entropies of their distributions, in fp32."""
+    logits = torch.nn.functional.linear(states, model.head_weight().float())
     logp = torch.log_softmax(logits, dim=-1)
-    targets = ids[:, p_max : p_max + r_max]
+    targets = block.ids[:, block.p_max : block.p_max + block.r_max]
     token_logp = logp.gather(-1, targets[..., None])[..., 0]
     entropy = -(logp.exp() * logp).sum(-1)
-    token_logp, entropy = token_logp.cpu(), entropy.cpu()
-    return [(token_logp[i, : len(r)].clone(), entropy[i, : len(r)].clone()) for i, (_, r) in enumerate(pairs)]
+    return token_logp, entropy
+
+
+@torch.no_grad()
+def score_pairs(model: CausalLM, pairs: Sequence[Pair], max_tokens: int = DEFAULT_MAX_TOKENS) -> List[Tuple[torch.Tensor, torch.Tensor]]:
+    """Per pair: (log p(response[t] | prompt, response[<t]), entropy of that distribution), fp32 on CPU."""
+    check_pairs(pairs)
+    out: List[Tuple[torch.Tensor, torch.Tensor]] = []
+    device = model.model.embed_tokens.weight.device
+    for start, end in blocks(pairs, max_tokens):
+        part = pairs[start:end]
+        block = pack(part, device)
+        token_logp, entropy = token_logprobs_and_entropy(model, response_states(model, block), block)
+        token_logp, entropy = token_logp.cpu(), entropy.cpu()
+        out.extend((token_logp[i, : len(r)].clone(), entropy[i, : len(r)].clone()) for i, (_, r) in enumerate(part))
+    return out
