@@ -99,7 +99,7 @@ describe('policy weights in a JetStream object store', () => {
     using next = handle!.acquire();
     expect(next.model.version).toBe('v2');
     const pairs = PROMPTS.map((prompt) => ({ prompt, response: tok.encode('1,2,3') }));
-    const trained = trainer.snapshot('check');
+    const trained = await trainer.snapshot('check');
     expect(await next.model.logprobs(pairs)).toEqual(await trained.logprobs(pairs));
     trained.dispose();
 

@@ -10,7 +10,8 @@ export { EmbeddedPolicy, createRandomPolicy, policyFromWeights, type EmbeddedPol
 export { rowSeed } from './policy-core.ts';
 export type { PackWidths, PairScores, TokenPair } from './generation/score.ts';
 export { candidates, logSoftmaxAt, sampleToken, type SampledToken, type SamplerSettings } from './generation/sampling.ts';
-export { PolicyTrainer, type AccumulateResult, type StepResult } from './training/policy-trainer.ts';
+export { PolicyTrainer } from './training/policy-trainer.ts';
+export type { AccumulateResult, EngineKind, StepResult, TrainingEngine } from './training/training-engine.ts';
 export { withValueHead } from './model/value-head.ts';
 export { trainBpe, type TrainBpeOptions } from './tokenizers/bpe/train-bpe.ts';
 export { PreTokenizerStyle, type TokenizerJson } from './tokenizers/bpe/tokenizer-json.ts';

@@ -4,6 +4,7 @@ import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
 import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
 import { ignored } from './compat-keys.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
+import { strategy } from './strategy.ts';
 
 // verl rejects "full" at run time (NotImplementedError); we reject it when the config is read.
 
@@ -51,6 +52,8 @@ export const OptimConfig = (lr: number) =>
 
 /** `actor_rollout_ref.actor.*` (verl dp_actor / PolicyLossConfig subset). */
 export const ActorConfig = z.strictObject({
+  /** The engine of the actor and the reference policy: "embedded" (jax-js in the worker, no Python) or verl's "fsdp" / "fsdp2" (the PyTorch engine, a child process; CUDA when torch sees a GPU). @default "embedded" */
+  strategy: strategy().default('embedded'),
   /** Actor optimizer. verl lr: 1e-6 (fine-tuning a pretrained model). */
   optim: OptimConfig(1e-6).prefault({}),
   /** Prompts per optimizer step (times `rollout.n` sequences); null = data.train_batch_size. verl: 256. @default null */
@@ -122,8 +125,8 @@ export const ModelConfig = z.strictObject({
   seed: nonNegativeInt().default(42),
   /** A Hugging Face model directory, or a job directory (its latest checkpoint), to start from instead of random initialisation. @default null */
   path: text().nullable().default(null),
-  /** Accepted and ignored (compat-keys.ts). */
-  enable_gradient_checkpointing: ignored(bool()),
+  /** Recompute each layer's activations in the backward pass (less memory, same gradients); the PyTorch engine does, the embedded engine ignores it. @default false */
+  enable_gradient_checkpointing: bool().default(false),
   /** Accepted and ignored (compat-keys.ts). */
   use_remove_padding: ignored(bool()),
 });

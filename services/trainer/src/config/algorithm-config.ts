@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AdvEstimatorName, KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
 import { bool, between, nonNegative, oneOf, positive, positiveInt, klEstimator, text } from './fields.ts';
 import { OptimConfig } from './actor-rollout-ref-config.ts';
+import { strategy } from './strategy.ts';
 
 /** `algorithm.kl_ctrl.*`: the in-reward KL coefficient controller. */
 export const KlCtrlSection = z.strictObject({
@@ -36,6 +37,8 @@ export type AlgorithmConfig = z.infer<typeof AlgorithmConfig>;
 
 /** `critic.*`: the value model (verl critic.yaml), used when `critic.enable` is on (by default: with adv_estimator "gae"). */
 export const CriticConfig = z.strictObject({
+  /** The critic's engine (see actor_rollout_ref.actor.strategy); null = the actor's. @default null */
+  strategy: strategy().nullable().default(null),
   /** Use a critic: null = only with adv_estimator "gae" (verl need_critic). @default null */
   enable: bool().nullable().default(null),
   /** Critic optimizer (verl lr: 1e-5). */

@@ -17,9 +17,7 @@ export const COMPAT_KEYS = {
   'actor_rollout_ref.ref.fsdp_config.param_offload': 'FSDP CPU offload: the embedded model lives in CPU memory already',
   'actor_rollout_ref.actor.fsdp_config.param_offload': 'FSDP CPU offload: the embedded model lives in CPU memory already',
   'actor_rollout_ref.actor.fsdp_config.optimizer_offload': 'FSDP CPU offload: the optimizer state lives in CPU memory already',
-  'actor_rollout_ref.model.enable_gradient_checkpointing': 'trades GPU memory for recomputation; the gradients are the same',
   'actor_rollout_ref.model.use_remove_padding': 'a packing optimisation of HF models; the results are the same',
-  'model.enable_gradient_checkpointing': 'trades GPU memory for recomputation; the gradients are the same',
   // verl's reward keys (verl-reward-config.ts); the ones that would change the rewards are refused there instead.
   'reward.num_workers': "verl's reward-loop worker processes: here scoring is requests to the reward services, reward.concurrency of them in flight",
   'reward.custom_reward_function.path': 'rl_rewards.verl asks the reward services over HTTP; the trainer asks the same services over NATS (reward.routes)',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ModelConfig, architectureProblems, resolveArchitecture } from './actor-rollout-ref-config.ts';
 import { between, bool, intOrOff, nonNegative, oneOf, pathList, positive, positiveInt, text } from './fields.ts';
 import { TrainerConfig } from './trainer-config.ts';
+import { strategy } from './strategy.ts';
 
 /** verl sft_trainer.yaml `data.*`: single-turn (prompt and response columns) or multi-turn (a messages column). */
 export const SftDataConfig = z.strictObject({
@@ -66,6 +67,8 @@ export type SftOptimConfig = z.infer<typeof SftOptimConfig>;
 export const SftModelConfig = ModelConfig.omit({ path: true, use_remove_padding: true }).extend({
   /** A Hugging Face model directory, or a job directory (its latest checkpoint), to start from; null = random initialisation. @default null */
   partial_pretrain: text().nullable().default(null),
+  /** The engine: "embedded" (jax-js, no Python) or verl's "fsdp" / "fsdp2" (the PyTorch engine). @default "embedded" */
+  strategy: strategy().default('embedded'),
 });
 
 /** `trainer.*` of an SFT job: the RL keys plus verl's `trainer.seed`, with sft_trainer.yaml's defaults. */

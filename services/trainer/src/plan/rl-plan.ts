@@ -11,6 +11,7 @@ import type { JobConfig } from '../config/index.ts';
 import type { BatchSamplerOptions, LoadDatasetOptions } from '../data/index.ts';
 import { RolloutCorrectionSchema } from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
+import { engineOf } from '../config/strategy.ts';
 
 /** What the adapter learned before planning. */
 export interface RlFacts {
@@ -118,6 +119,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
+      engine: { kind: engineOf(actor.strategy), gradient_checkpointing: arr.model.enable_gradient_checkpointing },
       optim: { lr: actor.optim.lr, weight_decay: actor.optim.weight_decay, betas: actor.optim.betas, grad_clip: actor.grad_clip },
       loss,
       weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name },
@@ -129,6 +131,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
           loss_scale_factor: data.max_response_length,
           path: f.criticModelDir,
           seed: m.seed,
+          engine: { kind: engineOf(critic.strategy ?? actor.strategy), gradient_checkpointing: arr.model.enable_gradient_checkpointing },
         },
       }),
     },

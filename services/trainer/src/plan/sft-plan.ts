@@ -3,6 +3,7 @@
 // adapter (run-sft-job.ts) executes it and a test walks every key through it.
 import { resolve } from 'node:path';
 import type { TokenizerConfig } from '@rl/policy';
+import { engineOf } from '../config/strategy.ts';
 import type { SftJobConfig } from '../config/index.ts';
 import type { LrSchedulerKind } from '../core/sft/lr-schedule.ts';
 import type { SftColumns, Truncation } from '../data/index.ts';
@@ -56,6 +57,7 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
+      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.
       weights: { bucket: 'rl-policy', name: `sft-${t.experiment_name}` },

@@ -3,7 +3,7 @@
 // verl's update_critic loop. It lives in the policy worker process; a GPU
 // deployment implements the same `values` / `update_critic` subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { PolicyTrainer, parseModelConfig, saveModelDir, withValueHead, type PolicyLoss, type PolicyWeights, type TokenizerConfig } from '@rl/policy';
+import { parseModelConfig, saveModelDir, withValueHead, type PolicyLoss, type PolicyWeights, type TokenizerConfig, type TrainingEngine } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
 import { checkpointLayout } from './checkpoint-layout.ts';
@@ -11,6 +11,7 @@ import { createValueLoss } from './losses/index.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
 import type { UpdateCriticReply, UpdateCriticRequest, ValuesReply, ValuesRequest } from './protocol.ts';
 import { loadModel } from './load-model.ts';
+import { openTrainingEngine, type EngineChoice } from './training-engines.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
 type CriticSpec = NonNullable<WorkerSpec['critic']>;
@@ -28,36 +29,34 @@ function valueModel(lm: PolicyWeights, seed: number): PolicyWeights {
 
 /** Value model + optimizer of one job. */
 export class CriticCore {
-  readonly #trainer: PolicyTrainer;
+  readonly #trainer: TrainingEngine;
   readonly #loss: PolicyLoss;
   readonly #updates = new AppliedOnce<z.input<typeof UpdateCriticReply>>();
 
-  private constructor(trainer: PolicyTrainer, spec: CriticSpec) {
+  private constructor(trainer: TrainingEngine, spec: CriticSpec) {
     this.#trainer = trainer;
     // One loss object per job, so the policy library compiles it once.
     this.#loss = createValueLoss({ cliprangeValue: spec.cliprange_value, lossAggMode: spec.loss_agg_mode, lossScaleFactor: spec.loss_scale_factor });
   }
 
-  static async #start(weights: PolicyWeights, spec: CriticSpec): Promise<CriticCore> {
-    const o = spec.optim;
-    const trainer = await PolicyTrainer.create(weights, { lr: o.lr, betas: o.betas, weightDecay: o.weight_decay, maxGradNorm: o.grad_clip });
-    return new CriticCore(trainer, spec);
+  static async #start(weights: PolicyWeights, spec: CriticSpec, engine: EngineChoice): Promise<CriticCore> {
+    return new CriticCore(await openTrainingEngine(weights, spec.optim, engine), spec);
   }
 
   /**
    * A fresh critic: `initial` (the actor's starting weights, or critic.model.path's
    * directory) with a seeded value head, unless the directory is a critic already.
    */
-  static async create(initial: PolicyWeights, spec: CriticSpec, tokenizer: TokenizerConfig): Promise<CriticCore> {
+  static async create(initial: PolicyWeights, spec: CriticSpec, tokenizer: TokenizerConfig, engine: EngineChoice): Promise<CriticCore> {
     const base = spec.path === null ? initial : await loadModel(spec.path, tokenizer);
-    return CriticCore.#start(base.config.valueHead ? base : valueModel(base, spec.seed), spec);
+    return CriticCore.#start(base.config.valueHead ? base : valueModel(base, spec.seed), spec, engine);
   }
 
   /** The critic saved by {@link save} into the step directory `dir`. */
-  static async load(dir: string, spec: CriticSpec, tokenizer: TokenizerConfig): Promise<CriticCore> {
+  static async load(dir: string, spec: CriticSpec, tokenizer: TokenizerConfig, engine: EngineChoice): Promise<CriticCore> {
     const at = checkpointLayout(dir).critic;
-    const core = await CriticCore.#start(await loadModel(at.hf, tokenizer), spec);
-    core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
+    const core = await CriticCore.#start(await loadModel(at.hf, tokenizer), spec, engine);
+    await core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
     return core;
   }
 
@@ -68,13 +67,8 @@ export class CriticCore {
 
   /** verl compute_values: the value of the state before each response token. */
   async values(req: z.output<typeof ValuesRequest>): Promise<z.input<typeof ValuesReply>> {
-    const snapshot = this.#trainer.snapshot(`critic-v${this.updates}`);
-    try {
-      const v = await snapshot.values(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });
-      return { values: v.map((row) => Array.from(row)) };
-    } finally {
-      snapshot.dispose();
-    }
+    const v = await this.#trainer.values(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });
+    return { values: v.map((row) => Array.from(row)) };
   }
 
   /** verl dp_critic.update_critic: PPO epochs over mini-batches of the clipped value loss. */

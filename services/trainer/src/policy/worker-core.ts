@@ -5,16 +5,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRng, AppError, ErrorCode } from '@rl/service-kit';
 import {
-  PolicyTrainer,
   createRandomPolicy,
   createTokenizer,
   loadWeights,
-  policyFromWeights,
   saveModelDir,
   saveWeights,
   type EmbeddedPolicy,
   type PolicyLoss,
   type PolicyWeights,
+  type TrainingEngine,
 } from '@rl/policy';
 import type { z } from 'zod';
 import { AppliedOnce } from './applied-once.ts';
@@ -27,6 +26,7 @@ import { withDetachedOldLogprobs } from './on-policy-loss.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
 import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, SftStepReply, SftStepRequest, UpdateReply, UpdateRequest } from './protocol.ts';
 import { SFT_LOSS } from './sft-loss.ts';
+import { openScoringModel, openTrainingEngine, type EngineChoice, type ScoringModel } from './training-engines.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
 type In<T extends z.ZodType> = z.output<T>;
@@ -38,8 +38,8 @@ const WITHOUT_CONTEXT_CHUNK_ROWS = 16;
 /** Actor + reference + optimizer of one job. */
 export class PolicyWorkerCore {
   readonly spec: WorkerSpec;
-  #trainer: PolicyTrainer;
-  #ref: EmbeddedPolicy;
+  #trainer: TrainingEngine;
+  #ref: ScoringModel;
   #refWeights: PolicyWeights;
   #snapshot: EmbeddedPolicy | null = null;
   #loss: PolicyLoss | null = null;
@@ -49,7 +49,7 @@ export class PolicyWorkerCore {
 
   #critic: CriticCore | null;
 
-  private constructor(spec: WorkerSpec, trainer: PolicyTrainer, ref: EmbeddedPolicy, refWeights: PolicyWeights, critic: CriticCore | null) {
+  private constructor(spec: WorkerSpec, trainer: TrainingEngine, ref: ScoringModel, refWeights: PolicyWeights, critic: CriticCore | null) {
     this.spec = spec;
     this.#trainer = trainer;
     this.#ref = ref;
@@ -81,14 +81,19 @@ export class PolicyWorkerCore {
       initial = await policy.exportWeights('v0');
       policy.dispose();
     }
-    const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic, m.tokenizer);
+    const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic, m.tokenizer, criticEngine(spec));
     return PolicyWorkerCore.#build(spec, initial, initial, critic);
   }
 
   static async #build(spec: WorkerSpec, actor: PolicyWeights, ref: PolicyWeights, critic: CriticCore | null): Promise<PolicyWorkerCore> {
-    const o = spec.optim;
-    const trainer = await PolicyTrainer.create(actor, { lr: o.lr, betas: o.betas, weightDecay: o.weight_decay, maxGradNorm: o.grad_clip });
-    return new PolicyWorkerCore(spec, trainer, await policyFromWeights(ref), ref, critic);
+    const choice = actorEngine(spec);
+    const trainer = await openTrainingEngine(actor, spec.optim, choice);
+    try {
+      return new PolicyWorkerCore(spec, trainer, await openScoringModel(ref, choice), ref, critic);
+    } catch (err) {
+      trainer.dispose();
+      throw err;
+    }
   }
 
   /** The critic of a GAE job. */
@@ -102,7 +107,7 @@ export class PolicyWorkerCore {
     return `v${this.#trainer.updates}`;
   }
 
-  get trainer(): PolicyTrainer {
+  get trainer(): TrainingEngine {
     return this.#trainer;
   }
 
@@ -113,17 +118,18 @@ export class PolicyWorkerCore {
     return this.#loss;
   }
 
-  /** An immutable copy of the current actor (cached until the next update). */
-  actor(): EmbeddedPolicy {
+  /** An immutable embedded copy of the current actor, for generation (cached until the next update). */
+  async actor(): Promise<EmbeddedPolicy> {
     if (this.#snapshot === null || this.#snapshot.version !== this.version) {
+      const next = await this.#trainer.snapshot(this.version);
       this.#snapshot?.dispose();
-      this.#snapshot = this.#trainer.snapshot(this.version);
+      this.#snapshot = next;
     }
     return this.#snapshot;
   }
 
   async generate(req: In<typeof GenerateRequest>, signal?: AbortSignal): Promise<Out<typeof GenerateReply>> {
-    const policy = this.actor();
+    const policy = await this.actor();
     const s = req.sampling;
     const gens = await policy.generate(
       req.prompts,
@@ -140,7 +146,7 @@ export class PolicyWorkerCore {
   }
 
   async logprobs(req: In<typeof LogprobsRequest>): Promise<Out<typeof LogprobsReply>> {
-    const model = req.model === 'ref' ? this.#ref : this.actor();
+    const model = req.model === 'ref' ? this.#ref : this.#trainer;
     const scores = await model.score(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });
     return {
       logprobs: scores.map((s) => Array.from(s.logprobs)),
@@ -151,7 +157,7 @@ export class PolicyWorkerCore {
 
   /** The story signals' second pass: each listed response after its prompt without r (no entropies: the reward takes them from the pass with r). */
   async #withoutContext(
-    model: EmbeddedPolicy,
+    model: ScoringModel,
     req: In<typeof LogprobsRequest>,
   ): Promise<Pick<Out<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
     const entries = req.without_context ?? [];
@@ -170,8 +176,8 @@ export class PolicyWorkerCore {
     for (const chunk of lengthChunks(lengths, WITHOUT_CONTEXT_CHUNK_ROWS)) {
       const rows = chunk.map((i) => pairs[i]!);
       while (rows.length < WITHOUT_CONTEXT_CHUNK_ROWS) rows.push(rows[0]!);
-      const scored = await model.logprobs(rows, { promptWidth: quarterWidth(lengths[chunk[0]!]!, maxWidth), responseWidth: req.response_width });
-      chunk.forEach((i, k) => (logprobs[i] = Array.from(scored[k]!)));
+      const scored = await model.score(rows, { promptWidth: quarterWidth(lengths[chunk[0]!]!, maxWidth), responseWidth: req.response_width });
+      chunk.forEach((i, k) => (logprobs[i] = Array.from(scored[k]!.logprobs)));
     }
     return { logprobs_without_context: logprobs, without_context_compute_s: (performance.now() - started) / 1000 };
   }
@@ -292,9 +298,9 @@ export class PolicyWorkerCore {
   /** A worker restored from {@link saveCheckpoint}. */
   static async fromCheckpoint(spec: WorkerSpec, dir: string): Promise<PolicyWorkerCore> {
     const at = checkpointLayout(dir).actor;
-    const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic, spec.model.tokenizer);
+    const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic, spec.model.tokenizer, criticEngine(spec));
     const core = await PolicyWorkerCore.#build(spec, await loadModel(at.hf, spec.model.tokenizer), await loadWeights(at.ref), critic);
-    core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
+    await core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
     return core;
   }
 
@@ -304,4 +310,15 @@ export class PolicyWorkerCore {
     this.#trainer.dispose();
     this.#critic?.dispose();
   }
+}
+
+/** The actor's (and reference's) engine. */
+function actorEngine(spec: WorkerSpec): EngineChoice {
+  return { kind: spec.engine.kind, gradientCheckpointing: spec.engine.gradient_checkpointing };
+}
+
+/** The critic's engine (verl critic.strategy). */
+function criticEngine(spec: WorkerSpec): EngineChoice {
+  const e = spec.critic?.engine ?? spec.engine;
+  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing };
 }

@@ -85,7 +85,7 @@ await hostService({
   routes: () => {},
   endpoints: [
     verb('info', P.InfoRequest, async () => {
-      const policy = core.actor();
+      const policy = await core.actor();
       return { version: core.version, tokenizer: policy.tokenizer.kind, vocab_size: policy.tokenizer.vocabSize, max_seq_len: policy.maxSequenceLength };
     }),
     verb('generate', P.GenerateRequest, (req) => core.generate(req)),

@@ -21,6 +21,13 @@ export const WorkerLossSpec = ActorLossSchema.pick({
 /** Parsed {@link WorkerLossSpec}: what createPpoLoss compiles. */
 export type WorkerLossSpec = z.infer<typeof WorkerLossSpec>;
 
+/** Which engine runs a model: jax (embedded, no Python) or torch (rl_torch_engine child process); verl's strategy keys choose it. */
+export const EngineSpec = z.object({
+  kind: z.enum(['jax', 'torch']),
+  /** Recompute layer activations in the backward pass (torch engine; verl enable_gradient_checkpointing). */
+  gradient_checkpointing: z.boolean(),
+});
+
 export const WorkerSpec = z.object({
   job: z.string().min(1),
   model: z.object({
@@ -41,6 +48,8 @@ export const WorkerSpec = z.object({
     /** A Hugging Face model directory to start from (config.json and weights are read; the tokenizer is `tokenizer`); null: random initialisation. */
     path: z.string().nullable(),
   }),
+  /** The actor's and the reference policy's engine. */
+  engine: EngineSpec.default({ kind: 'jax', gradient_checkpointing: false }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
   /** The actor loss of an RL job (an SFT job has none). */
   loss: WorkerLossSpec.optional(),
@@ -60,6 +69,8 @@ export const WorkerSpec = z.object({
       path: z.string().nullable(),
       /** Seed of the value head's initialisation. */
       seed: z.number().int().min(0),
+      /** The critic's engine (verl critic.strategy); absent: the actor's. */
+      engine: EngineSpec.optional(),
     })
     .optional(),
   /** JetStream object store bucket and object name the weights are published under. */

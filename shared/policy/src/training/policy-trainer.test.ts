@@ -49,19 +49,19 @@ describe('PolicyTrainer', () => {
     for (let i = 0; i < 119; i++) last = await trainer.step(COPY, nll);
     expect(last.step).toBe(120);
     expect(last.loss).toBeLessThan(0.05);
-    const snap = trainer.snapshot('trained');
+    const snap = await trainer.snapshot('trained');
     const gens = await snap.generate(PROMPTS, { temperature: 0, maxTokens: TARGET.length, stopTokenIds: [] });
     expect(gens.map((g) => g.text)).toEqual(['2,9,6,3', '2,9,6,3']);
     snap.dispose();
   });
 
   it('snapshots keep their weights while the trainer moves on', async () => {
-    const snap = trainer.snapshot('before');
+    const snap = await trainer.snapshot('before');
     const pairs = [{ prompt: PROMPTS[0]!, response: TARGET }];
     const before = await snap.logprobs(pairs);
     await trainer.step({ pairs, inputs: { advantages: [TARGET.map(() => -1)] } }, weighted);
     expect(await snap.logprobs(pairs)).toEqual(before);
-    const moved = trainer.snapshot('after');
+    const moved = await trainer.snapshot('after');
     expect(await moved.logprobs(pairs)).not.toEqual(before);
     snap.dispose();
     moved.dispose();
@@ -108,12 +108,12 @@ describe('PolicyTrainer', () => {
 
   it('round-trips the optimizer state for checkpoints', async () => {
     const bytes = await trainer.exportOptimizerState();
-    trainer.importOptimizerState(bytes);
+    await trainer.importOptimizerState(bytes);
     expect(await trainer.exportOptimizerState()).toEqual(bytes);
     expect(trainer.updates).toBeGreaterThan(0);
     const other = await tinyPolicy(1, arithmeticTokenizer().config, { dModel: 16 });
     const wrong = await PolicyTrainer.create(await other.exportWeights(), { lr: 1e-3 });
-    expect(() => wrong.importOptimizerState(bytes)).toThrow(/optimizer state/);
+    await expect(wrong.importOptimizerState(bytes)).rejects.toThrow(/optimizer state/);
     wrong.dispose();
     other.dispose();
   });
@@ -134,7 +134,7 @@ describe('PolicyTrainer', () => {
       await trainer.accumulate({ pairs: COPY.pairs, inputs: { advantages: COPY.pairs.map((p) => p.response.map(() => 0.5)) } }, weighted, 0.5);
       await trainer.applyGradients();
       await trainer.score(COPY.pairs);
-      trainer.snapshot('tmp').dispose();
+      (await trainer.snapshot('tmp')).dispose();
     };
     await work();
     const before = live();

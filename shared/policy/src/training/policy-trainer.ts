@@ -22,22 +22,7 @@ import { decodeAdamState, encodeAdamState } from './optimizer-state.ts';
 import type { Params } from '../model/params.ts';
 import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from '../generation/score.ts';
 import { trainBatchInputs, type TrainBatch } from './train-batch.ts';
-
-/** Loss and metrics of one accumulated micro-batch. */
-export interface AccumulateResult {
-  loss: number;
-  metrics: Record<string, number>;
-}
-
-/** Outcome of an optimizer step. */
-export interface StepResult {
-  /** Global gradient norm before clipping (torch's clip_grad_norm_ return value). */
-  gradNorm: number;
-  /** True when the norm was not finite and the update was skipped (verl does the same). */
-  skipped: boolean;
-  /** Updates applied so far. */
-  step: number;
-}
+import type { AccumulateResult, StepResult, TrainingEngine } from './training-engine.ts';
 
 type Compiled = OwnedFunction<
   (
@@ -52,8 +37,9 @@ type Compiled = OwnedFunction<
   ) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }
 >;
 
-/** Owns trainable weights and AdamW state. */
-export class PolicyTrainer {
+/** The embedded jax-js engine: owns trainable weights and AdamW state. */
+export class PolicyTrainer implements TrainingEngine {
+  readonly kind = 'jax' as const;
   readonly optimizer: OptimizerConfig;
   #model: EmbeddedPolicy;
   #adam: AdamState;
@@ -74,7 +60,7 @@ export class PolicyTrainer {
   }
 
   /** The current weights as an immutable policy for generation and scoring (shares memory; dispose it when done). */
-  snapshot(version: string): EmbeddedPolicy {
+  async snapshot(version: string): Promise<EmbeddedPolicy> {
     const m = this.#model;
     return new EmbeddedPolicy(version, m.config, m.tokenizer, tree.ref(m.params), m.kernels.retain());
   }
@@ -129,8 +115,13 @@ export class PolicyTrainer {
   }
 
   /** Teacher-forced log-probs and entropies under the current weights (old log-probs for PPO). */
-  score(pairs: readonly TokenPair[]) {
-    return this.#model.score(pairs);
+  score(pairs: readonly TokenPair[], widths: PackWidths = {}) {
+    return this.#model.score(pairs, widths);
+  }
+
+  /** Values under the current weights (a model with a value head). */
+  values(pairs: readonly TokenPair[], widths: PackWidths = {}): Promise<Float32Array[]> {
+    return this.#model.values(pairs, widths);
   }
 
   /** Host copy of the weights, for saving or publishing. */
@@ -144,7 +135,7 @@ export class PolicyTrainer {
   }
 
   /** Restores AdamW state written by {@link exportOptimizerState} (resume); it must match this model's parameters. */
-  importOptimizerState(bytes: Uint8Array): void {
+  async importOptimizerState(bytes: Uint8Array): Promise<void> {
     const next = decodeAdamState(bytes, this.#model.params);
     tree.dispose({ m: this.#adam.m, v: this.#adam.v });
     this.#adam = next;
