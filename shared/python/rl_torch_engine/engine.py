@@ -70,6 +70,7 @@ class Engine:
         train = header.get("train", False)
         checkpointing = header.get("gradient_checkpointing", False)
         lora = header.get("lora")
+        adapter = header.get("adapter")
         max_tokens = header.get("max_tokens", DEFAULT_MAX_TOKENS)
         if not isinstance(train, bool):
             raise ValueError("open: train must be a boolean")
@@ -77,6 +78,8 @@ class Engine:
             raise ValueError("open: gradient_checkpointing must be a boolean")
         if lora is not None and not isinstance(lora, dict):
             raise ValueError("open: lora must be an object")
+        if adapter is not None and (not isinstance(adapter, str) or not adapter):
+            raise ValueError("open: adapter must be a PEFT adapter directory path")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError("open: max_tokens must be a positive integer (tokens per micro-batch, padding included)")
         spec = parse_optimizer(header.get("optimizer")) if train else None
@@ -86,12 +89,16 @@ class Engine:
             from .lora import apply_lora  # only LoRA runs need it
 
             apply_lora(model, lora)
+        if adapter is not None:
+            from .lora import load_adapter
+
+            load_adapter(model, adapter)  # onto the adapters `lora` made (resume), or its own
         model.model.gradient_checkpointing = checkpointing
         model.train(train)
         if not train:
             model.requires_grad_(False)
         self.trainer = Trainer(model, spec, max_tokens) if spec is not None else None
-        self.model, self.directory, self.max_tokens, self.lora = model, directory, max_tokens, lora is not None
+        self.model, self.directory, self.max_tokens, self.lora = model, directory, max_tokens, lora is not None or adapter is not None
         s = model.spec
         config = {"architecture": ARCHITECTURES[s.family], "vocab_size": s.vocab_size, "max_position_embeddings": s.max_position_embeddings, "value_head": s.value_head}
         return {"ok": True, "config": config}, {}
