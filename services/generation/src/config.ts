@@ -22,9 +22,12 @@ export const GenerationConfig = BaseConfig.extend({
    * or a weights file this project writes (safetensors with its config and tokenizer in the metadata).
    */
   POLICY_PATH: optionalText,
-  /** Embedded: JetStream Object Store bucket the trainer publishes versions to (watched; new versions hot-swap). */
+  /**
+   * JetStream Object Store bucket the trainer publishes versions to, watched: the embedded backend hot-swaps each new
+   * version; the OpenAI backend with INFERENCE_SYNC hands it to the inference server.
+   */
   POLICY_OBJECT_STORE: optionalText,
-  /** Embedded: object name inside the bucket. @default 'policy' */
+  /** Object name inside the bucket. @default 'policy' */
   POLICY_OBJECT_NAME: z.string().trim().min(1).default('policy'),
   /** Embedded: seed of the untrained model used when no weights are configured. @default 0 */
   POLICY_SEED: z.coerce.number().int().min(0).default(0),
@@ -84,6 +87,19 @@ export const GenerationConfig = BaseConfig.extend({
   OPENAI_RETRY_BASE_MS: z.coerce.number().int().min(1).default(200),
   /** OpenAI backend: requests in flight at once. @default 64 */
   OPENAI_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(64),
+  /**
+   * OpenAI backend: how each version published to POLICY_OBJECT_STORE reaches the server before the next rollout.
+   * `sglang`: a Hugging Face directory, then SGLang's `POST /update_weights_from_disk`; `vllm`: a Hugging Face
+   * directory, then vLLM's `POST /collective_rpc` `reload_weights` with `weights_path` (server started with
+   * VLLM_SERVER_DEV_MODE=1) and `POST /reset_prefix_cache`; `vllm-lora`: a PEFT adapter directory, then vLLM's
+   * `POST /v1/load_lora_adapter` (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True) and rollouts request that adapter by name;
+   * `none`: the server's weights are not managed. @default 'none'
+   */
+  INFERENCE_SYNC: z.enum(['none', 'sglang', 'vllm', 'vllm-lora']).default('none'),
+  /** INFERENCE_SYNC: directory this service writes versions to, at a path the inference server reads too. */
+  INFERENCE_SYNC_DIR: optionalText,
+  /** INFERENCE_SYNC: deadline of one call that loads weights into the server. @default 600000 */
+  INFERENCE_SYNC_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
 
   /** Scripted backend: JSON script file (`{"rules": [{"contains"?, "replies": [...]}]}`). */
   GENERATION_SCRIPT: optionalText,
@@ -109,6 +125,18 @@ export const GenerationConfig = BaseConfig.extend({
   .refine((c) => c.GENERATION_BACKEND !== 'scripted' || c.GENERATION_SCRIPT !== undefined, {
     message: 'required when GENERATION_BACKEND=scripted',
     path: ['GENERATION_SCRIPT'],
+  })
+  .refine((c) => c.INFERENCE_SYNC === 'none' || (c.GENERATION_BACKEND === 'openai' && c.OPENAI_MODE === 'tokens'), {
+    message: 'needs GENERATION_BACKEND=openai with OPENAI_MODE=tokens (a server serving token ids and log-probs)',
+    path: ['INFERENCE_SYNC'],
+  })
+  .refine((c) => c.INFERENCE_SYNC === 'none' || c.POLICY_OBJECT_STORE !== undefined, {
+    message: 'required when INFERENCE_SYNC is set (the bucket the trainer publishes versions to)',
+    path: ['POLICY_OBJECT_STORE'],
+  })
+  .refine((c) => c.INFERENCE_SYNC === 'none' || c.INFERENCE_SYNC_DIR !== undefined, {
+    message: 'required when INFERENCE_SYNC is set (a directory the inference server reads)',
+    path: ['INFERENCE_SYNC_DIR'],
   })
   .refine((c) => c.POLICY_PATH === undefined || c.POLICY_OBJECT_STORE === undefined, {
     message: 'set POLICY_PATH or POLICY_OBJECT_STORE, not both',

@@ -29,6 +29,16 @@ export async function buildBackend(config: GenerationConfig, nc: NatsConnection 
       apiKey: config.OPENAI_API_KEY,
     });
     const model = config.OPENAI_MODEL ?? config.MODEL_NAME ?? 'default';
+    if (config.INFERENCE_SYNC !== 'none') {
+      const { startServerSync } = await import('./inference-sync/start-server-sync.ts');
+      const sync = await startServerSync(config, config.INFERENCE_SYNC, model, nc, logger);
+      return {
+        backend: createOpenAiBackend({ baseUrl, model, mode: config.OPENAI_MODE, post, versions: sync.gate }),
+        describe: `${config.OPENAI_MODE} via ${baseUrl}, versions from ${config.POLICY_OBJECT_STORE}/${config.POLICY_OBJECT_NAME} (${config.INFERENCE_SYNC})`,
+        stop: () => sync.stop(),
+        waitForVersion: (version, timeoutMs, signal) => sync.gate.waitFor(version, timeoutMs, signal),
+      };
+    }
     return {
       backend: createOpenAiBackend({ baseUrl, model, mode: config.OPENAI_MODE, post }),
       describe: `${config.OPENAI_MODE} via ${baseUrl}`,

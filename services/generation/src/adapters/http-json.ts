@@ -77,7 +77,9 @@ export function createHttpJsonClient(o: HttpJsonOptions): HttpJsonClient {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new AppError(ErrorCode.UpstreamError, `${url}: HTTP ${res.status} with a body that is not JSON`);
+      // Some admin endpoints answer success in plain text (vLLM's /v1/load_lora_adapter) or with no body; the schema judges it.
+      if (!res.ok) throw new AppError(ErrorCode.UpstreamError, `${url}: HTTP ${res.status} with a body that is not JSON`);
+      json = text;
     }
     if (!res.ok) throw new AppError(ErrorCode.UpstreamError, `${url}: HTTP ${res.status}: ${serverMessage(json) ?? text.slice(0, 300)}`);
     const parsed = schema.safeParse(json);

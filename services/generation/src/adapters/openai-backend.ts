@@ -1,6 +1,7 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
 import type { BackendGeneration, ChatCodec, InferenceBackend, TemplateInput, TextSession, TokenSession } from '../core/backend.ts';
 import type { ChatMessage, SamplingParams } from '../core/policy-types.ts';
+import type { ServedVersion, VersionLease } from '../core/version-gate.ts';
 import type { HttpJsonClient } from './http-json.ts';
 import { ChatReply, CompletionReply, DetokenizeReply, TokenizeReply } from './openai-wire.ts';
 
@@ -13,12 +14,17 @@ export interface OpenAiBackendOptions {
   /** `tokens`: completions over token ids with log-probs; `chat`: chat completions, text only. */
   mode: 'tokens' | 'chat';
   post: HttpJsonClient;
+  /**
+   * The policy versions the server serves (INFERENCE_SYNC): each session leases one and asks for its model name;
+   * absent, the server's weights are not managed and sessions report `model` as their version.
+   */
+  versions?: { lease(): Promise<VersionLease>; current(): ServedVersion | undefined };
 }
 
 const TOKEN_ID = /^token_id:(-?\d+)$/;
 
 /** vLLM serves `/tokenize` and `/detokenize` beside `/v1`, at the server root. */
-function rootOf(baseUrl: string): string {
+export function rootOf(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
@@ -110,16 +116,16 @@ export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
     },
   };
 
-  async function generate({ promptIds, params, signal }: Parameters<TokenSession['generate']>[0]): Promise<BackendGeneration> {
-    const body = { model: o.model, prompt: promptIds, ...samplingBody(params), logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true };
+  async function generate(model: string, { promptIds, params, signal }: Parameters<TokenSession['generate']>[0]): Promise<BackendGeneration> {
+    const body = { model, prompt: promptIds, ...samplingBody(params), logprobs: 1, return_tokens_as_token_ids: true, return_token_ids: true };
     const reply = await o.post(`${base}/completions`, body, CompletionReply, signal);
     const choice = reply.choices[0] as CompletionReply['choices'][number];
     const { ids, logprobs } = completionTokens(choice);
     return { tokenIds: ids, logprobs, finishReason: choice.finish_reason === 'length' ? 'length' : 'stop', text: choice.text };
   }
 
-  async function chat(messages: readonly ChatMessage[], template: TemplateInput, params: SamplingParams, signal?: AbortSignal) {
-    const body = { model: o.model, messages: toWireMessages(messages), ...templateBody(template), ...samplingBody(params) };
+  async function chat(model: string, messages: readonly ChatMessage[], template: TemplateInput, params: SamplingParams, signal?: AbortSignal) {
+    const body = { model, messages: toWireMessages(messages), ...templateBody(template), ...samplingBody(params) };
     const reply = await o.post(`${base}/chat/completions`, body, ChatReply, signal);
     const choice = reply.choices[0] as (typeof reply.choices)[number];
     return {
@@ -130,22 +136,31 @@ export function createOpenAiBackend(o: OpenAiBackendOptions): InferenceBackend {
     };
   }
 
+  const unmanaged: VersionLease = { version: o.model, model: o.model, release: () => {} };
   return {
     kind: 'openai',
     model: o.model,
-    ready: () => true,
-    currentVersion: () => o.model,
+    ready: () => o.versions === undefined || o.versions.current() !== undefined,
+    currentVersion: () => (o.versions === undefined ? o.model : (o.versions.current()?.version ?? 'none')),
     async open() {
-      if (o.mode === 'chat') return { mode: 'text', modelVersion: o.model, chat, release: () => {} } satisfies TextSession;
+      const lease = o.versions === undefined ? unmanaged : await o.versions.lease();
+      if (o.mode === 'chat') {
+        return {
+          mode: 'text',
+          modelVersion: lease.version,
+          chat: (...args) => chat(lease.model, ...args),
+          release: lease.release,
+        } satisfies TextSession;
+      }
       const session: TokenSession = {
         mode: 'tokens',
-        modelVersion: o.model,
+        modelVersion: lease.version,
         codec,
         get maxSequenceLength() {
           return maxModelLen;
         },
-        generate,
-        release: () => {},
+        generate: (req) => generate(lease.model, req),
+        release: lease.release,
       };
       return session;
     },

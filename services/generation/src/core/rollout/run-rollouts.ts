@@ -55,7 +55,7 @@ export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal
     if (deps.waitForVersion === undefined) {
       throw new AppError(
         ErrorCode.BadRequest,
-        'model_version: this backend cannot load weight versions (needs GENERATION_BACKEND=embedded with POLICY_OBJECT_STORE)',
+        'model_version: this backend cannot load weight versions (needs POLICY_OBJECT_STORE with GENERATION_BACKEND=embedded, or openai with INFERENCE_SYNC)',
       );
     }
     await deps.waitForVersion(req.model_version, req.model_version_timeout_ms, signal);
