@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
 import type { Tensor } from '@rl/policy';
 import { parseRolloutRsOptions, parseRolloutRsThresholds, type RsBounds } from '../../core/algos/index.ts';
-import { aggregate, maskedMean, sg } from './helpers.ts';
+import { aggregate, maskedMean, ROLLOUT_IS_WEIGHTS, sg } from './helpers.ts';
 import { offpolicyMetrics } from './rollout-offpolicy.ts';
 import { rolloutIsWeights } from './rollout-is.ts';
 import { rolloutRejection, type RsCriterion } from './rollout-rs.ts';
@@ -74,7 +74,8 @@ export const bypassModeLoss = (c: PpoLossConfig): PgLoss => {
           return effective.ref;
         },
         input: (name) => ctx.input(name),
-        hasInput: (name) => ctx.hasInput(name),
+        // verl recomputes the IS weights in bypass mode: incoming ones are not the inner loss's.
+        hasInput: (name) => name !== ROLLOUT_IS_WEIGHTS && ctx.hasInput(name),
       };
       const r = vanilla(inner);
       Object.assign(metrics, r.metrics);

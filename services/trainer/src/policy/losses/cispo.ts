@@ -1,5 +1,5 @@
 import { np } from '@rl/policy';
-import { aggregate, constant, f32, maskedMean, sg } from './helpers.ts';
+import { aggregate, constant, f32, isWeighted, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /** verl `compute_policy_loss_cispo` (array twin: computePolicyLossCispo): -sg(clip(r)) A logp. */
@@ -17,5 +17,5 @@ export const cispoLoss =
       'actor/ppo_kl': maskedMean(negApproxKl.mul(-1), mask.ref),
       'actor/pg_clipfrac_lower': constant(0),
     };
-    return { loss: aggregate(pg, mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pg), mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
   };

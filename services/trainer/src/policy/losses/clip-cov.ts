@@ -1,7 +1,7 @@
 import { np } from '@rl/policy';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { clipCovCount } from '../../core/algos/index.ts';
-import { aggregate, ascendingRank, f32, lookup, maskedMean, sg } from './helpers.ts';
+import { aggregate, ascendingRank, f32, isWeighted, lookup, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /** Per-token input with one uniform [0, 1) key per token, drawn from a seeded rng in row-major order. */
@@ -46,6 +46,6 @@ export const clipCovLoss = (c: PpoLossConfig): PgLoss => {
     const pg2 = adv.mul(np.clip(ratio, 1 - c.clip_ratio_low, 1 + c.clip_ratio_high)).mul(-1);
     const pg = np.maximum(pg1, pg2).mul(corr);
     const metrics = { 'actor/pg_clipfrac': maskedMean(f32(chosen), mask.ref), 'actor/ppo_kl': maskedMean(sgNegApproxKl.mul(-1), mask.ref) };
-    return { loss: aggregate(pg, mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pg), mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
   };
 };

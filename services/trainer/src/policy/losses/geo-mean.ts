@@ -1,5 +1,5 @@
 import { np } from '@rl/policy';
-import { f32, maskedMean } from './helpers.ts';
+import { f32, maskedMean, ROLLOUT_IS_WEIGHTS } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
@@ -17,8 +17,12 @@ export const geoMeanLoss =
     const klMin = sign.ref.mul(np.minimum(sign.ref.mul(negApproxKl.ref), sign.mul(clampedKl.ref)));
     const count = np.sum(mask.ref, 1).add(1e-8);
     const ratio = np.exp(np.sum(klMin.mul(mask.ref), 1).div(count.ref));
-    const rowAdv = np.sum(adv.ref.mul(mask.ref), 1).div(count);
-    const loss = np.mean(rowAdv.mul(ratio).mul(-1));
+    const rowAdv = np.sum(adv.ref.mul(mask.ref), 1).div(count.ref);
+    let perRow = rowAdv.mul(ratio).mul(-1);
+    // IS weights enter as each row's geometric mean (verl: exp(sum(log(w + 1e-10) * m) / n)).
+    if (ctx.hasInput(ROLLOUT_IS_WEIGHTS)) perRow = perRow.mul(np.exp(np.sum(np.log(ctx.input(ROLLOUT_IS_WEIGHTS).add(1e-10)).mul(mask.ref), 1).div(count.ref)));
+    const loss = np.mean(perRow);
+    count.dispose();
     const clipped = f32(np.notEqual(negApproxKl.ref, clampedKl));
     const metrics = {
       'actor/pg_clipfrac': maskedMean(clipped.ref.mul(f32(np.greater(adv.ref, 0))), mask.ref),

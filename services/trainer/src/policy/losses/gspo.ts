@@ -1,5 +1,5 @@
 import { np } from '@rl/policy';
-import { aggregate, constant, f32, maskedMean, perToken, sg } from './helpers.ts';
+import { aggregate, constant, f32, isWeighted, maskedMean, perToken, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
@@ -25,5 +25,5 @@ export const gspoLoss =
       'actor/ppo_kl': maskedMean(sg(negApproxKl).mul(-1), mask.ref),
       'actor/pg_clipfrac_lower': constant(0),
     };
-    return { loss: aggregate(pg, mask, 'seq-mean-token-mean', c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pg), mask, 'seq-mean-token-mean', c.loss_scale_factor), metrics };
   };

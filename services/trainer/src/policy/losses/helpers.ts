@@ -2,6 +2,7 @@
 // tensors, stop-gradient, and a rank helper for data-dependent top-k selections. jax-js ops
 // consume their inputs (move semantics), so every helper consumes what it is given.
 import { lax, np, type Tensor } from '@rl/policy';
+import type { PgContext } from './types.ts';
 
 /** verl loss_agg_mode values. */
 export type LossAggMode = 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
@@ -39,6 +40,28 @@ export function rowMaskedSum(x: Tensor, mask: Tensor): Tensor {
 
 /** `.detach()`: the value without a gradient path. */
 export const sg = (x: Tensor): Tensor => lax.stopGradient(x);
+
+/** torch.abs: the gradient is sign(x), 0 at 0. */
+export const torchAbs = (x: Tensor): Tensor => x.ref.mul(sg(np.sign(x)));
+
+/** torch.maximum: on a tie each side gets half the gradient. */
+export function torchMaximum(a: Tensor, b: Tensor): Tensor {
+  const greater = np.greater(a.ref, b.ref);
+  const less = np.less(a.ref, b.ref);
+  const tie = a.ref.add(b.ref).mul(0.5);
+  return np.where(greater, a, np.where(less, b, tie));
+}
+
+/** torch.minimum: on a tie each side gets half the gradient. */
+export const torchMinimum = (a: Tensor, b: Tensor): Tensor => torchMaximum(a.mul(-1), b.mul(-1)).mul(-1);
+
+/** Per-token input: verl's rollout_is_weights (decoupled rollout correction), constants multiplied into a mode's per-token loss. */
+export const ROLLOUT_IS_WEIGHTS = 'rollout_is_weights';
+
+/** `pg` times the batch's rollout IS weights when it carries them (verl: pg_losses * rollout_is_weights); consumes `pg`. */
+export function isWeighted(ctx: PgContext, pg: Tensor): Tensor {
+  return ctx.hasInput(ROLLOUT_IS_WEIGHTS) ? pg.mul(ctx.input(ROLLOUT_IS_WEIGHTS)) : pg;
+}
 
 /** A boolean tensor as 0/1 float32. */
 export const f32 = (b: Tensor): Tensor => b.astype(np.float32);

@@ -1,5 +1,5 @@
 import { np } from '@rl/policy';
-import { aggregate, ascendingRank, f32, lookup, maskedMean, sg } from './helpers.ts';
+import { aggregate, ascendingRank, f32, isWeighted, lookup, maskedMean, sg, torchAbs } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
@@ -27,9 +27,9 @@ export const klCovLoss = (c: PpoLossConfig): PgLoss => {
     const ranked = np.where(np.greater(valid.ref, 0), cov.mul(-1), Infinity);
     const chosen = valid.mul(f32(np.less(ascendingRank(ranked), lookup(counts, nValid))));
     const negApproxKl = logp.sub(ctx.old);
-    const absKl = np.abs(negApproxKl.ref);
+    const absKl = torchAbs(negApproxKl.ref);
     const pg = adv.mul(np.exp(negApproxKl)).mul(-1).add(absKl.ref.mul(chosen).mul(p.ppo_kl_coef));
     const metrics = { 'actor/ppo_kl': maskedMean(sg(absKl), mask.ref) };
-    return { loss: aggregate(pg, mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pg), mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
   };
 };

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { np, type Tensor } from '@rl/policy';
-import { sg } from './helpers.ts';
+import { sg, torchAbs } from './helpers.ts';
 
 /** One estimator of verl kl_penalty_forward (low_var_kl clamped to [-10, 10], as verl does). */
 function forward(logprob: Tensor, ref: Tensor, kind: string): Tensor {
@@ -10,7 +10,7 @@ function forward(logprob: Tensor, ref: Tensor, kind: string): Tensor {
     case 'k1':
       return diff;
     case 'abs':
-      return np.abs(diff);
+      return torchAbs(diff);
     case 'mse':
     case 'k2':
       return np.square(diff).mul(0.5);

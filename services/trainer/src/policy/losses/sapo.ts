@@ -1,5 +1,5 @@
 import { nn, np } from '@rl/policy';
-import { aggregate, constant, f32, maskedMean } from './helpers.ts';
+import { aggregate, constant, f32, isWeighted, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /** verl `compute_policy_loss_sapo` (array twin: computePolicyLossSapo): soft gate, seq-mean-token-mean. */
@@ -20,5 +20,5 @@ export const sapoLoss =
       .div(tau);
     const pg = gate.mul(adv).mul(-1);
     const metrics = { 'actor/pg_clipfrac': constant(0), 'actor/ppo_kl': maskedMean(negApproxKl.mul(-1), mask.ref), 'actor/pg_clipfrac_lower': constant(0) };
-    return { loss: aggregate(pg, mask, 'seq-mean-token-mean', c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pg), mask, 'seq-mean-token-mean', c.loss_scale_factor), metrics };
   };

@@ -4,7 +4,7 @@
 // the clip window), `returns` (GAE targets), `response_mask`. The array twin
 // is core/algos computeValueLoss; a test checks the two agree.
 import { np, type PolicyLoss } from '@rl/policy';
-import { aggregate, f32, maskedMean, type LossAggMode } from './helpers.ts';
+import { aggregate, f32, maskedMean, torchMaximum, torchMinimum, type LossAggMode } from './helpers.ts';
 
 /** Critic loss settings, fixed for a job (the loss is compiled once per function object). */
 export interface ValueLossConfig {
@@ -22,11 +22,11 @@ export function createValueLoss(c: ValueLossConfig): PolicyLoss {
     const vpreds = t.values;
     const old = t.input('old_values');
     const returns = t.input('returns');
-    // verl clip_by_value: max(min(x, hi), lo).
-    const clipped = np.maximum(np.minimum(vpreds.ref, old.ref.add(c.cliprangeValue)), old.sub(c.cliprangeValue));
+    // verl clip_by_value: max(min(x, hi), lo), with torch's gradient on ties (a prediction exactly on the window's edge).
+    const clipped = torchMaximum(torchMinimum(vpreds.ref, old.ref.add(c.cliprangeValue)), old.sub(c.cliprangeValue));
     const l1 = np.square(vpreds.ref.sub(returns.ref));
     const l2 = np.square(clipped.sub(returns));
-    const vfLoss = aggregate(np.maximum(l1.ref, l2.ref), mask.ref, c.lossAggMode, c.lossScaleFactor).mul(0.5);
+    const vfLoss = aggregate(torchMaximum(l1.ref, l2.ref), mask.ref, c.lossAggMode, c.lossScaleFactor).mul(0.5);
     return {
       loss: vfLoss.ref,
       metrics: {

@@ -1,5 +1,5 @@
 import { np } from '@rl/policy';
-import { aggregate, f32, maskedMean } from './helpers.ts';
+import { aggregate, f32, isWeighted, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /** verl `compute_policy_loss_vanilla` in jax-js ops (array twin: core/algos computePolicyLossVanilla). */
@@ -23,5 +23,5 @@ export const vanillaLoss =
       'actor/ppo_kl': maskedMean(negApproxKl.mul(-1), mask.ref),
       'actor/pg_clipfrac_lower': maskedMean(f32(np.greater(clipped1, pg3)).mul(f32(negative)), mask.ref),
     };
-    return { loss: aggregate(pgLosses, mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
+    return { loss: aggregate(isWeighted(ctx, pgLosses), mask, c.loss_agg_mode, c.loss_scale_factor), metrics };
   };
