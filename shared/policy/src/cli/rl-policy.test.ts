@@ -77,14 +77,14 @@ describe('rl-policy logprobs', () => {
   );
 
   it(
-    'refuses an unknown engine (listing the engines), --adapter (issue 23) and a missing --model with exit status 2',
+    'refuses an unknown engine (listing the engines) and a missing --model with exit status 2; a missing adapter is exit status 1',
     async () => {
       const engine = await rlPolicy(['logprobs', '--model', modelDir, '--engine', 'tpu'], '', CHILD_TIMEOUT_MS);
       expect([engine.code, engine.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --engine: unknown engine "tpu"; the engines are: jax, torch\n/)]);
       const adapter = await rlPolicy(['logprobs', '--model', modelDir, '--adapter', join(dir, 'lora')], '', CHILD_TIMEOUT_MS);
       expect([adapter.code, adapter.stderr]).toEqual([
-        2,
-        expect.stringMatching(/^rl-policy: --adapter: PEFT LoRA adapters are not supported yet \(they come with issue 23\)/),
+        1,
+        expect.stringMatching(/^rl-policy logprobs: .*lora: not a PEFT adapter directory \(no adapter_config\.json\)/),
       ]);
       const model = await rlPolicy(['logprobs'], '', CHILD_TIMEOUT_MS);
       expect([model.code, model.stderr]).toEqual([2, expect.stringMatching(/^rl-policy: --model DIR is required\n\nusage: rl-policy logprobs/)]);

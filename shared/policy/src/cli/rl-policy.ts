@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import { ENGINE_NAMES, engine, type Scorer } from './engines.ts';
+import { ENGINE_NAMES, engine, type OpenScorer, type Scorer } from './engines.ts';
 import { parseScoreLine } from './score-line.ts';
 import type { TokenPair } from '../generation/score.ts';
 
@@ -34,7 +34,9 @@ const USAGE = `usage: rl-policy logprobs --model DIR [--engine ${ENGINE_NAMES.jo
   --model DIR       the model directory (e.g. a job's hf_model)
   --engine NAME     the engine that computes it (${ENGINE_NAMES.join(', ')}; default jax);
                     torch runs in $RL_TORCH_PYTHON (default /usr/bin/python3)
-  --adapter DIR     a PEFT LoRA adapter: not supported yet (issue 23)
+  --adapter DIR     a PEFT LoRA adapter directory (adapter_config.json and
+                    adapter_model.safetensors) applied to the model: merged
+                    into the weights by jax, run as an adapter by torch
   --batch-size N    lines scored together (default 16); answers come per batch
 `;
 
@@ -42,7 +44,8 @@ const usageError = (message: string) => new AppError(ErrorCode.BadRequest, `${me
 
 interface LogprobsOptions {
   model: string;
-  open: (dir: string) => Promise<Scorer>;
+  adapter: string | undefined;
+  open: OpenScorer;
   batchSize: number;
 }
 
@@ -67,16 +70,11 @@ function parseOptions(argv: string[]): LogprobsOptions {
   if (positionals[0] !== 'logprobs')
     throw usageError(positionals[0] === undefined ? 'a command is required' : `unknown command ${JSON.stringify(positionals[0])}`);
   if (positionals.length > 1) throw usageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
-  if (values.adapter !== undefined) {
-    throw new AppError(
-      ErrorCode.BadRequest,
-      '--adapter: PEFT LoRA adapters are not supported yet (they come with issue 23); score a merged model directory instead',
-    );
-  }
   if (typeof values.model !== 'string' || values.model === '') throw usageError('--model DIR is required');
+  if (values.adapter === '') throw usageError('--adapter: expected a directory');
   const batchSize = Number(values['batch-size']);
   if (!Number.isInteger(batchSize) || batchSize < 1) throw usageError(`--batch-size: expected a positive integer, got ${JSON.stringify(values['batch-size'])}`);
-  return { model: values.model, open: engine(String(values.engine)), batchSize };
+  return { model: values.model, adapter: values.adapter as string | undefined, open: engine(String(values.engine)), batchSize };
 }
 
 /** Writes `text`, waiting while the stream's buffer is full. */
@@ -127,7 +125,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
-    await runLogprobs(await options.open(options.model), options.batchSize, io);
+    await runLogprobs(await options.open(options.model, options.adapter), options.batchSize, io);
     return 0;
   } catch (err) {
     await write(io.stderr, `rl-policy logprobs: ${(err as Error).message}\n`);

@@ -90,9 +90,10 @@ export class TorchEngine {
     return this.child.pid;
   }
 
-  /** Loads a model directory (config.json and safetensors weights). */
-  async open(dir: string): Promise<OpenedModel> {
-    const answer = await this.request({ op: 'open', model: dir }, {}, `opening ${dir}`);
+  /** Loads a model directory (config.json and safetensors weights), with a PEFT LoRA adapter directory applied when `adapter` names one. */
+  async open(dir: string, options: { adapter?: string } = {}): Promise<OpenedModel> {
+    const header = { op: 'open', model: dir, ...(options.adapter !== undefined && { adapter: options.adapter }) };
+    const answer = await this.request(header, {}, `opening ${dir}${options.adapter === undefined ? '' : ` with the adapter ${options.adapter}`}`);
     const c = answer.header.config as { architecture: string; vocab_size: number; max_position_embeddings: number };
     return { architecture: c.architecture, vocabSize: c.vocab_size, maxSeqLen: c.max_position_embeddings };
   }
