@@ -1,0 +1,150 @@
+"""The GPU check of rl_torch_engine (infra/gpu/README.md): parity with transformers,
+log-prob / update / LoRA throughput, MFU and peak memory on one CUDA device. Needs
+torch (and transformers for the parity rows); prints one summary table and writes
+OUT_DIR/gpu-check.json. `--smoke` runs tiny sizes on whatever device there is, so
+CI proves the script runs (test/gpu-check.test.ts).
+
+  python3 infra/gpu/check.py OUT_DIR [--smoke] [--device auto|cpu|cuda] [--rows N] [--seconds S]
+Exit status 1 when a parity row fails, 0 otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from typing import Any, Dict, List, Optional
+
+import torch
+
+from parity import BF16_FLOOR, FP32_TOLERANCE, run_parity
+from rl_torch_engine.bench import matmul_peak
+from throughput import Sizes, card_peak, default_sizes, fraction, run_throughput
+
+
+def versions() -> Dict[str, Optional[str]]:
+    out: Dict[str, Optional[str]] = {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda}
+    for name in ("transformers", "peft"):
+        try:
+            out[name] = __import__(name).__version__
+        except ImportError:
+            out[name] = None
+    return out
+
+
+def table(header: List[str], rows: List[List[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    line = lambda cells: " | ".join(c.ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(header), "-|-".join("-" * w for w in widths), *(line(r) for r in rows)])
+
+
+def num(x: Any, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def summary(report: Dict[str, Any]) -> str:
+    env = report["environment"]
+    parts = [
+        f"rl_torch_engine GPU check ({'smoke' if report['smoke'] else 'full'}): {env['device_name']}; torch {env['torch']}, "
+        f"transformers {env['transformers'] or 'not installed'}, peft {env['peft'] or 'not installed'}",
+        f"peak: {report['peak']['assumption']}; measured {report['matmul']['dtype']} matmul {report['matmul']['gflops']:.0f} GFLOP/s "
+        f"({'x'.join(map(str, report['matmul']['shape']))})",
+    ]
+    parity = report["parity"]
+    if parity is None:
+        parts.append("parity: skipped (transformers is not installed)")
+    else:
+        rows = [
+            [
+                r["architecture"],
+                num(r["fp32_logprob_max_abs_diff"], ".2e"),
+                num(r.get("bf16_logprob_max_abs_diff"), ".2e"),
+                f"{num(r.get('bf16_ours_vs_fp32'), '.2e')} / {num(r.get('bf16_transformers_vs_fp32'), '.2e')}",
+                "ok" if r["fp32_ok"] and r.get("bf16_ok", True) else "FAILED",
+            ]
+            for r in parity
+        ]
+        parts.append(
+            f"parity with transformers, max |log-prob difference| (fp32 on the CPU, within {FP32_TOLERANCE:g}; bf16 as the engine runs on CUDA, "
+            f"no further from transformers' fp32 than transformers' bf16 is, x2 or {BF16_FLOOR:g}):\n"
+            + table(["architecture", "fp32", "bf16 vs transformers bf16", "bf16 vs fp32: ours / transformers", "verdict"], rows)
+        )
+    t = report["throughput"]
+    s = t["sizes"]
+    m = t["model"]
+    parts.append(
+        f"throughput: Qwen3 d={m['hidden_size']} x {m['num_hidden_layers']} layers, {m['num_attention_heads']}/{m['num_key_value_heads']} heads of "
+        f"{m['head_dim']}, ff {m['intermediate_size']}, vocab {m['vocab_size']} ({t['parameters'] / 1e6:.0f}M parameters, random); "
+        f"{s['rows']} sequences of {s['prompt']} + {s['response']} tokens; micro-batches of <= {s['score_tokens']} (log-prob) / "
+        f"{s['update_tokens']} (update) tokens; FLOPs per token {t['flops']['score'] / t['tokens'] / 1e9:.3g} G (log-prob), "
+        f"{t['flops']['update'] / t['tokens'] / 1e9:.3g} G (update; LoRA counts 2x the forward)\n"
+        + table(["pass", "ms (best)", "ms (median)", "tokens/s", "TFLOP/s", "MFU", "peak memory GiB"], [pass_row(r) for r in t["rows"]])
+    )
+    parts.append(
+        "where one update micro-batch spends its time (self time per op):\n"
+        + table(["op", "ms", "share", "calls"], [[p["op"][:60], f"{p['ms']:.2f}", fraction(p["share"]), str(p["calls"])] for p in t["profile_update"]])
+    )
+    parts.append(f"total {report['seconds']:.0f} s")
+    return "\n\n".join(parts)
+
+
+def pass_row(r: Dict[str, Any]) -> List[str]:
+    if "error" in r:
+        return [r["pass"], r["error"], "", "", "", "", ""]
+    memory = num(r.get("peak_memory_gib"), ".2f")
+    return [r["pass"], f"{r['best_ms']:.1f}", f"{r['median_ms']:.1f}", f"{r['tokens_per_s']:.0f}", f"{r['tflops']:.3g}", fraction(r["mfu"]), memory]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="infra/gpu/check.sh")
+    parser.add_argument("out_dir")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, any device: proves the script runs")
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    parser.add_argument("--rows", type=int, help="sequences per step")
+    parser.add_argument("--seconds", type=float, help="timed seconds per pass (at least 3 calls)")
+    parser.add_argument("--update-tokens", type=int, help="token budget of an update micro-batch")
+    parser.add_argument("--score-tokens", type=int, help="token budget of a log-prob micro-batch")
+    parser.add_argument("--no-gradient-checkpointing", action="store_true", help="skip the update row with gradient checkpointing")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    name = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    device = torch.device(name)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    base = default_sizes(args.smoke)
+    sizes = Sizes(
+        rows=args.rows or base.rows,
+        prompt=base.prompt,
+        response=base.response,
+        score_tokens=args.score_tokens or base.score_tokens,
+        update_tokens=args.update_tokens or base.update_tokens,
+        seconds=base.seconds if args.seconds is None else args.seconds,
+    )
+    env = versions()
+    env["device_name"] = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads)"
+    if device.type == "cuda":
+        matmul = matmul_peak([(256, 256, 256)] if args.smoke else [(8192, 8192, 8192)], 0.0 if args.smoke else 1.0, device, torch.bfloat16)
+    else:
+        matmul = matmul_peak([(256, 256, 256)] if args.smoke else [(1024, 1024, 1024)], 0.0 if args.smoke else 1.0, device)
+    peak = card_peak(device, matmul["gflops"] * 1e9)
+    if peak["flops"] is None:
+        peak["flops"] = matmul["gflops"] * 1e9
+    report: Dict[str, Any] = {"smoke": args.smoke, "environment": env, "matmul": matmul, "peak": peak}
+    report["parity"] = run_parity(device, args.smoke)
+    report["throughput"] = run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing)
+    report["seconds"] = time.perf_counter() - started
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "gpu-check.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2)
+    print(summary(report), flush=True)
+    failed = [r["architecture"] for r in report["parity"] or [] if not (r["fp32_ok"] and r.get("bf16_ok", True))]
+    if failed:
+        print(f"parity FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
