@@ -8,7 +8,8 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   {op: "open", model: DIR, train?, optimizer?: {lr, betas, eps, weight_decay, max_grad_norm},
    gradient_checkpointing?, max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
                                -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}}
-  {op: "score"} + pairs        -> F32 logprobs, entropies [sum of response_lengths] (no graph)
+  {op: "score", leaves?} + pairs
+                               -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph
   {op: "forward", leaves?} + pairs
                                -> F32 leaves (logprobs, entropies; values for a critic) [sum of response_lengths];
                                   the graph is kept for the next backward

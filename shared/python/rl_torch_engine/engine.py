@@ -13,8 +13,8 @@ from .checkpoint import encode_adam_state, encode_weights, load_adam_state, mode
 from .model import CausalLM, load_model_dir
 from .protocol import Payload
 from .safetensors import raw_bytes
-from .scoring import DEFAULT_MAX_TOKENS, Pair, score_pairs
-from .training import LEAVES, Trainer, parse_optimizer
+from .scoring import DEFAULT_MAX_TOKENS, LEAVES, Pair, compute_leaves
+from .training import Trainer, parse_optimizer
 
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}
 OOM_ADVICE = (
@@ -103,24 +103,30 @@ class Engine:
         config = {"architecture": ARCHITECTURES[s.family], "vocab_size": s.vocab_size, "max_position_embeddings": s.max_position_embeddings, "value_head": s.value_head}
         return {"ok": True, "config": config}, {}
 
-    def score(self, _: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
+    def score(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         assert self.model is not None
-        scored = score_pairs(self.model, self.pairs("score", tensors), self.max_tokens)
-        empty = torch.empty(0)
-        return {"ok": True}, {
-            "logprobs": torch.cat([lp for lp, _ in scored]) if scored else empty,
-            "entropies": torch.cat([e for _, e in scored]) if scored else empty,
-        }
+        leaves = self.leaves("score", header, ["logprobs", "entropies"])
+        pairs = self.pairs("score", tensors)
+        try:
+            with torch.no_grad():
+                out = compute_leaves(self.model, pairs, leaves, self.max_tokens)
+        except ValueError as err:
+            raise ValueError(f"score: {err}") from None
+        return {"ok": True}, {name: t.cpu() for name, t in out.items()}
 
     def forward(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         trainer = self.training("forward")
         trainer.release()
         assert self.model is not None
-        default = ["values"] if self.model.spec.value_head else ["logprobs", "entropies"]
+        leaves = self.leaves("forward", header, ["values"] if self.model.spec.value_head else ["logprobs", "entropies"])
+        return {"ok": True}, dict(trainer.forward(self.pairs("forward", tensors), leaves))
+
+    @staticmethod
+    def leaves(op: str, header: Dict[str, Any], default: List[str]) -> List[str]:
         leaves = header.get("leaves", default)
         if not isinstance(leaves, list) or not leaves or any(name not in LEAVES for name in leaves) or len(set(leaves)) != len(leaves):
-            raise ValueError(f"forward: leaves must be a non-empty list of distinct names from {', '.join(LEAVES)}")
-        return {"ok": True}, dict(trainer.forward(self.pairs("forward", tensors), leaves))
+            raise ValueError(f"{op}: leaves must be a non-empty list of distinct names from {', '.join(LEAVES)}")
+        return leaves
 
     def backward(self, _: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         self.training("backward").backward(tensors)

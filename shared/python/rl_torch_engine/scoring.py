@@ -5,13 +5,15 @@ layout verl's actor scores), the head and softmax in fp32."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import torch
 
 from .model import CausalLM
 
 Pair = Tuple[Sequence[int], Sequence[int]]
+# The per-token values an engine answers (and takes gradients for).
+LEAVES = ("logprobs", "entropies", "values")
 
 # Tokens one forward pass holds at most (rows x padded width); larger requests run in micro-batches.
 DEFAULT_MAX_TOKENS = 16384
@@ -93,6 +95,30 @@ def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Blo
     token_logp = logp.gather(-1, targets[..., None])[..., 0]
     entropy = -(logp.exp() * logp).sum(-1)
     return token_logp, entropy
+
+
+def compute_leaves(model: CausalLM, pairs: Sequence[Pair], leaves: Sequence[str], max_tokens: int) -> Dict[str, torch.Tensor]:
+    """Flat fp32 leaves on the model's device (pair after pair, response tokens only), differentiable when
+    grad is enabled: log-probs and entropies of the response tokens, values of the states before them."""
+    check_pairs(pairs)
+    if "values" in leaves and not model.spec.value_head:
+        raise ValueError("values asked of a model without a value head (not a critic)")
+    device = model.model.embed_tokens.weight.device
+    parts: Dict[str, List[torch.Tensor]] = {name: [] for name in leaves}
+    for start, end in blocks(pairs, max_tokens):
+        block = pack(pairs[start:end], device)
+        states = response_states(model, block)
+        if "logprobs" in leaves or "entropies" in leaves:
+            logp, entropy = token_logprobs_and_entropy(model, states, block)
+            if "logprobs" in leaves:
+                parts["logprobs"].append(logp[block.response_mask])
+            if "entropies" in leaves:
+                parts["entropies"].append(entropy[block.response_mask])
+        if "values" in leaves:
+            head = model.score
+            values = torch.nn.functional.linear(states, head.weight.float(), head.bias.float())[..., 0]
+            parts["values"].append(values[block.response_mask])
+    return {name: torch.cat(ts) for name, ts in parts.items()}
 
 
 @torch.no_grad()

@@ -14,9 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import torch
 
 from .model import CausalLM
-from .scoring import DEFAULT_MAX_TOKENS, Pair, blocks, check_pairs, pack, response_states, token_logprobs_and_entropy
-
-LEAVES = ("logprobs", "entropies", "values")
+from .scoring import DEFAULT_MAX_TOKENS, Pair, compute_leaves
 
 
 @dataclass(frozen=True)
@@ -74,25 +72,10 @@ class Trainer:
         """Flat fp32 leaves (pair after pair, response tokens only); their graph is kept for backward().
         A pending graph from an earlier forward is dropped."""
         self._pending = None
-        check_pairs(pairs)
-        if "values" in leaves and not self.model.spec.value_head:
-            raise ValueError("forward: values asked of a model without a value head (not a critic)")
-        device = self.model.model.embed_tokens.weight.device
-        parts: Dict[str, List[torch.Tensor]] = {name: [] for name in leaves}
-        for start, end in blocks(pairs, self.max_tokens):
-            block = pack(pairs[start:end], device)
-            states = response_states(self.model, block)
-            if "logprobs" in leaves or "entropies" in leaves:
-                logp, entropy = token_logprobs_and_entropy(self.model, states, block)
-                if "logprobs" in leaves:
-                    parts["logprobs"].append(logp[block.response_mask])
-                if "entropies" in leaves:
-                    parts["entropies"].append(entropy[block.response_mask])
-            if "values" in leaves:
-                head = self.model.score
-                values = torch.nn.functional.linear(states, head.weight.float(), head.bias.float())[..., 0]
-                parts["values"].append(values[block.response_mask])
-        pending = {name: torch.cat(ts) for name, ts in parts.items()}
+        try:
+            pending = compute_leaves(self.model, pairs, leaves, self.max_tokens)
+        except ValueError as err:
+            raise ValueError(f"forward: {err}") from None
         self._pending = pending
         return {name: t.detach().cpu() for name, t in pending.items()}
 

@@ -264,6 +264,8 @@ class TorchTrainTest(unittest.TestCase):
             hidden = model.model(ids, torch.ones_like(ids), torch.arange(ids.shape[1])[None])
             expected.append(model.score(hidden[0, len(prompt) - 1 : -1])[: len(response), 0])
         self.assertLess(float((out["values"] - torch.cat(expected).detach()).abs().max()), 1e-5)
+        _, scored = engine.handle({"op": "score", "leaves": ["values"]}, self.pair_tensors(PAIRS))
+        self.assertTrue(torch.equal(scored["values"], out["values"]))
         engine.handle({"op": "backward"}, {"values": torch.ones_like(out["values"])})
         self.assertEqual(engine.model.score.bias.grad.tolist(), [float(out["values"].numel())])
         with self.assertRaisesRegex(ValueError, "forward: values asked of a model without a value head"):

@@ -1,18 +1,25 @@
 // The frames exchanged with the PyTorch engine's child process
 // (shared/python/rl_torch_engine/protocol.py): a 4-byte little-endian header
 // length, a UTF-8 JSON header, then `payload_bytes` bytes: the header's
-// `tensors` ([{name, dtype, shape}], F32 or I32) end to end, raw little-endian.
-// Tensors never travel as JSON numbers.
+// `tensors` ([{name, dtype, shape}], F32, I32 or U8: opaque bytes such as a
+// safetensors file) end to end, raw little-endian. Tensors never travel as JSON
+// numbers.
 import { endianness } from 'node:os';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 
 /** A tensor on the wire. */
-export type WireData = Float32Array | Int32Array;
+export type WireData = Float32Array | Int32Array | Uint8Array;
+
+const DTYPES = { F32: Float32Array, I32: Int32Array, U8: Uint8Array } as const;
+type WireDtype = keyof typeof DTYPES;
+const dtypeOf = (d: WireData): WireDtype => (d instanceof Float32Array ? 'F32' : d instanceof Int32Array ? 'I32' : 'U8');
 
 /** A decoded frame: its JSON header and its tensors by name. */
 export interface Frame {
   header: Record<string, unknown>;
   tensors: Map<string, WireData>;
+  /** Its size on the wire. */
+  bytes: number;
 }
 
 const MAX_HEADER_BYTES = 1 << 20;
@@ -21,7 +28,7 @@ if (endianness() !== 'LE') throw new Error('the torch engine frames carry little
 
 /** One frame: `header` plus the tensors laid out in order. */
 export function encodeFrame(header: Record<string, unknown>, tensors: Record<string, WireData> = {}): Buffer {
-  const specs = Object.entries(tensors).map(([name, data]) => ({ name, dtype: data instanceof Float32Array ? 'F32' : 'I32', shape: [data.length] }));
+  const specs = Object.entries(tensors).map(([name, data]) => ({ name, dtype: dtypeOf(data), shape: [data.length] }));
   const payload = Object.values(tensors).map((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength));
   const bytes = payload.reduce((n, b) => n + b.length, 0);
   const head = Buffer.from(JSON.stringify({ ...header, ...(specs.length > 0 && { tensors: specs }), payload_bytes: bytes }));
@@ -38,14 +45,17 @@ function decodeTensors(header: Record<string, unknown>, payload: Buffer): Map<st
   if (!Array.isArray(specs)) throw engineError('frame header: tensors is not a list');
   let offset = 0;
   for (const spec of specs as Array<{ name?: unknown; dtype?: unknown; shape?: unknown }>) {
-    if (spec.dtype !== 'F32' && spec.dtype !== 'I32') throw engineError(`frame tensor ${String(spec.name)}: dtype ${String(spec.dtype)} (F32, I32)`);
+    if (typeof spec.dtype !== 'string' || !Object.hasOwn(DTYPES, spec.dtype)) {
+      throw engineError(`frame tensor ${String(spec.name)}: dtype ${String(spec.dtype)} (F32, I32, U8)`);
+    }
+    const Type = DTYPES[spec.dtype as WireDtype];
     const shape = Array.isArray(spec.shape) ? (spec.shape as unknown[]) : [];
     const count = shape.reduce((n: number, s) => n * Number(s), 1);
-    const bytes = 4 * count;
+    const bytes = Type.BYTES_PER_ELEMENT * count;
     if (!Number.isInteger(count) || count < 0 || offset + bytes > payload.length) throw engineError(`frame tensor ${String(spec.name)}: runs past the payload`);
     // Copied into its own buffer: the payload's offset need not be 4-byte aligned.
     const own = new Uint8Array(payload.subarray(offset, offset + bytes)).buffer;
-    out.set(String(spec.name), spec.dtype === 'F32' ? new Float32Array(own) : new Int32Array(own));
+    out.set(String(spec.name), new Type(own));
     offset += bytes;
   }
   if (offset !== payload.length) throw engineError(`frame payload has ${payload.length - offset} bytes no tensor describes`);
@@ -75,7 +85,7 @@ export class FrameReader {
       if (typeof payloadBytes !== 'number' || !Number.isInteger(payloadBytes) || payloadBytes < 0) throw engineError('frame header: bad payload_bytes');
       const end = 4 + headLength + payloadBytes;
       if (this.buffered.length < end) break;
-      frames.push({ header, tensors: decodeTensors(header, this.buffered.subarray(4 + headLength, end)) });
+      frames.push({ header, tensors: decodeTensors(header, this.buffered.subarray(4 + headLength, end)), bytes: end });
       this.buffered = this.buffered.subarray(end);
     }
     return frames;

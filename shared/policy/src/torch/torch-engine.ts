@@ -34,6 +34,20 @@ export interface OpenedModel {
   architecture: string;
   vocabSize: number;
   maxSeqLen: number;
+  /** A critic (one-label ...ForTokenClassification): it answers values. */
+  valueHead: boolean;
+}
+
+/** The cost of the process boundary for one operation, summed over its requests. */
+export interface BoundaryCost {
+  requests: number;
+  /** From sending the request to decoding the answer, in this process. */
+  wallMs: number;
+  /** What the engine reports it spent on the requests (elapsed_ms): wall minus this is the boundary's cost. */
+  engineMs: number;
+  /** Frame bytes sent and received. */
+  bytesOut: number;
+  bytesIn: number;
 }
 
 interface Pending {
@@ -51,6 +65,7 @@ export class TorchEngine {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly requestTimeoutMs: number;
   private readonly what: string;
+  private readonly costs = new Map<string, BoundaryCost>();
 
   private constructor(child: ChildProcessWithoutNullStreams, requestTimeoutMs: number, what: string) {
     this.child = child;
@@ -90,12 +105,19 @@ export class TorchEngine {
     return this.child.pid;
   }
 
-  /** Loads a model directory (config.json and safetensors weights), with a PEFT LoRA adapter directory applied when `adapter` names one. */
-  async open(dir: string, options: { adapter?: string } = {}): Promise<OpenedModel> {
-    const header = { op: 'open', model: dir, ...(options.adapter !== undefined && { adapter: options.adapter }) };
-    const answer = await this.request(header, {}, `opening ${dir}${options.adapter === undefined ? '' : ` with the adapter ${options.adapter}`}`);
-    const c = answer.header.config as { architecture: string; vocab_size: number; max_position_embeddings: number };
-    return { architecture: c.architecture, vocabSize: c.vocab_size, maxSeqLen: c.max_position_embeddings };
+  /**
+   * Loads a model directory (config.json and safetensors weights), with a PEFT LoRA adapter directory applied when
+   * `adapter` names one; the other settings are the open op's (train, optimizer, gradient_checkpointing, ...).
+   */
+  async open(dir: string, settings: { adapter?: string } & Record<string, unknown> = {}): Promise<OpenedModel> {
+    const { adapter } = settings;
+    const answer = await this.request(
+      { ...settings, op: 'open', model: dir },
+      {},
+      `opening ${dir}${adapter === undefined ? '' : ` with the adapter ${adapter}`}`,
+    );
+    const c = answer.header.config as { architecture: string; vocab_size: number; max_position_embeddings: number; value_head: boolean };
+    return { architecture: c.architecture, vocabSize: c.vocab_size, maxSeqLen: c.max_position_embeddings, valueHead: c.value_head };
   }
 
   /** Per pair, the response tokens' log-probs and entropies. */
@@ -132,11 +154,27 @@ export class TorchEngine {
     this.child.once('close', () => clearTimeout(timer));
   }
 
-  private async request(header: Record<string, unknown>, tensors: Record<string, WireData>, doing: string): Promise<Frame> {
+  /** The boundary's cost per operation so far. */
+  boundaryCosts(): Record<string, BoundaryCost> {
+    return Object.fromEntries([...this.costs].map(([op, c]) => [op, { ...c }]));
+  }
+
+  /** Sends one request (`header.op` names the operation) and waits for its answer; an error answer throws its AppError. */
+  async request(header: Record<string, unknown>, tensors: Record<string, WireData>, doing: string): Promise<Frame> {
     if (this.failure !== null) throw this.failure;
+    const began = performance.now();
     const answer = this.expect(doing, this.requestTimeoutMs);
-    this.child.stdin.write(encodeFrame(header, tensors));
+    const sent = encodeFrame(header, tensors);
+    this.child.stdin.write(sent);
     const frame = await answer;
+    const op = String(header.op);
+    const cost = this.costs.get(op) ?? { requests: 0, wallMs: 0, engineMs: 0, bytesOut: 0, bytesIn: 0 };
+    cost.requests += 1;
+    cost.wallMs += performance.now() - began;
+    cost.engineMs += typeof frame.header.elapsed_ms === 'number' ? frame.header.elapsed_ms : 0;
+    cost.bytesOut += sent.length;
+    cost.bytesIn += frame.bytes;
+    this.costs.set(op, cost);
     if (frame.header.ok !== true) {
       const error = (frame.header.error ?? {}) as { code?: unknown; message?: unknown };
       throw new AppError(isErrorCode(error.code) ? error.code : ErrorCode.Internal, `torch engine: ${String(error.message ?? 'failed without a message')}`);
