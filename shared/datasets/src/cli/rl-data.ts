@@ -99,6 +99,7 @@ export function buildProgram(): Command {
     .option('--split <name>', 'extra_info.split of every row', 'train')
     .option('--hash-ratio <r>', 'share of worked solutions ending "#### N" (the rest end "The answer is N.")', ratio, 1)
     .option('--direct-ratio <r>', 'share of solutions that give the answer line alone, without the worked steps', ratio, 0)
+    .option('--direct-hash-ratio <r>', 'share of those answer-only solutions that use "#### N" (default: --hash-ratio)', ratio)
     .option('--instruction <text>', 'sentence appended to each question (default: verl\'s gsm8k.py instruction; "" for none)')
     .option('--max-ops <n>', 'most operations per problem', positiveInt, 3)
     .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
@@ -113,6 +114,7 @@ export function buildProgram(): Command {
           split: string;
           hashRatio: number;
           directRatio: number;
+          directHashRatio?: number;
           instruction?: string;
           maxOps: number;
           maxAmount: number;
@@ -126,6 +128,7 @@ export function buildProgram(): Command {
           split: o.split,
           hashRatio: o.hashRatio,
           directRatio: o.directRatio,
+          ...(o.directHashRatio !== undefined && { directHashRatio: o.directHashRatio }),
           ...(o.instruction !== undefined && { instruction: o.instruction }),
           ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
           problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },

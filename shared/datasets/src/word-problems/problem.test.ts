@@ -80,6 +80,16 @@ describe('synthGsm8kRows', () => {
     for (const r of direct) expect([`#### ${r.reward_model.ground_truth}`, `The answer is ${r.reward_model.ground_truth}.`]).toContain(r.extra_info.answer);
   });
 
+  it('can give the answer-only solutions their own share of "#### N"', () => {
+    const rows = [...synthGsm8kRows({ count: 400, seed: 6, split: 'train', hashRatio: 0.5, directRatio: 0.5, directHashRatio: 0 })];
+    const direct = rows.filter((r) => !r.extra_info.answer.includes('\n'));
+    const worked = rows.filter((r) => r.extra_info.answer.includes('\n'));
+    for (const r of direct) expect(r.extra_info.answer).toBe(`The answer is ${r.reward_model.ground_truth}.`);
+    const hashed = worked.filter((r) => r.extra_info.answer.endsWith(`#### ${r.reward_model.ground_truth}`)).length / worked.length;
+    expect(hashed).toBeGreaterThan(0.4);
+    expect(hashed).toBeLessThan(0.6);
+  });
+
   it('can leave the instruction out', () => {
     const [row] = [...synthGsm8kRows({ count: 1, seed: 3, split: 'test', instruction: '' })];
     expect(row!.prompt[0]!.content).toBe(row!.extra_info.question);

@@ -17,6 +17,8 @@ export interface SynthOptions {
   hashRatio?: number;
   /** Share of solutions that give the answer line alone, without the worked steps. @default 0 */
   directRatio?: number;
+  /** Share of those answer-only solutions that use `#### N`. @default hashRatio */
+  directHashRatio?: number;
   /** Replaces verl's instruction sentence; '' for none. @default verl's */
   instruction?: string;
   problem?: ProblemOptions;
@@ -31,9 +33,10 @@ export function* synthGsm8kRows(o: SynthOptions): Generator<Gsm8kRow> {
   for (let index = 0; index < o.count; index++) {
     let problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
     while (o.exclude?.has(problem.question)) problem = generateProblem(rng, o.problem ?? DEFAULT_PROBLEM_OPTIONS);
-    const style = rng.next() < hashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
+    let style = rng.next() < hashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
     // Drawn only when asked for, so rows of the other options stay what they were.
     const worked = !((o.directRatio ?? 0) > 0 && rng.next() < (o.directRatio ?? 0));
+    if (!worked && o.directHashRatio !== undefined) style = rng.next() < o.directHashRatio ? AnswerStyle.Hash : AnswerStyle.Sentence;
     const raw = { question: problem.question, answer: formatSolution(problem, style, worked), solution: String(problem.answer) };
     yield gsm8kRow(raw, index, o.split, 'plain', o.instruction);
   }
