@@ -9,11 +9,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createRandomPolicy, type EmbeddedPolicy, openWeightsStore, publishWeights } from '@rl/policy';
+import {
+  createRandomPolicy,
+  type EmbeddedPolicy,
+  type HostParams,
+  type HostTensor,
+  mergeAdapter,
+  openWeightsStore,
+  parseAdapterConfig,
+  type PolicyWeights,
+  policyFromWeights,
+  publishAdapter,
+  publishWeights,
+  saveModelDir,
+} from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeInferenceServer, type Failure, startFakeInferenceServer } from './support/fake-inference-server.ts';
 import { connectTestClient } from './support/nats-client.ts';
-import { type NatsServer, type ServiceProcess, startNatsServer, startService } from './support/processes.ts';
+import { type NatsServer, type ServiceProcess, startNatsServer, startService, waitForLine } from './support/processes.ts';
 
 const MODEL = 'policy-under-test';
 const NAME = 'actor';
@@ -29,6 +42,50 @@ interface Slot {
   response_logprobs: number[];
   error?: { code: string; message: string };
 }
+
+async function rollout(gen: ServiceProcess, extra: Record<string, unknown>): Promise<{ status: number; body: { results: Slot[]; detail?: string } }> {
+  const res = await fetch(`${gen.baseUrl}/v1/rollouts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      samples: [{ prompt: [{ role: 'user', content: 'count to five' }] }, { prompt: [{ role: 'user', content: 'hi' }] }],
+      n: 2,
+      sampling: { temperature: 1, seed: 11 },
+      limits: { max_response_tokens: 12 },
+      model_version_timeout_ms: 60_000,
+      ...extra,
+    }),
+    signal: AbortSignal.timeout(120_000),
+  });
+  return { status: res.status, body: (await res.json()) as { results: Slot[]; detail?: string } };
+}
+
+/** The largest gap between each slot's sampled log-probs and `policy`'s teacher-forced ones. */
+async function gap(slots: Slot[], policy: EmbeddedPolicy): Promise<number> {
+  const lps = await policy.logprobs(slots.map((s) => ({ prompt: s.prompt_ids, response: s.response_ids })));
+  return Math.max(...slots.flatMap((s, i) => s.response_logprobs.map((lp, t) => Math.abs(lp - (lps[i]?.[t] ?? Number.NaN)))));
+}
+
+/** The generation service in front of `fake`, syncing versions of bucket `bucket` into `syncDir`. */
+function startGeneration(natsUrl: string, fake: FakeInferenceServer, bucket: string, kind: string, syncDir: string): Promise<ServiceProcess> {
+  return startService('generation', {
+    NATS_URL: natsUrl,
+    GENERATION_BACKEND: 'openai',
+    OPENAI_BASE_URL: fake.baseUrl,
+    OPENAI_MODEL: MODEL,
+    OPENAI_MAX_RETRIES: '1',
+    OPENAI_RETRY_BASE_MS: '1',
+    POLICY_OBJECT_STORE: bucket,
+    POLICY_OBJECT_NAME: NAME,
+    INFERENCE_SYNC: kind,
+    INFERENCE_SYNC_DIR: syncDir,
+  });
+}
+
+/** The version a loaded directory holds (config.json as saveModelDir writes it). */
+const versionIn = async (dir: string) => (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { rl_policy_version: string }).rl_policy_version;
+
+const versionsOf = (out: { results: Slot[] }) => out.results.map((r) => r.model_version ?? r.error?.code);
 
 const cases: Array<{ kind: 'sglang' | 'vllm'; loadPath: string; dirOf: (body: Record<string, unknown>) => string; broken: Failure }> = [
   {
@@ -61,32 +118,6 @@ describe.each(cases)('INFERENCE_SYNC=$kind', ({ kind, loadPath, dirOf, broken })
     return policy;
   }
 
-  async function rollout(extra: Record<string, unknown>): Promise<{ status: number; body: { results: Slot[]; detail?: string } }> {
-    const res = await fetch(`${gen.baseUrl}/v1/rollouts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        samples: [{ prompt: [{ role: 'user', content: 'count to five' }] }, { prompt: [{ role: 'user', content: 'hi' }] }],
-        n: 2,
-        sampling: { temperature: 1, seed: 11 },
-        limits: { max_response_tokens: 12 },
-        model_version_timeout_ms: 60_000,
-        ...extra,
-      }),
-      signal: AbortSignal.timeout(120_000),
-    });
-    return { status: res.status, body: await res.json() };
-  }
-
-  /** The largest gap between each slot's sampled log-probs and `policy`'s teacher-forced ones. */
-  async function gap(slots: Slot[], policy: EmbeddedPolicy): Promise<number> {
-    const lps = await policy.logprobs(slots.map((s) => ({ prompt: s.prompt_ids, response: s.response_ids })));
-    return Math.max(...slots.flatMap((s, i) => s.response_logprobs.map((lp, t) => Math.abs(lp - (lps[i]?.[t] ?? Number.NaN)))));
-  }
-
-  /** The version a loaded directory holds (config.json as saveModelDir writes it). */
-  const versionIn = async (dir: string) => (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { rl_policy_version: string }).rl_policy_version;
-
   beforeAll(async () => {
     nats = await startNatsServer();
     nc = await connectTestClient(nats.url);
@@ -94,18 +125,7 @@ describe.each(cases)('INFERENCE_SYNC=$kind', ({ kind, loadPath, dirOf, broken })
     syncDir = await mkdtemp(join(tmpdir(), `rl-sync-${kind}-`));
     fake = await startFakeInferenceServer(MODEL);
     await publish('v1', 1);
-    gen = await startService('generation', {
-      NATS_URL: nats.url,
-      GENERATION_BACKEND: 'openai',
-      OPENAI_BASE_URL: fake.baseUrl,
-      OPENAI_MODEL: MODEL,
-      OPENAI_MAX_RETRIES: '1',
-      OPENAI_RETRY_BASE_MS: '1',
-      POLICY_OBJECT_STORE: `sync-${kind}`,
-      POLICY_OBJECT_NAME: NAME,
-      INFERENCE_SYNC: kind,
-      INFERENCE_SYNC_DIR: syncDir,
-    });
+    gen = await startGeneration(nats.url, fake, `sync-${kind}`, kind, syncDir);
   }, 120_000);
   afterAll(async () => {
     await gen?.stop();
@@ -117,16 +137,16 @@ describe.each(cases)('INFERENCE_SYNC=$kind', ({ kind, loadPath, dirOf, broken })
   });
 
   it('each published version reaches the server before the next rollout, which samples from it', { timeout: 180_000 }, async () => {
-    const first = await rollout({ model_version: 'v1' });
+    const first = await rollout(gen, { model_version: 'v1' });
     expect(first.status).toBe(200);
-    expect(first.body.results.map((r) => r.model_version)).toEqual(['v1', 'v1', 'v1', 'v1']);
+    expect(versionsOf(first.body)).toEqual(['v1', 'v1', 'v1', 'v1']);
     const v1 = policies.get('v1') as EmbeddedPolicy;
     expect(await gap(first.body.results, v1)).toBeLessThan(SAME);
 
     const v2 = await publish('v2', 2);
-    const second = await rollout({ model_version: 'v2' });
+    const second = await rollout(gen, { model_version: 'v2' });
     expect(second.status).toBe(200);
-    expect(second.body.results.map((r) => r.model_version)).toEqual(['v2', 'v2', 'v2', 'v2']);
+    expect(versionsOf(second.body)).toEqual(['v2', 'v2', 'v2', 'v2']);
     // The server was handed v2's directory, in INFERENCE_SYNC_DIR, and sampled from those weights, not v1's.
     const load = fake.calls.filter((c) => c.path === loadPath).at(-1);
     expect(load).toBeDefined();
@@ -138,28 +158,128 @@ describe.each(cases)('INFERENCE_SYNC=$kind', ({ kind, loadPath, dirOf, broken })
     expect(await gap(second.body.results, v1)).toBeGreaterThan(100 * SAME);
     if (kind === 'vllm') expect(fake.calls.at(-1)?.path).toBe('/reset_prefix_cache');
     // v1's directory is gone once the server moved on.
+    await waitForLine(gen, /"version":"v1".*"msg":"superseded policy version released"/, 30_000);
     expect(await readdir(syncDir)).toEqual([dir.slice(syncDir.length + 1)]);
   });
 
   it('a failed sync fails rollouts, naming the server and endpoint, until a later version syncs', { timeout: 180_000 }, async () => {
     fake.failNext(broken);
     await publish('v3', 3);
-    const waited = await rollout({ model_version: 'v3' });
+    const waited = await rollout(gen, { model_version: 'v3' });
     expect(waited.status).toBe(503);
     expect(waited.body.detail).toContain('policy version v3 did not reach the inference server');
     expect(waited.body.detail).toContain(`${fake.baseUrl.replace(/\/v1$/, '')}${loadPath}`);
     expect(waited.body.detail).toContain('CUDA out of memory while loading');
 
     // Without a version asked for, the stale v2 still on the server is not sampled from either.
-    const stale = await rollout({});
+    const stale = await rollout(gen, {});
     expect(stale.status).toBe(200);
-    expect(stale.body.results.map((r) => r.error?.code)).toEqual(['unavailable', 'unavailable', 'unavailable', 'unavailable']);
+    expect(versionsOf(stale.body)).toEqual(['unavailable', 'unavailable', 'unavailable', 'unavailable']);
     expect(stale.body.results[0]?.error?.message).toContain('policy version v3 did not reach the inference server');
 
     const v4 = await publish('v4', 4);
-    const recovered = await rollout({ model_version: 'v4' });
+    const recovered = await rollout(gen, { model_version: 'v4' });
     expect(recovered.status).toBe(200);
-    expect(recovered.body.results.map((r) => r.model_version)).toEqual(['v4', 'v4', 'v4', 'v4']);
+    expect(versionsOf(recovered.body)).toEqual(['v4', 'v4', 'v4', 'v4']);
     expect(await gap(recovered.body.results, v4)).toBeLessThan(SAME);
+  });
+});
+
+describe('INFERENCE_SYNC=vllm-lora', () => {
+  let nats: NatsServer;
+  let nc: NatsConnection;
+  let os: ObjectStore;
+  let fake: FakeInferenceServer;
+  let gen: ServiceProcess;
+  let syncDir: string;
+  let base: PolicyWeights;
+  const policies: EmbeddedPolicy[] = [];
+  const ADAPTER_CONFIG = JSON.stringify({ peft_type: 'LORA', task_type: 'CAUSAL_LM', r: 4, lora_alpha: 8, target_modules: ['q_proj', 'v_proj'], bias: 'none' });
+
+  /** A LoRA adapter on q_proj and v_proj with seeded values (both A and B non-zero, so it changes the model). */
+  function adapterTensors(seed: number): HostParams {
+    let state = seed;
+    const next = () => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state / 2_147_483_648 - 0.5;
+    };
+    const tensors: HostParams = {};
+    for (let l = 0; l < SHAPE.nLayers; l++) {
+      for (const m of ['q_proj', 'v_proj']) {
+        const [out, inDim] = (base.params[`model.layers.${l}.self_attn.${m}.weight`] as HostTensor).shape as [number, number];
+        const prefix = `base_model.model.model.layers.${l}.self_attn.${m}`;
+        tensors[`${prefix}.lora_A.weight`] = { shape: [4, inDim], data: Float32Array.from({ length: 4 * inDim }, next) };
+        tensors[`${prefix}.lora_B.weight`] = { shape: [out, 4], data: Float32Array.from({ length: out * 4 }, next) };
+      }
+    }
+    return tensors;
+  }
+
+  /** Publishes adapter `version`; resolves with the policy the adapter makes of the base (what the rollouts must sample from). */
+  async function publish(version: string, seed: number): Promise<EmbeddedPolicy> {
+    const tensors = adapterTensors(seed);
+    await publishAdapter(os, NAME, { adapterConfig: ADAPTER_CONFIG, tensors }, version);
+    const policy = await policyFromWeights(mergeAdapter(base, { settings: parseAdapterConfig(JSON.parse(ADAPTER_CONFIG)), tensors }));
+    policies.push(policy);
+    return policy;
+  }
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    nc = await connectTestClient(nats.url);
+    os = await openWeightsStore(nc, 'sync-lora');
+    syncDir = await mkdtemp(join(tmpdir(), 'rl-sync-lora-'));
+    const basePolicy = await createRandomPolicy({ config: SHAPE, tokenizer: { kind: 'byte' }, seed: 1, version: 'base' });
+    policies.push(basePolicy);
+    base = await basePolicy.exportWeights();
+    await saveModelDir(`${syncDir}-base`, base);
+    fake = await startFakeInferenceServer(MODEL, { baseDir: `${syncDir}-base` });
+    gen = await startGeneration(nats.url, fake, 'sync-lora', 'vllm-lora', syncDir);
+  }, 120_000);
+  afterAll(async () => {
+    await gen?.stop();
+    await fake?.close();
+    await nc?.close();
+    await nats?.stop();
+    for (const p of policies) p.dispose();
+    if (syncDir !== undefined) {
+      await rm(syncDir, { recursive: true, force: true });
+      await rm(`${syncDir}-base`, { recursive: true, force: true });
+    }
+  });
+
+  it('each adapter version is loaded under its own name, requested by rollouts, and unloaded when superseded', { timeout: 180_000 }, async () => {
+    const a1 = await publish('a1', 101);
+    const first = await rollout(gen, { model_version: 'a1' });
+    expect(first.status).toBe(200);
+    expect(versionsOf(first.body)).toEqual(['a1', 'a1', 'a1', 'a1']);
+    expect(await gap(first.body.results, a1)).toBeLessThan(SAME);
+    expect(await gap(first.body.results, policies[0] as EmbeddedPolicy)).toBeGreaterThan(100 * SAME); // not the base
+
+    const a2 = await publish('a2', 202);
+    const second = await rollout(gen, { model_version: 'a2' });
+    expect(versionsOf(second.body)).toEqual(['a2', 'a2', 'a2', 'a2']);
+    expect(await gap(second.body.results, a2)).toBeLessThan(SAME);
+    expect(await gap(second.body.results, a1)).toBeGreaterThan(100 * SAME);
+    const loads = fake.calls.filter((c) => c.path === '/v1/load_lora_adapter');
+    expect(loads.map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1`, `${MODEL}@a2`]);
+    const dir = String(loads[1]?.body.lora_path);
+    expect(dirname(dir)).toBe(syncDir);
+    expect((await readdir(dir)).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+
+    await waitForLine(gen, /"version":"a1".*"msg":"superseded policy version released"/, 30_000);
+    expect(fake.calls.filter((c) => c.path === '/v1/unload_lora_adapter').map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1`]);
+    expect(fake.adapterNames()).toEqual([`${MODEL}@a2`]);
+    expect(await readdir(syncDir)).toEqual([dir.slice(syncDir.length + 1)]);
+  });
+
+  it('full weights published to an adapter sync fail the rollout with what was expected', { timeout: 180_000 }, async () => {
+    const full = await createRandomPolicy({ config: SHAPE, tokenizer: { kind: 'byte' }, seed: 9, version: 'f1' });
+    policies.push(full);
+    await publishWeights(os, NAME, full, 'f1');
+    const out = await rollout(gen, { model_version: 'f1' });
+    expect(out.status).toBe(503);
+    expect(out.body.detail).toContain('policy version f1 did not reach the inference server');
+    expect(out.body.detail).toContain('INFERENCE_SYNC=vllm-lora reads LoRA adapters');
   });
 });

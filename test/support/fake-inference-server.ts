@@ -4,7 +4,7 @@
 // call names (loadModelDir), so a test sees which weights the server was handed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type EmbeddedPolicy, loadModelDir, policyFromWeights } from '@rl/policy';
+import { type EmbeddedPolicy, loadModelDir, mergeAdapter, type PolicyWeights, policyFromWeights, readAdapterDir } from '@rl/policy';
 
 /** One admin call as the server received it. */
 export interface AdminCall {
@@ -28,8 +28,8 @@ export interface FakeInferenceServer {
   calls: AdminCall[];
   /** Directories loaded, in order. */
   loaded: string[];
-  /** The policy that answers completions now, if any. */
-  serving(): EmbeddedPolicy | undefined;
+  /** LoRA adapters loaded now, by name. */
+  adapterNames(): string[];
   failNext(f: Failure): void;
   close(): Promise<void>;
 }
@@ -51,25 +51,36 @@ async function readJson(req: IncomingMessage): Promise<Json> {
 /** vLLM's error body. */
 const vllmError = (status: number, message: string) => ({ error: { message, type: 'BadRequestError', code: status } });
 
-/** Starts the fake on 127.0.0.1; `model` is the served model name. Nothing is served until a load call. */
-export async function startFakeInferenceServer(model: string): Promise<FakeInferenceServer> {
+/**
+ * Starts the fake on 127.0.0.1; `model` is the served model name. With
+ * `baseDir` the base model is loaded at start (`--model`, for LoRA adapters);
+ * without, nothing is served until a load call.
+ */
+export async function startFakeInferenceServer(model: string, options: { baseDir?: string } = {}): Promise<FakeInferenceServer> {
   const calls: AdminCall[] = [];
   const loaded: string[] = [];
   const failures: Failure[] = [];
+  let base: PolicyWeights | undefined;
   let policy: EmbeddedPolicy | undefined;
+  /** LoRA adapters by lora_name: the base with the adapter merged, which is what vLLM's LoRA layers compute. */
+  const adapters = new Map<string, EmbeddedPolicy>();
 
   async function load(dir: string): Promise<void> {
-    const next = await policyFromWeights(await loadModelDir(dir));
+    const weights = await loadModelDir(dir);
+    const next = await policyFromWeights(weights);
     policy?.dispose();
+    base = weights;
     policy = next;
     loaded.push(dir);
   }
+  if (options.baseDir !== undefined) await load(options.baseDir);
 
   function serving(body: Json): EmbeddedPolicy {
-    if (body.model !== undefined && body.model !== model)
-      throw Object.assign(new Error(`The model \`${String(body.model)}\` does not exist.`), { status: 404 });
-    if (policy === undefined) throw Object.assign(new Error('no weights loaded'), { status: 503 });
-    return policy;
+    const name = body.model ?? model;
+    const found = name === model ? policy : adapters.get(String(name));
+    if (name !== model && found === undefined) throw Object.assign(new Error(`The model \`${String(name)}\` does not exist.`), { status: 404 });
+    if (found === undefined) throw Object.assign(new Error('no weights loaded'), { status: 503 });
+    return found;
   }
 
   const admin: Record<string, (body: Json, res: ServerResponse) => Promise<void>> = {
@@ -89,6 +100,24 @@ export async function startFakeInferenceServer(model: string): Promise<FakeInfer
     },
     '/reset_prefix_cache': async (_body, res) => {
       res.writeHead(200).end();
+    },
+    '/v1/load_lora_adapter': async (body, res) => {
+      const name = String(body.lora_name);
+      if (adapters.has(name)) return send(res, 400, vllmError(400, `The lora adapter '${name}' has already been loaded.`));
+      if (base === undefined) return send(res, 400, vllmError(400, 'no base model'));
+      const dir = String(body.lora_path);
+      const adapter = await readAdapterDir(dir);
+      adapters.set(name, await policyFromWeights(mergeAdapter(base, adapter, adapter.configFile)));
+      loaded.push(dir);
+      send(res, 200, `Success: LoRA adapter '${name}' added successfully.`);
+    },
+    '/v1/unload_lora_adapter': async (body, res) => {
+      const name = String(body.lora_name);
+      const p = adapters.get(name);
+      if (p === undefined) return send(res, 404, vllmError(404, `The lora adapter '${name}' cannot be found.`));
+      p.dispose();
+      adapters.delete(name);
+      send(res, 200, `Success: LoRA adapter '${name}' removed successfully.`);
     },
   };
 
@@ -165,12 +194,13 @@ export async function startFakeInferenceServer(model: string): Promise<FakeInfer
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
     loaded,
-    serving: () => policy,
+    adapterNames: () => [...adapters.keys()],
     failNext: (f) => failures.push(f),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       policy?.dispose();
+      for (const p of adapters.values()) p.dispose();
     },
   };
 }

@@ -1,10 +1,10 @@
 // Keeps an inference server on the policy the trainer just published: each new
 // version in the object store is written to INFERENCE_SYNC_DIR and loaded into
 // the server before any later trajectory starts (see VersionGate).
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ObjectStore } from '@nats-io/obj';
-import { decodeWeights, saveModelDir } from '@rl/policy';
+import { decodeAdapterObject, decodeWeights, saveModelDir } from '@rl/policy';
 import { AppError, ErrorCode, type Logger } from '@rl/service-kit';
 import { type ServedVersion, VersionGate } from '../../core/version-gate.ts';
 import type { SyncTarget } from './server-targets.ts';
@@ -33,15 +33,17 @@ function dirName(seq: number, version: string): string {
   return `${String(seq).padStart(6, '0')}-${version.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100)}`;
 }
 
-/** Writes what the server reads for this version. */
+/** Writes what the server reads for this version (the object's own version is the one served). */
 async function materialize(target: SyncTarget, bytes: Uint8Array, source: string, dir: string): Promise<string> {
   if (target.artifact === 'peft-adapter') {
-    throw new AppError(
-      ErrorCode.InvalidConfig,
-      `${source} holds full policy weights; INFERENCE_SYNC=vllm-lora loads PEFT adapters (use sglang or vllm for full weights)`,
-    );
+    const adapter = decodeAdapterObject(bytes, `${source} (INFERENCE_SYNC=vllm-lora reads LoRA adapters)`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'adapter_model.safetensors'), adapter.weightsFile);
+    await writeFile(join(dir, 'adapter_config.json'), adapter.adapterConfig);
+    return adapter.version;
   }
-  const weights = decodeWeights(bytes, source);
+  const weights = decodeWeights(bytes, `${source} (INFERENCE_SYNC=sglang|vllm reads full policy weights)`);
   await saveModelDir(dir, weights);
   return weights.version;
 }
@@ -57,6 +59,7 @@ export async function startInferenceSync(o: InferenceSyncOptions): Promise<Infer
       const dir = dirs.get(served);
       dirs.delete(served);
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      o.logger.info({ version: served.version, model: served.model }, 'superseded policy version released');
     } catch (err) {
       o.logger.error({ err, version: served.version, model: served.model }, 'superseded policy version not released from the inference server');
     }
