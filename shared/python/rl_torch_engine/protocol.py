@@ -90,11 +90,11 @@ def read_frame(stream: BinaryIO) -> Optional[Tuple[Dict[str, Any], Dict[str, tor
 
 def write_frame(stream: BinaryIO, header: Dict[str, Any], tensors: Optional[Mapping[str, Payload]] = None) -> None:
     specs = []
-    parts: List[bytes] = []
+    parts: List[Union[bytes, bytearray]] = []
     for name, t in (tensors or {}).items():
         if isinstance(t, (bytes, bytearray)):
             specs.append({"name": name, "dtype": "U8", "shape": [len(t)]})
-            parts.append(bytes(t))
+            parts.append(t)
             continue
         wire = "F32" if t.dtype.is_floating_point else "U8" if t.dtype == torch.uint8 else "I32"
         t = t.detach().to("cpu", WIRE_DTYPES[wire]).contiguous()
@@ -103,9 +103,10 @@ def write_frame(stream: BinaryIO, header: Dict[str, Any], tensors: Optional[Mapp
     body = dict(header)
     if specs:
         body["tensors"] = specs
-    payload = b"".join(parts)
-    body["payload_bytes"] = len(payload)
+    body["payload_bytes"] = sum(len(p) for p in parts)
     raw = json.dumps(body).encode("utf-8")
-    stream.write(struct.pack("<I", len(raw)) + raw + payload)
+    stream.write(struct.pack("<I", len(raw)) + raw)
+    for part in parts:  # not joined: a weights payload is not copied once more
+        stream.write(part)
     stream.flush()
 

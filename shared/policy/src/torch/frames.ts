@@ -64,29 +64,44 @@ function decodeTensors(header: Record<string, unknown>, payload: Buffer): Map<st
 
 /** Splits a byte stream into frames as its chunks arrive. */
 export class FrameReader {
-  private buffered: Buffer = Buffer.alloc(0);
+  /** Chunks not yet parsed, joined only once the frame they hold is complete (a large payload arrives in many chunks). */
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** Bytes the next step of parsing needs (the length prefix, the header, then the whole frame). */
+  private need = 4;
 
   /** The frames completed by `chunk` (a malformed frame throws: the stream is then out of step). */
   push(chunk: Buffer): Frame[] {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    this.chunks.push(chunk);
+    this.size += chunk.length;
     const frames: Frame[] = [];
-    for (;;) {
-      if (this.buffered.length < 4) break;
-      const headLength = this.buffered.readUInt32LE(0);
+    while (this.size >= this.need) {
+      const buffered = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size);
+      this.chunks = [buffered];
+      const headLength = buffered.readUInt32LE(0);
       if (headLength > MAX_HEADER_BYTES) throw engineError(`frame header of ${headLength} bytes (at most ${MAX_HEADER_BYTES})`);
-      if (this.buffered.length < 4 + headLength) break;
+      if (buffered.length < 4 + headLength) {
+        this.need = 4 + headLength;
+        break;
+      }
       let header: Record<string, unknown>;
       try {
-        header = JSON.parse(this.buffered.subarray(4, 4 + headLength).toString('utf8')) as Record<string, unknown>;
+        header = JSON.parse(buffered.subarray(4, 4 + headLength).toString('utf8')) as Record<string, unknown>;
       } catch (err) {
         throw engineError(`frame header is not JSON: ${(err as Error).message}`);
       }
       const payloadBytes = header.payload_bytes ?? 0;
       if (typeof payloadBytes !== 'number' || !Number.isInteger(payloadBytes) || payloadBytes < 0) throw engineError('frame header: bad payload_bytes');
       const end = 4 + headLength + payloadBytes;
-      if (this.buffered.length < end) break;
-      frames.push({ header, tensors: decodeTensors(header, this.buffered.subarray(4 + headLength, end)), bytes: end });
-      this.buffered = this.buffered.subarray(end);
+      if (buffered.length < end) {
+        this.need = end;
+        break;
+      }
+      frames.push({ header, tensors: decodeTensors(header, buffered.subarray(4 + headLength, end)), bytes: end });
+      const rest = buffered.subarray(end);
+      this.chunks = rest.length === 0 ? [] : [rest];
+      this.size = rest.length;
+      this.need = 4;
     }
     return frames;
   }
