@@ -29,13 +29,14 @@ afterAll(async () => {
 describe.skipIf(!existsSync(PYTHON))('python adapters against reward-rules', () => {
   it('pass their unittest suite', async () => {
     const env = { ...process.env, RL_REWARDS_TEST_URL: rules.baseUrl, VERL_MIRROR, PYTHONDONTWRITEBYTECODE: '1' };
-    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: PACKAGE_DIR, env, timeout: 120_000 }).catch(
+    // The torch engine's tests (scoring, training, LoRA) start several child engines and train tiny models.
+    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: PACKAGE_DIR, env, timeout: 240_000 }).catch(
       (err: { stdout?: string; stderr?: string; code?: number }) => err,
     );
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
     expect(output, output).toMatch(/\nOK/);
     expect(output).toMatch(/Ran \d+ tests/);
-  });
+  }, 300_000);
 
   it('install with pip from the repository path and import as a package', async () => {
     const work = mkdtempSync(join(tmpdir(), 'rl-rewards-pip-'));
