@@ -222,7 +222,7 @@ export interface components {
             chat_template_kwargs?: {
                 [key: string]: unknown;
             };
-            /** @description On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive */
+            /** @description On-policy rollouts: wait (up to `model_version_timeout_ms`) until this weights version (a trainer publishes it to the object store) is served, by the embedded model or by the inference server `INFERENCE_SYNC` keeps in step, then roll out on it; 503 `unavailable` if it does not arrive or its sync failed */
             model_version?: string;
             /** @default 30000 */
             model_version_timeout_ms: number;

@@ -114,7 +114,7 @@ export const RolloutRequest = z
     }),
     model_version: z.string().min(1).max(256).optional().openapi({
       description:
-        'On-policy rollouts: wait (up to `model_version_timeout_ms`) until the embedded model has loaded this weights version (a trainer publishes it to the object store), then roll out on it; 503 `unavailable` if it does not arrive',
+        'On-policy rollouts: wait (up to `model_version_timeout_ms`) until this weights version (a trainer publishes it to the object store) is served, by the embedded model or by the inference server `INFERENCE_SYNC` keeps in step, then roll out on it; 503 `unavailable` if it does not arrive or its sync failed',
     }),
     model_version_timeout_ms: z.number().int().min(0).max(600_000).default(30_000),
   })
