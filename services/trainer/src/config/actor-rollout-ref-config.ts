@@ -1,6 +1,7 @@
 import { Architecture } from '@rl/policy';
 import { z } from 'zod';
-import { KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
+import { KlPenaltyKind } from '../core/algos/index.ts';
+import { LossAggMode } from '../policy/losses/modes.ts';
 import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
 import { ignored } from './compat-keys.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AdvEstimatorName, KlPenaltyKind, LossAggMode } from '../core/algos/index.ts';
+import { AdvEstimatorName, KlPenaltyKind } from '../core/algos/index.ts';
+import { LossAggMode } from '../policy/losses/modes.ts';
 import { bool, between, nonNegative, oneOf, positive, positiveInt, klEstimator, text } from './fields.ts';
 import { OptimConfig } from './actor-rollout-ref-config.ts';
 import { strategy } from './strategy.ts';

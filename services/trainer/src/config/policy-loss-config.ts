@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { POLICY_LOSS_MODES, ROLLOUT_RS_OPTIONS } from '../core/algos/index.ts';
+import { ROLLOUT_RS_OPTIONS } from '../core/algos/index.ts';
+import { POLICY_LOSS_MODES } from '../policy/losses/modes.ts';
 import { between, bool, finite, oneOf, positive, text } from './fields.ts';
 
 /** `actor_rollout_ref.actor.policy_loss.*` (verl PolicyLossConfig, verl's defaults). */

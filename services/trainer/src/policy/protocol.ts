@@ -5,7 +5,8 @@
 // sequences of 64 tokens is ~150 KB, under the chunking threshold handling
 // anything larger.
 import { z } from 'zod';
-import { KlPenaltyKind, POLICY_LOSS_MODES, ROLLOUT_RS_OPTIONS } from '../core/algos/index.ts';
+import { KlPenaltyKind, ROLLOUT_RS_OPTIONS } from '../core/algos/index.ts';
+import { LossAggMode, POLICY_LOSS_MODES } from './losses/modes.ts';
 
 /** Subject of one verb for one job. */
 export const policySubject = (job: string, verb: PolicyVerb) => `policy.${job}.${verb}`;
@@ -91,7 +92,7 @@ export const ActorLossSchema = z.object({
   clip_ratio_low: z.number(),
   clip_ratio_high: z.number(),
   clip_ratio_c: z.number(),
-  loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+  loss_agg_mode: LossAggMode,
   entropy_coeff: z.number(),
   use_kl_loss: z.boolean(),
   kl_loss_coef: z.number(),

@@ -1,4 +1,5 @@
 // The public surface of core/algos (see README.md), grouped by concern; the folders are internal.
+// The losses are not here: their one implementation is policy/losses (jax-js), for every engine.
 export type { Shape } from './types.ts';
 export { rowSums } from './types.ts';
 export * from './masked.ts';
@@ -14,37 +15,13 @@ export * from './advantage/reinforce-plus-plus.ts';
 export * from './advantage/remax.ts';
 export * from './advantage/registry.ts';
 
-// KL: the penalty kinds, the adaptive controller, KL in the reward, the KL loss.
+// KL: the penalty kinds, the adaptive controller, KL in the reward.
 export * from './kl/penalty.ts';
 export * from './kl/controller.ts';
 export * from './kl/reward.ts';
-export * from './kl/loss.ts';
 
-// Policy losses (every verl loss_mode) and their registry.
-export * from './policy-loss/types.ts';
-export * from './policy-loss/vanilla.ts';
-export * from './policy-loss/gpg.ts';
-export * from './policy-loss/gspo.ts';
-export * from './policy-loss/sapo.ts';
-export * from './policy-loss/cispo.ts';
-export * from './policy-loss/geo-mean.ts';
-export * from './policy-loss/clip-cov.ts';
-export * from './policy-loss/kl-cov.ts';
-export * from './policy-loss/reinforce.ts';
-export * from './policy-loss/bypass.ts';
-export * from './policy-loss/registry.ts';
-export * from './policy-loss/torch-topk.ts';
-
-// Rollout correction (verl rollout_corr_helper): IS weights, rejection sampling, off-policy metrics.
-export * from './rollout-correction/correction.ts';
-export * from './rollout-correction/is-weights.ts';
-export * from './rollout-correction/rejection.ts';
+// Rollout rejection-sampling options and thresholds (verl rollout_corr_helper), parsed for job configs.
 export * from './rollout-correction/rs-thresholds.ts';
-export * from './rollout-correction/offpolicy-metrics.ts';
 
-// Aggregation and the losses the actor and critic combine.
-export * from './loss/agg-loss.ts';
-export * from './loss/entropy.ts';
-export * from './loss/value-loss.ts';
-export * from './loss/actor-loss.ts';
+// Gradient clipping (torch clip_grad_norm_ as verl's optimizer step uses it).
 export * from './loss/grad-clip.ts';

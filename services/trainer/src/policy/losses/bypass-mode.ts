@@ -19,7 +19,7 @@ function criteriaOf(rc: PpoLossConfig['policy_loss']['rollout_correction']): RsC
 }
 
 /**
- * verl `compute_policy_loss_bypass_mode` (array twin: computePolicyLossBypassMode): rollout
+ * verl `compute_policy_loss_bypass_mode`: rollout
  * correction between the detached current and the rollout (= old) log-probs, then REINFORCE with
  * the IS weights or vanilla PPO without them, both on the rejection-applied mask. Thresholds are
  * parsed once per job. verl raises on a batch without valid tokens; a traced loss cannot, so such

@@ -2,7 +2,7 @@ import { np } from '@rl/policy';
 import { aggregate, constant, f32, isWeighted, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
-/** verl `compute_policy_loss_cispo` (array twin: computePolicyLossCispo): -sg(clip(r)) A logp. */
+/** verl `compute_policy_loss_cispo`: -sg(clip(r)) A logp. */
 export const cispoLoss =
   (c: PpoLossConfig): PgLoss =>
   (ctx) => {

@@ -1,18 +1,20 @@
 import { np } from '@rl/policy';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { clipCovCount } from '../../core/algos/index.ts';
 import { aggregate, ascendingRank, f32, isWeighted, lookup, maskedMean, sg } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
+
+/** verl clip_cov: clip_num = max(int(clip_cov_ratio * mask.sum()), 1), in double precision as Python's int() truncates it. */
+export const clipCovCount = (ratio: number, maskTotal: number): number => Math.max(Math.trunc(ratio * maskTotal), 1);
 
 /** Per-token input with one uniform [0, 1) key per token, drawn from a seeded rng in row-major order. */
 export const CLIP_COV_KEYS = 'clip_cov_keys';
 
 /**
- * verl `compute_policy_loss_clip_cov` (array twin: computePolicyLossClipCov). verl detaches a
+ * verl `compute_policy_loss_clip_cov`. verl detaches a
  * torch.randperm-chosen subset of the candidate tokens; a jit-compiled loss cannot draw from a JS
  * generator, so the batch carries `clip_cov_keys` and the candidates with the smallest keys win
- * (ranked with argsort, lower index on equal keys), exactly as the array twin chooses with the same
- * keys. The count max(int(ratio * n), 1) is tabulated per possible n in JS (Python's double rounding).
+ * (ranked with argsort, lower index on equal keys): the same distribution as verl's draw, a
+ * uniformly random subset of min(clip_num, #candidates) tokens, but not torch's stream. The count max(int(ratio * n), 1) is tabulated per possible n in JS (Python's double rounding).
  */
 export const clipCovLoss = (c: PpoLossConfig): PgLoss => {
   const p = c.policy_loss;

@@ -1,7 +1,8 @@
 // verl's actor loss (dp_actor update_policy: the registered policy loss, agg_loss, entropy
-// bonus, KL loss) in the policy library's ops, so autodiff goes through the model. The same
-// numbers are computed on plain arrays by core/algos computeActorLoss; losses.case.test.ts checks
-// every mode of the two against each other.
+// bonus, KL loss) in the policy library's ops: the one implementation every engine trains with
+// (jax-js differentiates it through the model; the torch engine takes its gradient with respect to
+// the per-token log-probs and entropies from lossOnLeaves). losses.golden.test.ts checks every mode
+// against verl's golden numbers.
 import { np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/policy';
 import { aggregate, maskedMean } from './helpers.ts';
 import { klTerm } from './kl-term.ts';

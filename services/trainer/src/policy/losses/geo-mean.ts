@@ -3,7 +3,7 @@ import { f32, maskedMean, ROLLOUT_IS_WEIGHTS } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
- * verl `compute_policy_loss_geo_mean` (array twin: computePolicyLossGeoMean): a row's ratio is the
+ * verl `compute_policy_loss_geo_mean`: a row's ratio is the
  * geometric mean of its sign-clipped token ratios; the loss is the plain mean over rows.
  */
 export const geoMeanLoss =

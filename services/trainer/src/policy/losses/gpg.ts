@@ -1,7 +1,7 @@
 import { aggregate, isWeighted } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
-/** verl `compute_policy_loss_gpg`: agg(-logp * A), no metrics (array twin: computePolicyLossGpg). */
+/** verl `compute_policy_loss_gpg`: agg(-logp * A), no metrics. */
 export const gpgLoss =
   (c: PpoLossConfig): PgLoss =>
   (ctx) => {

@@ -3,7 +3,7 @@ import { aggregate, constant, f32, isWeighted, maskedMean, perToken, sg } from '
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
- * verl `compute_policy_loss_gspo` (array twin: computePolicyLossGspo): the value of each token's
+ * verl `compute_policy_loss_gspo` : the value of each token's
  * ratio is its row's geometric mean, the gradient its own log-prob's; always seq-mean-token-mean.
  */
 export const gspoLoss =

@@ -2,10 +2,8 @@
 // tensors, stop-gradient, and a rank helper for data-dependent top-k selections. jax-js ops
 // consume their inputs (move semantics), so every helper consumes what it is given.
 import { lax, np, type Tensor } from '@rl/policy';
+import type { LossAggMode } from './modes.ts';
 import type { PgContext } from './types.ts';
-
-/** verl loss_agg_mode values. */
-export type LossAggMode = 'token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
 
 /**
  * verl agg_loss over [B, R] with a 0/1 mask; rows whose mask is empty (filler rows) do not count

@@ -3,11 +3,11 @@ import { aggregate, ascendingRank, f32, isWeighted, lookup, maskedMean, sg, torc
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
- * verl `compute_policy_loss_kl_cov` (array twin: computePolicyLossKlCov): -A r everywhere, plus
+ * verl `compute_policy_loss_kl_cov`: -A r everywhere, plus
  * ppo_kl_coef |logp - old| on the top max(1, int(n_valid * kl_cov_ratio)) valid tokens by
  * covariance (A - mean A)(logp - mean logp). The top-k is a stable rank (argsort of -cov; masked
  * tokens get -inf): on exactly equal covariances at the cut it keeps the lower index, where
- * torch.topk's CPU heap/introselect may keep another one (see core/algos/policy-loss/torch-topk.ts).
+ * torch.topk's CPU heap/introselect (not stable) may keep another one.
  */
 export const klCovLoss = (c: PpoLossConfig): PgLoss => {
   const p = c.policy_loss;

@@ -27,7 +27,7 @@ function forward(logprob: Tensor, ref: Tensor, kind: string): Tensor {
 }
 
 /**
- * verl `kl_penalty(logprob, ref, kind)` per token (array twin: core/algos klPenalty). A trailing
+ * verl `kl_penalty(logprob, ref, kind)` per token. A trailing
  * "+" is the straight-through variant: the value of the base estimator with the gradient of k2,
  * k2 - sg(k2) + sg(value). Consumes both inputs.
  */

@@ -1,6 +1,6 @@
-import type { PolicyLossMode } from '../../core/algos/index.ts';
 import { bypassModeLoss } from './bypass-mode.ts';
 import { cispoLoss } from './cispo.ts';
+import type { PolicyLossMode } from './modes.ts';
 import { clipCovLoss } from './clip-cov.ts';
 import { geoMeanLoss } from './geo-mean.ts';
 import { gpgLoss } from './gpg.ts';
@@ -10,7 +10,11 @@ import { sapoLoss } from './sapo.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 import { vanillaLoss } from './vanilla.ts';
 
-/** jax-js twin of core/algos POLICY_LOSSES: loss_mode -> a mode compiled for the job's settings. */
+/**
+ * Every verl policy loss_mode (verl `@register_policy_loss`): loss_mode -> the mode compiled for a
+ * job's settings. The one implementation each engine trains with (the torch engine through
+ * lossOnLeaves). The names are modes.ts's (job configs and the protocol read them there).
+ */
 export const JAX_POLICY_LOSSES = {
   vanilla: vanillaLoss,
   gspo: gspoLoss,

@@ -3,9 +3,9 @@ import { f32, maskedMean, perToken, rowMaskedMean, rowMaskedSum } from './helper
 import { maskedMax, maskedMin, stdRows } from './rollout-stats.ts';
 
 /**
- * verl `compute_rollout_correction_weights` + `compute_is_metrics` on a detached log-ratio
- * (array twin: core/algos computeRolloutIsWeights). Returns the truncated (optionally batch
- * normalised) weights and the unprefixed rollout_is_* metrics. Consumes logRatio and mask.
+ * verl `compute_rollout_correction_weights` + `compute_is_metrics` on a detached log-ratio. Returns
+ * the truncated (optionally batch normalised) weights and the unprefixed rollout_is_* metrics.
+ * Consumes logRatio and mask.
  */
 export function rolloutIsWeights(
   logRatio: Tensor,

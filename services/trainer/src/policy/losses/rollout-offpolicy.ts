@@ -2,8 +2,7 @@ import { np, type Tensor } from '@rl/policy';
 import { maskedMean, rowMaskedMean, rowMaskedSum } from './helpers.ts';
 
 /**
- * verl `compute_offpolicy_metrics(old_log_prob=logp, rollout_log_prob)` on detached log-probs
- * (array twin: core/algos computeOffpolicyMetrics). Unprefixed names; consumes its inputs.
+ * verl `compute_offpolicy_metrics(old_log_prob=logp, rollout_log_prob)` on detached log-probs. Unprefixed names; consumes its inputs.
  */
 export function offpolicyMetrics(logp: Tensor, rollout: Tensor, mask: Tensor): Record<string, Tensor> {
   const train = rowMaskedMean(logp.ref, mask.ref);

@@ -23,9 +23,8 @@ function rowStat(option: RolloutRsOption, stat: Tensor, mask: Tensor): Tensor {
 }
 
 /**
- * verl `compute_rollout_rejection_mask` + `compute_rs_metrics` (array twin: core/algos
- * computeRolloutRejectionMask). Returns mask * keep and the unprefixed metrics. Assumes at least
- * one valid token (verl raises before getting here otherwise). Consumes logRatio and mask.
+ * verl `compute_rollout_rejection_mask` + `compute_rs_metrics`. Returns mask * keep and the unprefixed
+ * metrics. Assumes at least one valid token (verl raises before getting here otherwise). Consumes logRatio and mask.
  */
 export function rolloutRejection(logRatio: Tensor, mask: Tensor, criteria: readonly RsCriterion[]): { mask: Tensor; metrics: Record<string, Tensor> } {
   const x = np.clip(logRatio, -20, 20);

@@ -1,5 +1,4 @@
-// Reductions the jax-js rollout-correction metrics need, mirroring core/algos/rollout-correction/stats.ts
-// (torch conventions: unbiased std, masked max/min). Each consumes its inputs.
+// Reductions the rollout-correction metrics need (torch conventions: unbiased std, masked max/min). Each consumes its inputs.
 import { np, type Tensor } from '@rl/policy';
 import { f32 } from './helpers.ts';
 

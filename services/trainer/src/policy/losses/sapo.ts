@@ -2,7 +2,7 @@ import { nn, np } from '@rl/policy';
 import { aggregate, constant, f32, isWeighted, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
-/** verl `compute_policy_loss_sapo` (array twin: computePolicyLossSapo): soft gate, seq-mean-token-mean. */
+/** verl `compute_policy_loss_sapo`: soft gate, seq-mean-token-mean. */
 export const sapoLoss =
   (c: PpoLossConfig): PgLoss =>
   (ctx) => {

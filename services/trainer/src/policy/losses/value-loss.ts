@@ -1,10 +1,11 @@
 // verl's critic loss (core_algos.compute_value_loss, dp_critic.update_critic)
 // with the policy library's ops, differentiated through the critic's value
 // head. Inputs per token: `old_values` (the values at rollout time, centre of
-// the clip window), `returns` (GAE targets), `response_mask`. The array twin
-// is core/algos computeValueLoss; a test checks the two agree.
+// the clip window), `returns` (GAE targets), `response_mask`. losses.golden.test.ts checks
+// it against verl's golden numbers (value and d loss / d values).
 import { np, type PolicyLoss } from '@rl/policy';
-import { aggregate, f32, maskedMean, torchMaximum, torchMinimum, type LossAggMode } from './helpers.ts';
+import { aggregate, f32, maskedMean, torchMaximum, torchMinimum } from './helpers.ts';
+import type { LossAggMode } from './modes.ts';
 
 /** Critic loss settings, fixed for a job (the loss is compiled once per function object). */
 export interface ValueLossConfig {

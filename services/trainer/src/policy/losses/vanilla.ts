@@ -2,7 +2,7 @@ import { np } from '@rl/policy';
 import { aggregate, f32, isWeighted, maskedMean } from './helpers.ts';
 import type { PgLoss, PpoLossConfig } from './types.ts';
 
-/** verl `compute_policy_loss_vanilla` in jax-js ops (array twin: core/algos computePolicyLossVanilla). */
+/** verl `compute_policy_loss_vanilla` in jax-js ops. */
 export const vanillaLoss =
   (c: PpoLossConfig): PgLoss =>
   (ctx) => {

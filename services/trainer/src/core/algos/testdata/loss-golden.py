@@ -300,6 +300,25 @@ def main():
                 "dlogprobs": [float(g) for g in lp.grad.reshape(-1)],
                 "dentropy": [float(g) for g in e.grad.reshape(-1)],
             }
+    # agg_loss on its own (the agg_* lines of verl-reference.py): row 2 fully masked; loss_scale_factor 10 is
+    # the one global batch setting the worker's aggregation takes (the others are verl's multi-rank path).
+    lm = ref.t([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]])
+    am = ref.t([[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]])
+    for mode, lsf in [(mo, None) for mo in modes] + [("seq-mean-token-sum-norm", 10)]:
+        want = float(ref.agg_loss(lm, am, mode, lsf=lsf))
+        got, grad = grad_of(lambda x, mode=mode, lsf=lsf: agg(x, T(am), mode, lsf), lm)
+        assert abs(got - want) <= 1e-6 * max(1.0, abs(want)), (mode, got, want)
+        cases["agg_%s%s" % (mode, "" if lsf is None else "_lsf%d" % lsf)] = {
+            "kind": "aggregate",
+            "spec": {"loss_agg_mode": mode, "loss_scale_factor": 4 if lsf is None else lsf},
+            "rows": 3,
+            "cols": 4,
+            "loss_mat": flat(lm),
+            "mask": flat(am),
+            "loss": want,
+            "metrics": {},
+            "dlogprobs": grad,
+        }
     out = {
         "fixture": {"rows": 2, "cols": 4, "old_logprobs": flat(OLD), "logprobs": flat(NEW), "advantages": flat(ADV), "response_mask": flat(PM), "entropy": flat(ENT), "values": flat(VP)},
         "cases": cases,
