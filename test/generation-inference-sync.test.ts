@@ -143,8 +143,12 @@ describe.each(cases)('INFERENCE_SYNC=$kind', ({ kind, loadPath, dirOf, broken })
     const v1 = policies.get('v1') as EmbeddedPolicy;
     expect(await gap(first.body.results, v1)).toBeLessThan(SAME);
 
+    // One lost answer is retried (OPENAI_MAX_RETRIES=1), as every upstream call.
+    const loadsBefore = fake.calls.filter((c) => c.path === loadPath).length;
+    fake.failNext({ path: loadPath, status: 503, body: { error: { message: 'busy', code: 503 } } });
     const v2 = await publish('v2', 2);
     const second = await rollout(gen, { model_version: 'v2' });
+    expect(fake.calls.filter((c) => c.path === loadPath).length).toBe(loadsBefore + 2);
     expect(second.status).toBe(200);
     expect(versionsOf(second.body)).toEqual(['v2', 'v2', 'v2', 'v2']);
     // The server was handed v2's directory, in INFERENCE_SYNC_DIR, and sampled from those weights, not v1's.
