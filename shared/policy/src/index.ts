@@ -45,6 +45,7 @@ export {
 export { decodeAdapterObject, publishAdapter, type AdapterObject } from './weights/adapter-object.ts';
 export { ModelHandle, type Lease } from './weights/model-handle.ts';
 export type { HostParams, HostTensor } from './model/params.ts';
-export { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, loraScaling, parseAdapterConfig, type LoraSettings } from './lora/adapter-config.ts';
+export { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, adapterConfigJson, loraScaling, parseAdapterConfig, type LoraSettings } from './lora/adapter-config.ts';
 export { readAdapterDir, writeAdapterDir, type AdapterDir } from './lora/adapter-dir.ts';
 export { mergeAdapter, type LoraAdapter } from './lora/lora-adapter.ts';
+export { LoraTrainer, type LoraTrainerOptions } from './lora/lora-trainer.ts';

@@ -69,6 +69,16 @@ export function loraTargets(config: ModelConfig, s: Pick<LoraSettings, 'targetMo
   return chosen;
 }
 
+/**
+ * The targets as an exported adapter_config.json records them: the modules' last names when those select exactly
+ * the same modules (peft's shortening of a long target list), else the full names.
+ */
+export function resolvedTargets(config: ModelConfig, s: Pick<LoraSettings, 'targetModules' | 'excludeModules'>, file: string): string[] {
+  const chosen = loraTargets(config, s, file);
+  const leaves = [...new Set(chosen.map((n) => n.slice(n.lastIndexOf('.') + 1)))].sort();
+  return loraTargets(config, { targetModules: leaves, excludeModules: null }, file).length === chosen.length ? leaves : chosen;
+}
+
 /** The tensors an adapter with `settings` holds on a model of `config`: peft name -> shape. */
 export function adapterShapes(config: ModelConfig, settings: LoraSettings, file: string): Map<string, number[]> {
   const modules = linearModules(config);

@@ -1,0 +1,325 @@
+// LoRA training on the embedded jax-js engine: the base weights are frozen
+// (and are the reference policy: no second copy), the adapters' A and B are
+// the only trainable parameters, AdamW updates them alone. The forward pass
+// runs the model on W + scaling * B A for each targeted weight inside the
+// differentiated function, so the gradient reaches A and B through the same
+// model code as full training (the engine's forward is not changed); for the
+// per-token outputs this equals W x + scaling * B (A x) up to rounding.
+// Parameter names are the torch engine's (`model.layers.0.self_attn.q_proj.lora_A.weight`,
+// and a critic's `score.weight` / `score.bias`), so optimizer state files are
+// the same on both engines; adapters export in PEFT's format.
+import type { OwnedFunction } from '@jax-js/jax';
+import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
+import { EmbeddedPolicy, type PolicyWeights, policyFromWeights } from '../embedded-policy.ts';
+import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from '../generation/score.ts';
+import { jit, np, type Tensor, tree, valueAndGrad } from '../model/backend.ts';
+import { responseStates } from '../model/kernels.ts';
+import { gaussian, type HostParams, type Params, toDevice, toHost } from '../model/params.ts';
+import { lossInputs, type PolicyLoss } from '../training/loss-inputs.ts';
+import {
+  type AdamState,
+  addTrees,
+  createAdamW,
+  globalNorm,
+  type OptimizerConfig,
+  type OptimizerConfigInput,
+  parseOptimizerConfig,
+  zeroAdamState,
+} from '../training/optimizer.ts';
+import { decodeAdamState, encodeAdamState } from '../training/optimizer-state.ts';
+import { type TrainBatch, trainBatchInputs } from '../training/train-batch.ts';
+import type { AccumulateResult, StepResult, TrainingEngine } from '../training/training-engine.ts';
+import { type LoraSettings, loraScaling, VALUE_HEAD } from './adapter-config.ts';
+import { adapterShapes, checkAdapter, type LoraAdapter, loraTargets, PEFT_PREFIX, resolvedTargets } from './lora-adapter.ts';
+
+type Compiled = OwnedFunction<
+  (
+    base: Params,
+    adapters: Params,
+    prompt: Tensor,
+    response: Tensor,
+    positions: Tensor,
+    keyMask: Tensor,
+    mask: Tensor,
+    inputs: Record<string, Tensor>,
+    scale: Tensor,
+  ) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }
+>;
+
+/** Options of {@link LoraTrainer.create}. */
+export interface LoraTrainerOptions {
+  /** Start from this adapter (e.g. one the torch engine saved) instead of a fresh one. */
+  adapter?: LoraAdapter;
+  /** Seed of a fresh adapter's A (and B with initLoraWeights false). @default 0 */
+  seed?: number;
+}
+
+/** Trainable LoRA adapters on frozen base weights, with AdamW on the adapters only. */
+export class LoraTrainer implements TrainingEngine {
+  readonly kind = 'jax' as const;
+  readonly optimizer: OptimizerConfig;
+  /** The settings, targets resolved as exported adapters record them. */
+  readonly settings: LoraSettings;
+  readonly #base: EmbeddedPolicy;
+  readonly #targets: string[];
+  readonly #scaling: number;
+  #adapters: Params;
+  #adam: AdamState;
+  #grads: Params | null = null;
+  #merged: EmbeddedPolicy | null = null;
+  readonly #adamw: ReturnType<typeof createAdamW>;
+  readonly #merge: OwnedFunction<(base: Params, adapters: Params) => Params>;
+  readonly #compiled = new Map<PolicyLoss, Compiled>();
+
+  private constructor(base: EmbeddedPolicy, settings: LoraSettings, adapters: HostParams, optimizer: OptimizerConfig) {
+    this.#base = base;
+    this.optimizer = optimizer;
+    this.#targets = loraTargets(base.config, settings, 'lora');
+    this.settings = { ...settings, targetModules: resolvedTargets(base.config, settings, 'lora'), excludeModules: null };
+    this.#scaling = loraScaling(settings);
+    this.#adapters = toDevice(adapters);
+    this.#adam = zeroAdamState(this.#adapters);
+    this.#adamw = createAdamW(optimizer);
+    const targets = this.#targets;
+    const scaling = this.#scaling;
+    // Only the merged weights come out (the rest of the base is shared, not copied).
+    this.#merge = jit((b: Params, a: Params) => {
+      const out: Params = {};
+      for (const name of targets) out[`${name}.weight`] = mergedWeight(b, a, name, scaling);
+      for (const [name, t] of Object.entries(b)) if (!(name in out)) t.dispose();
+      for (const [name, t] of Object.entries(a)) if (!name.includes('.lora_')) t.dispose();
+      return out;
+    });
+  }
+
+  /**
+   * Starts LoRA training on `weights` (frozen). A fresh adapter follows peft: A kaiming-uniform
+   * U(-1/sqrt(in), 1/sqrt(in)), B zero, so the model starts as the base. A critic's value head trains whole.
+   */
+  static async create(weights: PolicyWeights, optimizer: OptimizerConfigInput, settings: LoraSettings, options: LoraTrainerOptions = {}): Promise<LoraTrainer> {
+    const parsed = parseOptimizerConfig(optimizer);
+    if (settings.loraDropout !== 0) {
+      throw new AppError(
+        ErrorCode.BadRequest,
+        `lora_dropout: the jax engine trains LoRA without dropout (got ${settings.loraDropout}); set 0, or use the torch engine`,
+      );
+    }
+    if (settings.valueHead !== weights.config.valueHead) {
+      throw new AppError(
+        ErrorCode.BadRequest,
+        `lora: the adapter ${settings.valueHead ? 'carries' : 'lacks'} a value head and the model ${weights.config.valueHead ? 'has one' : 'has none'}`,
+      );
+    }
+    let adapters: HostParams;
+    if (options.adapter !== undefined) {
+      checkAdapter(weights.config, options.adapter, 'lora');
+      adapters = fromPeftNames(options.adapter.tensors);
+    } else {
+      adapters = freshAdapters(weights, settings, options.seed ?? 0);
+    }
+    return new LoraTrainer(await policyFromWeights(weights), settings, adapters, parsed);
+  }
+
+  /** Updates applied so far. */
+  get updates(): number {
+    return this.#adam.step;
+  }
+
+  /** The base weights with the adapters off: the reference policy (shares the trainer's memory; dispose it when done). */
+  reference(version: string): EmbeddedPolicy {
+    const b = this.#base;
+    return new EmbeddedPolicy(version, b.config, b.tokenizer, tree.ref(b.params), b.kernels.retain());
+  }
+
+  /** The merged weights (W + scaling B A) as an immutable policy for generation and scoring; dispose it when done. */
+  async snapshot(version: string): Promise<EmbeddedPolicy> {
+    const m = this.#current();
+    return new EmbeddedPolicy(version, m.config, m.tokenizer, tree.ref(m.params), m.kernels.retain());
+  }
+
+  async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, widths: PackWidths = {}): Promise<AccumulateResult> {
+    const b = this.#base;
+    checkPairs(b, batch.pairs);
+    if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty');
+    const block = packBucketed(batch.pairs, b.tokenizer.padId, widths);
+    const inputs = trainBatchInputs(batch, block);
+    const [prompt, response, positions, keyMask] = blockTensors(block);
+    const mask = np.array(block.responseMask).reshape([block.rows, block.responseWidth]);
+    const out = this.#compile(loss)(tree.ref(b.params), tree.ref(this.#adapters), prompt, response, positions, keyMask, mask, inputs, np.array(scale));
+    this.#grads = this.#grads === null ? out.grads : addTrees(this.#grads, out.grads);
+    const metrics: Record<string, number> = {};
+    for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
+    return { loss: Number((await out.loss.data())[0]) / scale, metrics };
+  }
+
+  async applyGradients(options: { lr?: number } = {}): Promise<StepResult> {
+    const grads = this.#grads;
+    if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated');
+    this.#grads = null;
+    const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
+    if (!Number.isFinite(gradNorm)) {
+      tree.dispose(grads);
+      return { gradNorm, skipped: true, step: this.#adam.step };
+    }
+    const { betas, maxGradNorm } = this.optimizer;
+    const t = this.#adam.step + 1;
+    const clip = maxGradNorm > 0 ? Math.min(1, maxGradNorm / (gradNorm + 1e-6)) : 1;
+    const scalars = np.array(new Float32Array([options.lr ?? this.optimizer.lr, clip, 1 - betas[0] ** t, 1 - betas[1] ** t]));
+    const next = this.#adamw(this.#adapters, grads, this.#adam.m, this.#adam.v, scalars);
+    this.#adapters = next.params;
+    this.#adam = { step: t, m: next.m, v: next.v };
+    this.#merged?.dispose();
+    this.#merged = null;
+    return { gradNorm, skipped: false, step: t };
+  }
+
+  /** accumulate() then applyGradients() on one batch. */
+  async step(batch: TrainBatch, loss: PolicyLoss, options: { lr?: number } = {}): Promise<AccumulateResult & StepResult> {
+    const res = await this.accumulate(batch, loss);
+    return { ...res, ...(await this.applyGradients(options)) };
+  }
+
+  /** Log-probs and entropies under the merged weights. */
+  score(pairs: readonly TokenPair[], widths: PackWidths = {}) {
+    return this.#current().score(pairs, widths);
+  }
+
+  /** Values under the merged weights (a critic). */
+  values(pairs: readonly TokenPair[], widths: PackWidths = {}): Promise<Float32Array[]> {
+    return this.#current().values(pairs, widths);
+  }
+
+  /** Host copy of the merged weights (a full model, for saving or publishing whole). */
+  exportWeights(version: string): Promise<PolicyWeights> {
+    return this.#current().exportWeights(version);
+  }
+
+  /** The adapter in PEFT's names (for writeAdapterDir: what vLLM and peft load). */
+  async exportAdapter(baseModel: string | null = null): Promise<LoraAdapter> {
+    const host = await toHost(this.#adapters);
+    const tensors: HostParams = {};
+    for (const [name, t] of Object.entries(host)) tensors[`${PEFT_PREFIX}${name}`] = t;
+    return { settings: { ...this.settings, baseModel }, tensors };
+  }
+
+  /** AdamW state of the adapters (tensors `m.<name>`, `v.<name>` under the torch engine's parameter names). */
+  exportOptimizerState(): Promise<Uint8Array> {
+    return encodeAdamState(this.#adam);
+  }
+
+  async importOptimizerState(bytes: Uint8Array): Promise<void> {
+    const next = decodeAdamState(bytes, this.#adapters);
+    tree.dispose({ m: this.#adam.m, v: this.#adam.v });
+    this.#adam = next;
+  }
+
+  dispose(): void {
+    tree.dispose({ m: this.#adam.m, v: this.#adam.v, a: this.#adapters });
+    if (this.#grads !== null) tree.dispose(this.#grads);
+    this.#grads = null;
+    this.#merged?.dispose();
+    this.#merged = null;
+    this.#base.dispose();
+    this.#adamw.dispose();
+    this.#merge.dispose();
+    for (const f of this.#compiled.values()) f.dispose();
+    this.#compiled.clear();
+  }
+
+  /** The merged policy of the current adapters, built once per update. */
+  #current(): EmbeddedPolicy {
+    if (this.#merged === null) {
+      const b = this.#base;
+      const changed = this.#merge(tree.ref(b.params), tree.ref(this.#adapters));
+      const params: Params = {};
+      for (const [name, t] of Object.entries(b.params)) params[name] = changed[name] ?? (this.#adapters[name] ?? t).ref;
+      this.#merged = new EmbeddedPolicy(b.version, b.config, b.tokenizer, params, b.kernels.retain());
+    }
+    return this.#merged;
+  }
+
+  #compile(loss: PolicyLoss): Compiled {
+    let f = this.#compiled.get(loss);
+    if (f !== undefined) return f;
+    const cfg = this.#base.config;
+    const targets = this.#targets;
+    const scaling = this.#scaling;
+    const valueHead = this.settings.valueHead;
+    f = jit(
+      (
+        base: Params,
+        adapters: Params,
+        prompt: Tensor,
+        response: Tensor,
+        positions: Tensor,
+        keyMask: Tensor,
+        mask: Tensor,
+        inputs: Record<string, Tensor>,
+        scale: Tensor,
+      ) => {
+        const objective = (a: Params): [Tensor, Record<string, Tensor>] => {
+          const params = withAdapters(base, a, targets, scaling, valueHead);
+          const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
+          const li = lossInputs({ cfg, params, states }, response, mask, inputs);
+          const res = loss(li);
+          li.release();
+          tree.dispose(params);
+          return [res.loss.mul(scale), res.metrics ?? {}];
+        };
+        const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(adapters);
+        return { loss: value, metrics, grads };
+      },
+    );
+    this.#compiled.set(loss, f);
+    return f;
+  }
+}
+
+/** The base parameters with W + scaling B A for each target (and the adapter's value head); consumes both trees. */
+function withAdapters(base: Params, adapters: Params, targets: readonly string[], scaling: number, valueHead: boolean): Params {
+  const out: Params = { ...base };
+  for (const name of targets) out[`${name}.weight`] = mergedWeight(base, adapters, name, scaling);
+  if (valueHead) {
+    for (const p of ['weight', 'bias']) {
+      (base[`${VALUE_HEAD}.${p}`] as Tensor).dispose();
+      out[`${VALUE_HEAD}.${p}`] = adapters[`${VALUE_HEAD}.${p}`] as Tensor;
+    }
+  }
+  return out;
+}
+
+/** W + scaling B A of module `name` (consumes W, A and B). */
+function mergedWeight(base: Params, adapters: Params, name: string, scaling: number): Tensor {
+  const delta = np.matmul(adapters[`${name}.lora_B.weight`] as Tensor, adapters[`${name}.lora_A.weight`] as Tensor).mul(scaling);
+  return (base[`${name}.weight`] as Tensor).add(delta);
+}
+
+/** PEFT-named adapter tensors -> the engines' parameter names. */
+function fromPeftNames(tensors: HostParams): HostParams {
+  const out: HostParams = {};
+  for (const [name, t] of Object.entries(tensors)) out[name.slice(PEFT_PREFIX.length)] = { shape: [...t.shape], data: Float32Array.from(t.data) };
+  return out;
+}
+
+/** peft's default init: A kaiming-uniform(a=sqrt(5)), i.e. U(-1/sqrt(in), 1/sqrt(in)); B zero (also kaiming-uniform with initLoraWeights false, N(0, 1/r) A with 'gaussian'); the value head from the base. */
+function freshAdapters(weights: PolicyWeights, settings: LoraSettings, seed: number): HostParams {
+  const rng = createRng(seed);
+  const out: HostParams = {};
+  for (const [peftName, shape] of adapterShapes(weights.config, settings, 'lora')) {
+    const name = peftName.slice(PEFT_PREFIX.length);
+    const size = shape.reduce((a, b) => a * b, 1);
+    if (name.startsWith(`${VALUE_HEAD}.`)) {
+      out[name] = { shape, data: Float32Array.from((weights.params[name] as { data: Float32Array }).data) };
+      continue;
+    }
+    const data = new Float32Array(size);
+    const isA = name.endsWith('.lora_A.weight');
+    if (isA && settings.initLoraWeights === 'gaussian') for (let i = 0; i < size; i++) data[i] = gaussian(rng) / settings.r;
+    else if (isA || settings.initLoraWeights === false) {
+      const bound = 1 / Math.sqrt(shape[1] as number);
+      for (let i = 0; i < size; i++) data[i] = (rng.next() * 2 - 1) * bound;
+    }
+    out[name] = { shape, data };
+  }
+  return out;
+}
