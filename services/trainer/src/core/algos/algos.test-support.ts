@@ -31,37 +31,3 @@ export function randomFloats(seed: number, n: number, lo: number, hi: number): F
   const rng = createRng(seed);
   return Float64Array.from({ length: n }, () => lo + (hi - lo) * rng.next());
 }
-
-/** n 0/1 mask entries, each 1 with probability `pOne`, from a seeded generator. */
-export function randomMask(seed: number, n: number, pOne = 0.7): Float64Array {
-  const rng = createRng(seed);
-  return Float64Array.from({ length: n }, () => (rng.next() < pOne ? 1 : 0));
-}
-
-/**
- * Compares an analytic gradient with central finite differences of `loss` at `x` (mutated and
- * restored). Tolerance is absolute plus relative to the larger magnitude.
- */
-export function expectGradientMatches(
-  loss: (x: Float64Array) => number,
-  x: Float64Array,
-  analytic: ArrayLike<number>,
-  { h = 1e-6, absTol = 1e-6, relTol = 1e-4 } = {},
-): void {
-  expect(analytic.length).toBe(x.length);
-  const bad: string[] = [];
-  for (let i = 0; i < x.length; i++) {
-    const keep = x[i] as number;
-    x[i] = keep + h;
-    const up = loss(x);
-    x[i] = keep - h;
-    const down = loss(x);
-    x[i] = keep;
-    const numeric = (up - down) / (2 * h);
-    const a = analytic[i] as number;
-    if (Math.abs(a - numeric) > absTol + relTol * Math.max(Math.abs(a), Math.abs(numeric))) {
-      bad.push(`[${i}] analytic ${a} vs numeric ${numeric}`);
-    }
-  }
-  expect(bad).toEqual([]);
-}

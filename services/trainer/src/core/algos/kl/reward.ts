@@ -41,7 +41,7 @@ export function applyKlPenalty(input: ApplyKlPenaltyInput, controller: KlControl
   assertMatrix('oldLogProbs', oldLogProbs, shape);
   assertMatrix('refLogProb', refLogProb, shape);
   assertMatrix('responseMask', responseMask, shape);
-  const { kl } = klPenalty(oldLogProbs, refLogProb, input.klPenalty ?? 'kl');
+  const kl = klPenalty(oldLogProbs, refLogProb, input.klPenalty ?? 'kl');
   const kld = new Float32Array(kl.length);
   for (let i = 0; i < kl.length; i++) kld[i] = at(kl, i) * at(responseMask, i);
   const beta = controller.value;
