@@ -38,6 +38,12 @@ const PAIRS = [
   { prompt: [200, 201, 202, 203, 204, 205, 206, 207], response: [33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44] },
 ];
 
+/** A critic's squared error to the returns (token-mean). */
+const valueLoss: PolicyLoss = (t) => {
+  const err = np.square(t.values.sub(t.input('returns')));
+  return { loss: np.sum(err.mul(t.mask.ref)).div(np.sum(t.mask)).mul(0.5) };
+};
+
 /** verl's vanilla PPO clip (token-mean): reads log-probs and two inputs. */
 const ppo: PolicyLoss = (t) => {
   const ratio = np.exp(t.logprobs.sub(t.input('old_logprobs')));
@@ -69,8 +75,12 @@ beforeAll(async () => {
   // scale 9: Linear weights of std ~1/sqrt(32), so the logits spread and the gradients are not near zero.
   await writeTinyModelDir(policyDir, { architecture: 'Qwen3ForCausalLM', tieEmbeddings: false, config: { attentionBias: true }, seed: 31, scale: 9 });
   weights = await loadModelDir(policyDir);
-  // The torch engine's starting adapter for these settings, which the jax-js trainer starts from too.
-  adapterDir = join(tmp.dir, 'start');
+  adapterDir = torchStartAdapter(policyDir, 'start');
+}, SLOW_MS);
+
+/** The torch engine's starting adapter for {@link LORA} on `modelDir`, which the jax-js trainer then starts from too. */
+function torchStartAdapter(modelDir: string, name: string): string {
+  const dir = join(tmp.dir, name);
   const script = [
     'import json, sys',
     'from rl_torch_engine import load_model_dir',
@@ -79,8 +89,9 @@ beforeAll(async () => {
     'apply_lora(model, json.loads(sys.argv[3]))',
     'save_adapter(model, sys.argv[2], sys.argv[1])',
   ].join('\n');
-  execFileSync(PYTHON, ['-c', script, policyDir, adapterDir, JSON.stringify(LORA)], { env: { ...process.env, PYTHONPATH: PYTHON_PACKAGES }, timeout: SLOW_MS });
-}, SLOW_MS);
+  execFileSync(PYTHON, ['-c', script, modelDir, dir, JSON.stringify(LORA)], { env: { ...process.env, PYTHONPATH: PYTHON_PACKAGES }, timeout: SLOW_MS });
+  return dir;
+}
 
 describe('LoRA on the jax-js and torch engines', () => {
   it(
@@ -120,6 +131,41 @@ describe('LoRA on the jax-js and torch engines', () => {
         await jax.importOptimizerState(await torch.exportOptimizerState());
         await torch.importOptimizerState(await jax.exportOptimizerState());
         expect([jax.updates, torch.updates]).toEqual([1, 1]);
+      } finally {
+        jax.dispose();
+        torch.dispose();
+      }
+    },
+    SLOW_MS,
+  );
+
+  it(
+    'train a critic alike: LoRA on the layers, the value head whole (values, value-loss step, weights after it)',
+    async () => {
+      const criticDir = join(tmp.dir, 'critic');
+      await writeTinyModelDir(criticDir, { architecture: 'Qwen2ForCausalLM', valueHead: true, seed: 32, scale: 9 });
+      const criticWeights = await loadModelDir(criticDir);
+      const start = await readAdapterDir(torchStartAdapter(criticDir, 'critic-start'));
+      expect(start.settings.valueHead).toBe(true);
+      const jax = await LoraTrainer.create(criticWeights, OPTIMIZER, start.settings, { adapter: start });
+      const torch = await TorchTrainer.open(criticDir, OPTIMIZER, { lora: LORA });
+      try {
+        const [va, vb] = [await jax.values(PAIRS), await torch.values(PAIRS)];
+        let worst = 0;
+        va.forEach((row, i) => row.forEach((v, j) => (worst = Math.max(worst, Math.abs(v - vb[i]![j]!)))));
+        expect(worst).toBeLessThan(TOLERANCE);
+        const before = await jax.exportWeights('c0');
+        const batch: TrainBatch = { pairs: PAIRS, inputs: { returns: perToken(8, 1) } };
+        const [x, y] = [await jax.accumulate(batch, valueLoss), await torch.accumulate(batch, valueLoss)];
+        expect(Math.abs(x.loss - y.loss)).toBeLessThan(TOLERANCE);
+        const [sx, sy] = [await jax.applyGradients(), await torch.applyGradients()];
+        expect(Math.abs(sx.gradNorm - sy.gradNorm) / sx.gradNorm).toBeLessThan(NORM_TOLERANCE);
+        const [wx, wy] = [await jax.exportWeights('c1'), await torch.exportWeights('c1')];
+        expect(maxDiff(wx.params, wy.params)).toBeLessThan(TOLERANCE);
+        expect(Math.abs(wx.params['score.bias']!.data[0]! - before.params['score.bias']!.data[0]!)).toBeGreaterThan(1e-4); // the head trained
+        const adapter = await jax.exportAdapter();
+        expect(adapter.settings.valueHead).toBe(true);
+        expect(adapter.tensors['base_model.model.score.weight']!.shape).toEqual([1, 32]);
       } finally {
         jax.dispose();
         torch.dispose();
