@@ -140,6 +140,22 @@ class LoraTest(unittest.TestCase):
         load_adapter(model, out)
         torch.testing.assert_close(scores(model), adapted, rtol=0, atol=0)
 
+    def test_the_engine_opens_a_model_with_an_adapter(self):
+        from rl_torch_engine.engine import Engine
+        from rl_torch_engine.lora import apply_lora, save_adapter
+
+        model = self.open()
+        apply_lora(model, {"r": 2, "lora_alpha": 4, "target_modules": ["o_proj", "gate_proj"], "init_lora_weights": False, "seed": 3})
+        adapted = scores(model)
+        out = os.path.join(self.tmp.name, "engine-adapter")
+        save_adapter(model, out, self.dir)
+        engine = Engine(torch.device("cpu"))
+        engine.handle({"op": "open", "model": self.dir, "adapter": out}, {})
+        torch.testing.assert_close(scores(engine.model), adapted, rtol=0, atol=0)
+        with self.assertRaises(ValueError) as ctx:
+            engine.handle({"op": "open", "model": self.dir, "adapter": ""}, {})
+        self.assertIn("open: adapter must be a PEFT adapter directory path", str(ctx.exception))
+
     def test_value_head_trains_whole_and_is_saved_as_a_module_to_save(self):
         from rl_torch_engine import load_model_dir
         from rl_torch_engine.lora import apply_lora, load_adapter, save_adapter
