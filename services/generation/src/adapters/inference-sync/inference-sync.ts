@@ -3,11 +3,13 @@
 // the server before any later trajectory starts (see VersionGate).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ObjectStore } from '@nats-io/obj';
-import { decodeAdapterObject, decodeWeights, saveModelDir } from '@rl/policy';
+import { decodeAdapterObject, decodeWeights, type openWeightsStore, saveModelDir } from '@rl/policy';
 import { AppError, ErrorCode, type Logger } from '@rl/service-kit';
 import { type ServedVersion, VersionGate } from '../../core/version-gate.ts';
 import type { SyncTarget } from './server-targets.ts';
+
+/** The bucket the trainer publishes to (@nats-io/obj's ObjectStore, which this service does not depend on directly). */
+type ObjectStore = Awaited<ReturnType<typeof openWeightsStore>>;
 
 /** Options of {@link startInferenceSync}. */
 export interface InferenceSyncOptions {
