@@ -122,14 +122,9 @@ export class TorchEngine {
 
   /** Per pair, the response tokens' log-probs and entropies. */
   async score(pairs: readonly TokenPair[]): Promise<Array<{ logprobs: Float32Array; entropies: Float32Array }>> {
-    const promptLengths = Int32Array.from(pairs, (p) => p.prompt.length);
-    const responseLengths = Int32Array.from(pairs, (p) => p.response.length);
-    const ids = Int32Array.from(pairs.flatMap((p) => [...p.prompt, ...p.response]));
-    const answer = await this.request(
-      { op: 'score' },
-      { prompt_lengths: promptLengths, response_lengths: responseLengths, ids },
-      `scoring ${pairs.length} pairs`,
-    );
+    const tensors = pairTensors(pairs);
+    const responseLengths = tensors.response_lengths;
+    const answer = await this.request({ op: 'score' }, tensors, `scoring ${pairs.length} pairs`);
     const logprobs = answer.tensors.get('logprobs');
     const entropies = answer.tensors.get('entropies');
     const total = responseLengths.reduce((n, l) => n + l, 0);
@@ -222,4 +217,13 @@ export class TorchEngine {
       p.reject(err);
     }
   }
+}
+
+/** Pairs on the wire: I32 prompt_lengths [N], response_lengths [N] and ids [each prompt then its response, pair after pair]. */
+export function pairTensors(pairs: readonly TokenPair[]): { prompt_lengths: Int32Array; response_lengths: Int32Array; ids: Int32Array } {
+  return {
+    prompt_lengths: Int32Array.from(pairs, (p) => p.prompt.length),
+    response_lengths: Int32Array.from(pairs, (p) => p.response.length),
+    ids: Int32Array.from(pairs.flatMap((p) => [...p.prompt, ...p.response])),
+  };
 }

@@ -21,7 +21,7 @@ import { type OptimizerConfig, type OptimizerConfigInput, parseOptimizerConfig }
 import type { TrainBatch } from '../training/train-batch.ts';
 import type { AccumulateResult, StepResult, TrainingEngine } from '../training/training-engine.ts';
 import type { WireData } from './frames.ts';
-import { type BoundaryCost, TorchEngine, type TorchEngineOptions } from './torch-engine.ts';
+import { type BoundaryCost, pairTensors, TorchEngine, type TorchEngineOptions } from './torch-engine.ts';
 
 /** Options of {@link TorchTrainer}: the child's, and how it trains. */
 export interface TorchTrainerOptions extends TorchEngineOptions {
@@ -218,14 +218,6 @@ export class TorchTrainer implements TrainingEngine {
     this.#engine.close();
     if (this.#ownDir !== null) void rm(this.#ownDir, { recursive: true, force: true });
   }
-}
-
-function pairTensors(pairs: readonly TokenPair[]): Record<string, WireData> {
-  return {
-    prompt_lengths: Int32Array.from(pairs, (p) => p.prompt.length),
-    response_lengths: Int32Array.from(pairs, (p) => p.response.length),
-    ids: Int32Array.from(pairs.flatMap((p) => [...p.prompt, ...p.response])),
-  };
 }
 
 function floats(data: WireData | undefined, name: string, pairs: readonly TokenPair[]): Float32Array {
