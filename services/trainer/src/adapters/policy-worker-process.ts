@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import { stepRetryDelayMs } from '../core/controller/retry-step.ts';
 import { asRoot, type RunAs } from './run-as.ts';
+import { workerExitedError } from './worker-restarts.ts';
 import * as P from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 
@@ -90,7 +91,14 @@ export async function startPolicyWorker(opts: {
   const ids = opts.runAs === null ? {} : { uid: opts.runAs.uid, gid: opts.runAs.gid };
   const child: ChildProcess = asRoot(opts.runAs, () => spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...ids }));
   let exited: string | null = null;
-  child.once('exit', (code, sig) => (exited = `policy worker exited (${sig ?? code})`));
+  // A call in flight when the worker dies fails then, not at its (long) timeout.
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code, sig) => {
+      exited = String(sig ?? code);
+      reject(workerExitedError(exited));
+    }),
+  );
+  died.catch(() => {});
   const compute = createComputeMeter();
   const callOnce = async <O extends { compute_s?: number | undefined }>(
     verb: P.PolicyVerb,
@@ -98,8 +106,8 @@ export async function startPolicyWorker(opts: {
     response: z.ZodType<O>,
     timeoutMs = timeouts.callMs,
   ): Promise<O> => {
-    if (exited !== null) throw new AppError(ErrorCode.Unavailable, exited);
-    const out = await requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response });
+    if (exited !== null) throw workerExitedError(exited);
+    const out = await Promise.race([requestJson(nc, P.policySubject(spec.job, verb), body, { timeoutMs, response }), died]);
     compute.add(out.compute_s);
     return out;
   };

@@ -24,6 +24,7 @@ import type { JobEnvironment } from './job-environment.ts';
 import { checkModelLength, resolveModelDir, resolveModelSource } from './model-source.ts';
 import { createOtelTrace } from './otel-trace.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
+import { withWorkerRestarts } from './worker-restarts.ts';
 import { createRemoteRollout } from './remote-rollout.ts';
 
 function datasetOptions(p: DatasetPlan, countTokens: CountTokens): LoadDatasetOptions {
@@ -77,73 +78,75 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
   const sampler = createBatchSampler(train, plan.sampler);
   const totalSteps = plan.totalSteps ?? sampler.stepsPerEpoch * plan.totalEpochs;
-  const checkpoints = fileCheckpointStore(plan.dir);
-  const resume = plan.resume ? await checkpoints.latest() : null;
-  if (resume !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${resume.step} (${plan.dir})` });
+  const store = fileCheckpointStore(plan.dir);
+  const start = plan.resume ? await store.latest() : null;
+  if (start !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${start.step} (${plan.dir})` });
 
-  const worker = await startPolicyWorker({
-    nc: env.nc,
-    natsUrl: env.natsUrl,
-    spec: { job: ctx.id, ...plan.spec },
-    dir: plan.dir,
-    resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
-    timeouts: { callMs: 120_000, updateMs: 600_000 },
-    signal: ctx.signal,
-    logLevel: env.logLevel,
-    runAs: env.runAs,
-  });
-  const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
-  try {
-    const { algorithm } = plan.step;
-    const kl = algorithm.use_kl_in_reward ? createKlController(algorithm.kl_ctrl, resume?.kl_coef ?? algorithm.kl_ctrl.kl_coef) : undefined;
-    const rollout =
-      plan.rollout.mode === 'embedded'
-        ? createEmbeddedRollout(worker, tokenizer)
-        : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
-    const rewards = createRewardClient(rewardClientOptions(plan.rewards, natsScoreTransport(env.nc), createRng(plan.rewards.jitterSeed)));
-    const signals =
-      signalRows.length === 0
-        ? undefined
-        : {
-            needs: needsSignals,
-            promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
-            promptWidth: Math.min(
-              c.data.max_prompt_length,
-              signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1),
-            ),
-          };
-    const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
-    const rolloutDump = dump(plan.dumps.rollout);
-    const validationDump = dump(plan.dumps.validation);
-    const trace = createOtelTrace();
-    await fit({
-      job: ctx.id,
-      trace,
-      step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), trace, signal: ctx.signal },
-      sampler,
-      valData: val,
-      valBatchSize: plan.fit.valBatchSize,
-      valSampling: plan.fit.valSampling,
-      rollout,
-      rewards,
-      ...(kl && { kl }),
-      totalSteps,
-      testFreq: plan.fit.testFreq,
-      saveFreq: plan.fit.saveFreq,
-      valBeforeTrain: plan.fit.valBeforeTrain,
-      ...(validationDump && { validationDump }),
-      checkpoints,
-      metrics,
-      resume,
-      initialSampler: sampler.initialState,
-      emit: ctx.emit,
+  await withWorkerRestarts(ctx, store, start, async (resume, checkpoints) => {
+    const worker = await startPolicyWorker({
+      nc: env.nc,
+      natsUrl: env.natsUrl,
+      spec: { job: ctx.id, ...plan.spec },
+      dir: plan.dir,
+      resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
+      timeouts: { callMs: 120_000, updateMs: 600_000 },
       signal: ctx.signal,
+      logLevel: env.logLevel,
+      runAs: env.runAs,
     });
-    // The job's final models, whether or not its last step was a checkpoint.
-    for (const path of await worker.exportFinalModels()) ctx.emit({ type: 'log', job: ctx.id, message: `final model (Hugging Face directory): ${path}` });
-  } finally {
-    await metrics.close();
-    await worker.stop();
-    await renderPlots(resolve(plan.dir, 'metrics.jsonl'), resolve(plan.dir, 'plots')).catch((err: unknown) => env.logger.warn({ err }, 'plots not written'));
-  }
+    const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
+    try {
+      const { algorithm } = plan.step;
+      const kl = algorithm.use_kl_in_reward ? createKlController(algorithm.kl_ctrl, resume?.kl_coef ?? algorithm.kl_ctrl.kl_coef) : undefined;
+      const rollout =
+        plan.rollout.mode === 'embedded'
+          ? createEmbeddedRollout(worker, tokenizer)
+          : createRemoteRollout(env.nc, plan.rollout.subject, plan.rollout.timeoutMs, plan.rollout.maxResponseTokens);
+      const rewards = createRewardClient(rewardClientOptions(plan.rewards, natsScoreTransport(env.nc), createRng(plan.rewards.jitterSeed)));
+      const signals =
+        signalRows.length === 0
+          ? undefined
+          : {
+              needs: needsSignals,
+              promptIds: (row: DatasetRow) => promptIds(row.prompt_without_context ?? row.prompt),
+              promptWidth: Math.min(
+                c.data.max_prompt_length,
+                signalRows.reduce((n, r) => Math.max(n, countTokens(r.prompt_without_context!)), 1),
+              ),
+            };
+      const dump = (dir: string | null) => (dir === null ? undefined : { sink: fileGenerationDump(dir), decode });
+      const rolloutDump = dump(plan.dumps.rollout);
+      const validationDump = dump(plan.dumps.validation);
+      const trace = createOtelTrace();
+      await fit({
+        job: ctx.id,
+        trace,
+        step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), trace, signal: ctx.signal },
+        sampler,
+        valData: val,
+        valBatchSize: plan.fit.valBatchSize,
+        valSampling: plan.fit.valSampling,
+        rollout,
+        rewards,
+        ...(kl && { kl }),
+        totalSteps,
+        testFreq: plan.fit.testFreq,
+        saveFreq: plan.fit.saveFreq,
+        valBeforeTrain: plan.fit.valBeforeTrain,
+        ...(validationDump && { validationDump }),
+        checkpoints,
+        metrics,
+        resume,
+        initialSampler: sampler.initialState,
+        emit: ctx.emit,
+        signal: ctx.signal,
+      });
+      // The job's final models, whether or not its last step was a checkpoint.
+      for (const path of await worker.exportFinalModels()) ctx.emit({ type: 'log', job: ctx.id, message: `final model (Hugging Face directory): ${path}` });
+    } finally {
+      await metrics.close();
+      await worker.stop();
+      await renderPlots(resolve(plan.dir, 'metrics.jsonl'), resolve(plan.dir, 'plots')).catch((err: unknown) => env.logger.warn({ err }, 'plots not written'));
+    }
+  });
 }
