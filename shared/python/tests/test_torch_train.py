@@ -21,7 +21,7 @@ except ImportError:
     torch = None
 
 PAIRS = [([3, 40, 15, 9, 26], [5, 35, 8, 9]), ([27, 1, 8], [2, 8, 18, 28, 1, 8]), ([7], [1]), ([4, 4, 2, 9, 11, 12, 13], [])]
-OPTIM = {"lr": 1e-3, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1, "max_grad_norm": 1.0}
+OPTIM = {"lr": 1e-4, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1, "max_grad_norm": 1.0}
 
 
 def advantages(pairs):
@@ -117,7 +117,7 @@ class TorchTrainTest(unittest.TestCase):
                 worst = max(float((p.detach() - ref_weights[n]).abs().max()) for n, p in engine.model.named_parameters())
                 self.assertLess(worst, 1e-6)
                 moved = max(float((p.detach() - q).abs().max()) for (n, p), q in zip(engine.model.named_parameters(), load_model_dir(self.dir).parameters()))
-                self.assertGreater(moved, 5e-4)  # the weights did move, by about lr
+                self.assertGreater(moved, 5e-5)  # the weights did move, by about lr
 
     def test_lr_override_and_no_clipping(self):
         from rl_torch_engine import load_model_dir
