@@ -37,19 +37,19 @@ export const bypassModeLoss = (c: PpoLossConfig): PgLoss => {
     const found: Record<string, Tensor> = {};
     let weights: Tensor | null = null;
     if (rc.rollout_is !== null && rc.rollout_is_threshold !== null) {
-      const is = rolloutIsWeights(logRatio.ref, mask.ref, rc.rollout_is, rc.rollout_is_threshold, rc.rollout_is_batch_normalize);
+      const is = rolloutIsWeights(logRatio.ref, mask.ref, ctx.rows, rc.rollout_is, rc.rollout_is_threshold, rc.rollout_is_batch_normalize);
       weights = is.weights;
       Object.assign(found, is.metrics);
     }
     let effective = mask.ref;
     if (criteria.length > 0) {
-      const rs = rolloutRejection(logRatio.ref, mask.ref, criteria);
+      const rs = rolloutRejection(logRatio.ref, mask.ref, ctx.rows, criteria);
       effective.dispose();
       effective = rs.mask;
       Object.assign(found, rs.metrics);
     }
     logRatio.dispose();
-    Object.assign(found, offpolicyMetrics(sg(logp.ref), old.ref, mask));
+    Object.assign(found, offpolicyMetrics(sg(logp.ref), old.ref, mask, ctx.rows));
     const metrics: Record<string, Tensor> = {};
     for (const [k, v] of Object.entries(found)) metrics[`rollout_corr/${k}`] = v;
     let loss: Tensor;
@@ -72,6 +72,9 @@ export const bypassModeLoss = (c: PpoLossConfig): PgLoss => {
         },
         get mask() {
           return effective.ref;
+        },
+        get rows() {
+          return ctx.rows;
         },
         input: (name) => ctx.input(name),
         // verl recomputes the IS weights in bypass mode: incoming ones are not the inner loss's.

@@ -4,7 +4,7 @@
 // the per-token log-probs and entropies from lossOnLeaves). losses.golden.test.ts checks every mode
 // against verl's golden numbers.
 import { np, type LossInputs, type PolicyLoss, type Tensor } from '@rl/policy';
-import { aggregate, maskedMean } from './helpers.ts';
+import { aggregate, f32, maskedMean } from './helpers.ts';
 import { klTerm } from './kl-term.ts';
 import { JAX_POLICY_LOSSES } from './registry.ts';
 import type { PgContext, PpoLossConfig } from './types.ts';
@@ -14,6 +14,8 @@ export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
   const policyLoss = JAX_POLICY_LOSSES[c.policy_loss.loss_mode](c);
   return (t: LossInputs) => {
     const mask = t.mask.mul(t.input('response_mask'));
+    // Filler rows have no response tokens at all (a row masked by response_mask still counts).
+    const rows = f32(np.greater(np.sum(t.mask, 1), 0));
     const ctx: PgContext = {
       get logp() {
         return t.logprobs;
@@ -26,6 +28,9 @@ export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
       },
       get mask() {
         return mask.ref;
+      },
+      get rows() {
+        return rows.ref;
       },
       input: (name) => t.input(name),
       hasInput: (name) => t.inputNames.includes(name),
@@ -47,6 +52,7 @@ export function createPpoLoss(c: PpoLossConfig): PolicyLoss {
       loss = loss.add(kl.mul(c.kl_loss_coef));
     }
     mask.dispose();
+    rows.dispose();
     return { loss, metrics };
   };
 }

@@ -4,7 +4,8 @@ import type { PgLoss, PpoLossConfig } from './types.ts';
 
 /**
  * verl `compute_policy_loss_geo_mean`: a row's ratio is the
- * geometric mean of its sign-clipped token ratios; the loss is the plain mean over rows.
+ * geometric mean of its sign-clipped token ratios; the loss is the plain mean over the batch's rows
+ * (all-masked ones included, filler rows not).
  */
 export const geoMeanLoss =
   (c: PpoLossConfig): PgLoss =>
@@ -21,7 +22,8 @@ export const geoMeanLoss =
     let perRow = rowAdv.mul(ratio).mul(-1);
     // IS weights enter as each row's geometric mean (verl: exp(sum(log(w + 1e-10) * m) / n)).
     if (ctx.hasInput(ROLLOUT_IS_WEIGHTS)) perRow = perRow.mul(np.exp(np.sum(np.log(ctx.input(ROLLOUT_IS_WEIGHTS).add(1e-10)).mul(mask.ref), 1).div(count.ref)));
-    const loss = np.mean(perRow);
+    const rows = ctx.rows;
+    const loss = np.sum(perRow.mul(rows.ref)).div(np.maximum(np.sum(rows), 1));
     count.dispose();
     const clipped = f32(np.notEqual(negApproxKl.ref, clampedKl));
     const metrics = {

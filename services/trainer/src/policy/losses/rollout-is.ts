@@ -1,20 +1,22 @@
 import { np, type Tensor } from '@rl/policy';
 import { f32, maskedMean, perToken, rowMaskedMean, rowMaskedSum } from './helpers.ts';
-import { maskedMax, maskedMin, stdRows } from './rollout-stats.ts';
+import { maskedMax, maskedMin, rowSubset } from './rollout-stats.ts';
 
 /**
  * verl `compute_rollout_correction_weights` + `compute_is_metrics` on a detached log-ratio. Returns
  * the truncated (optionally batch normalised) weights and the unprefixed rollout_is_* metrics.
- * Consumes logRatio and mask.
+ * Row statistics run over `rows` ([B], the batch's rows). Consumes logRatio, mask and rows.
  */
 export function rolloutIsWeights(
   logRatio: Tensor,
   mask: Tensor,
+  rows: Tensor,
   level: 'token' | 'sequence',
   threshold: number,
   batchNormalize: boolean,
 ): { weights: Tensor; metrics: Record<string, Tensor> } {
   const lower = 1 / threshold;
+  const r = rowSubset(rows);
   const m: Record<string, Tensor> = {};
   let raw: Tensor;
   if (level === 'token') {
@@ -26,10 +28,10 @@ export function rolloutIsWeights(
   } else {
     const seq = rowMaskedSum(logRatio, mask.ref);
     raw = perToken(np.exp(np.clip(seq.ref, -20, 20))).mul(mask.ref);
-    m.rollout_is_max = np.exp(np.minimum(np.max(seq.ref), 20));
-    m.rollout_is_min = np.exp(np.min(seq.ref));
-    m.rollout_is_ratio_fraction_high = np.mean(f32(np.greater(seq.ref, Math.log(threshold))));
-    m.rollout_is_ratio_fraction_low = np.mean(f32(np.less(seq, Math.log(lower))));
+    m.rollout_is_max = np.exp(np.minimum(r.max(seq.ref), 20));
+    m.rollout_is_min = np.exp(r.min(seq.ref));
+    m.rollout_is_ratio_fraction_high = r.fraction(np.greater(seq.ref, Math.log(threshold)));
+    m.rollout_is_ratio_fraction_low = r.fraction(np.less(seq, Math.log(lower)));
   }
   m.rollout_is_mean = maskedMean(raw.ref, mask.ref);
   const bounded = np.clip(raw.ref, lower, threshold);
@@ -38,13 +40,14 @@ export function rolloutIsWeights(
   m.rollout_is_std = np.where(np.greater(np.sum(mask.ref), 1), np.sqrt(np.maximum(variance, 0)), 0);
   m.rollout_is_eff_sample_size = np.reciprocal(maskedMean(np.square(bounded.div(boundedMean.add(1e-8))), mask.ref));
   const seqMeans = rowMaskedMean(raw.ref, mask.ref);
-  m.rollout_is_seq_mean = np.mean(seqMeans.ref);
-  m.rollout_is_seq_std = stdRows(seqMeans.ref);
-  m.rollout_is_seq_max = np.max(seqMeans.ref);
-  m.rollout_is_seq_min = np.min(seqMeans.ref);
-  m.rollout_is_seq_max_deviation = np.max(np.abs(seqMeans.ref.sub(1)));
-  m.rollout_is_seq_fraction_high = np.mean(f32(np.greater(seqMeans.ref, threshold)));
-  m.rollout_is_seq_fraction_low = np.mean(f32(np.less(seqMeans, lower)));
+  m.rollout_is_seq_mean = r.mean(seqMeans.ref);
+  m.rollout_is_seq_std = r.std(seqMeans.ref);
+  m.rollout_is_seq_max = r.max(seqMeans.ref);
+  m.rollout_is_seq_min = r.min(seqMeans.ref);
+  m.rollout_is_seq_max_deviation = r.max(np.abs(seqMeans.ref.sub(1)));
+  m.rollout_is_seq_fraction_high = r.fraction(np.greater(seqMeans.ref, threshold));
+  m.rollout_is_seq_fraction_low = r.fraction(np.less(seqMeans, lower));
+  r.dispose();
   let weights = np.minimum(raw, threshold);
   if (batchNormalize) {
     let norm: Tensor;

@@ -26,7 +26,12 @@ function rowStat(option: RolloutRsOption, stat: Tensor, mask: Tensor): Tensor {
  * verl `compute_rollout_rejection_mask` + `compute_rs_metrics`. Returns mask * keep and the unprefixed
  * metrics. Assumes at least one valid token (verl raises before getting here otherwise). Consumes logRatio and mask.
  */
-export function rolloutRejection(logRatio: Tensor, mask: Tensor, criteria: readonly RsCriterion[]): { mask: Tensor; metrics: Record<string, Tensor> } {
+export function rolloutRejection(
+  logRatio: Tensor,
+  mask: Tensor,
+  batchRows: Tensor,
+  criteria: readonly RsCriterion[],
+): { mask: Tensor; metrics: Record<string, Tensor> } {
   const x = np.clip(logRatio, -20, 20);
   const rows = rowSubset(f32(np.greater(np.sum(mask.ref, 1), 0)));
   const maskBool = f32(np.notEqual(mask.ref, 0));
@@ -78,7 +83,9 @@ export function rolloutRejection(logRatio: Tensor, mask: Tensor, criteria: reado
   }
   const final = combined ?? np.onesLike(mask.ref);
   m.rollout_rs_masked_fraction = maskedMean(final.ref.mul(-1).add(1), mask.ref);
-  m.rollout_rs_seq_masked_fraction = np.mean(np.max(f32(np.lessEqual(final.ref, 0.5)).mul(maskBool), 1));
+  const all = rowSubset(batchRows);
+  m.rollout_rs_seq_masked_fraction = all.mean(np.max(f32(np.lessEqual(final.ref, 0.5)).mul(maskBool), 1));
+  all.dispose();
   rows.dispose();
   x.dispose();
   total.dispose();

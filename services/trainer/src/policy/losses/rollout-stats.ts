@@ -40,14 +40,3 @@ export function rowSubset(valid: Tensor): RowSubset {
     },
   };
 }
-
-/** torch `.std()` over all rows (unbiased); 0 for a single row. */
-export function stdRows(v: Tensor): Tensor {
-  const n = v.shape[0] ?? 0;
-  if (n <= 1) {
-    v.dispose();
-    return np.array(0);
-  }
-  const centred = v.ref.sub(np.mean(v));
-  return np.sqrt(np.sum(np.square(centred)).div(n - 1));
-}

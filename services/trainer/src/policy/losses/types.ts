@@ -13,6 +13,11 @@ export interface PgContext {
   readonly adv: Tensor;
   /** 1 on response tokens that count (padding and response_mask 0 excluded). */
   readonly mask: Tensor;
+  /**
+   * [B]: 1 on the batch's rows, 0 on the filler rows that pad it to a compiled shape. verl's
+   * per-row means (geo_mean's loss, the rollout_corr sequence metrics) run over these rows only.
+   */
+  readonly rows: Tensor;
   /** Another per-token input of the batch (e.g. clip_cov_keys). */
   input(name: string): Tensor;
   /** Whether the batch supplied that input. */
