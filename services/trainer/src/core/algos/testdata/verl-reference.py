@@ -1,7 +1,8 @@
 """Independent numpy re-statement of verl core_algos formulas (verl b178a3c), float32 like torch.
 
-Used once to derive the literal expected numbers pasted into the *.test.ts files of core/algos
-and its subfolders; torch is not available here, so each verl function is re-expressed formula by formula.
+Derives the literal expected numbers pasted into the *.test.ts files of core/algos and its
+subfolders (verl itself is not installed, so each verl function is re-expressed formula by formula);
+loss-golden.py imports the loss functions to write loss-golden.json.
 Run: /usr/bin/python3 testdata/verl-reference.py
 """
 import numpy as np
