@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import torch
 
-from rl_torch_engine.bench import UpdatePass, measure, random_pairs, score_flops, train_flops
+from rl_torch_engine.bench import UpdatePass, measure, profile_ops, random_pairs, score_flops, train_flops
 from rl_torch_engine.config import parse_hf_config
 from rl_torch_engine.lora import apply_lora
 from rl_torch_engine.model import CausalLM
@@ -99,24 +99,10 @@ def _rate(row: Dict[str, Any], tokens: int, flops: float, peak: Optional[float])
     return row
 
 
-def profile_update(model: CausalLM, pairs: List[Any], sizes: Sizes, device: torch.device, top: int = 12) -> List[Dict[str, Any]]:
-    """The ops that take the most device time in one update micro-batch (self time), to say where the time goes."""
-    from torch.profiler import ProfilerActivity, profile
-
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+def profile_update(model: CausalLM, pairs: List[Any], sizes: Sizes, device: torch.device) -> List[Dict[str, Any]]:
+    """Where one update micro-batch spends its device time, by op."""
     batch = pairs[: max(1, sizes.update_tokens // (sizes.prompt + sizes.response))]
-    step = UpdatePass(model, batch, sizes.update_tokens)
-    step()  # warm
-    with profile(activities=activities) as prof:
-        step()
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-    key = "self_device_time_total" if device.type == "cuda" else "self_cpu_time_total"
-    events = prof.key_averages()
-    timed = [(e.key, float(getattr(e, key, 0.0) or getattr(e, "self_cuda_time_total", 0.0) or 0.0), e.count) for e in events]
-    total = sum(t for _, t, _ in timed) or 1.0
-    timed.sort(key=lambda x: -x[1])
-    return [{"op": k, "ms": t / 1e3, "share": t / total, "calls": c} for k, t, c in timed[:top]]
+    return profile_ops(UpdatePass(model, batch, sizes.update_tokens), device)
 
 
 def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[str, Any], gradient_checkpointing: bool) -> Dict[str, Any]:

@@ -16,8 +16,8 @@
 // machine; the peak is a best-of too) and the median beside it.
 import { createRng } from '@rl/service-kit';
 import { PolicyTrainer, createRandomPolicy, ensureTensorBackend, np, parseModelConfig, type EmbeddedPolicy, type PolicyLoss } from '@rl/policy';
-import { batchBucket, generateFlops, jit, scoreFlops, trainFlops, widthBucket, type FlopShape } from '@rl/policy/internal';
-import { percentile } from './timing.ts';
+import { batchBucket, generateFlops, scoreFlops, trainFlops, widthBucket, type FlopShape } from '@rl/policy/internal';
+import { jaxMatmul, type MatmulShape, measure } from './measure.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = env('BENCH_SECONDS', 2);
@@ -42,40 +42,11 @@ const CONFIG = parseModelConfig({
 const MIN_THREAD_ELEMENTS = process.env.BENCH_MIN_THREAD_ELEMENTS === undefined ? undefined : Number(process.env.BENCH_MIN_THREAD_ELEMENTS);
 await ensureTensorBackend({ threads: THREADS, ...(MIN_THREAD_ELEMENTS !== undefined && { minThreadElements: MIN_THREAD_ELEMENTS }) });
 
-/** Fastest and median ms per call over SECONDS (at least 3 calls), after a first call (compilation) timed apart. */
-async function measure(run: () => Promise<unknown>, seconds = SECONDS): Promise<{ firstMs: number; ms: number; medianMs: number }> {
-  const t0 = performance.now();
-  await run();
-  const firstMs = performance.now() - t0;
-  const times: number[] = [];
-  const started = performance.now();
-  while (performance.now() - started < seconds * 1000 || times.length < 3) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
-  return { firstMs, ms: Math.min(...times), medianMs: percentile(times, 50) };
-}
-
-type Shape = [m: number, k: number, n: number];
-
-/** Best GFLOP/s of one jit-compiled fp32 matmul over `seconds` (at least 3 calls). */
-async function matmulGflops([m, k, n]: Shape, seconds: number): Promise<number> {
-  const f = jit((a: ReturnType<typeof np.ones>, b: ReturnType<typeof np.ones>) => np.matmul(a, b));
-  const a = np.ones([m, k]);
-  const b = np.ones([k, n]);
-  const { ms } = await measure(async () => f(a.ref, b.ref).data(), seconds);
-  a.dispose();
-  b.dispose();
-  f.dispose();
-  return (2 * m * k * n) / ms / 1e6;
-}
-
 /** Best GFLOP/s over a square and the model's matmul shapes, compiled as the policy's kernels are. */
-async function matmulPeak(): Promise<{ gflops: number; shape: Shape; rows: string[] }> {
+async function matmulPeak(): Promise<{ gflops: number; shape: MatmulShape; rows: string[] }> {
   const d = CONFIG.dModel;
   const tokens = Math.min(MAX_BATCH, 64) * 64;
-  const shapes: Shape[] = [
+  const shapes: MatmulShape[] = [
     [1024, 1024, 1024],
     [tokens, d, CONFIG.dFF],
     [tokens, CONFIG.dFF, d],
@@ -83,10 +54,10 @@ async function matmulPeak(): Promise<{ gflops: number; shape: Shape; rows: strin
     [tokens, d, CONFIG.nKvHeads * CONFIG.headDim],
     [tokens, d, CONFIG.vocabSize],
   ];
-  let best: { gflops: number; shape: Shape } = { gflops: 0, shape: shapes[0]! };
+  let best: { gflops: number; shape: MatmulShape } = { gflops: 0, shape: shapes[0]! };
   const rows: string[] = [];
   for (const shape of shapes) {
-    const gflops = await matmulGflops(shape, SECONDS);
+    const { gflops } = await jaxMatmul(shape, SECONDS);
     rows.push(`${shape.join('x')}: ${gflops.toFixed(1)} GFLOP/s`);
     if (gflops > best.gflops) best = { gflops, shape };
   }
@@ -131,7 +102,7 @@ const failures: string[] = [];
 /** Measures one workload and adds its row; a failure (e.g. past jax-js's 4 GiB memory) becomes a row saying so. */
 async function row(workload: string, batch: number, tokens: number, flops: number, run: () => Promise<unknown>): Promise<void> {
   try {
-    const r = await measure(run);
+    const r = await measure(run, SECONDS);
     const gflops = flops / r.ms / 1e6;
     table.push([
       workload,

@@ -1,14 +1,12 @@
 """Engine-side timing for the benches (test/bench/engines-bench.ts on CPU,
 infra/gpu/check.py on a GPU): the matmul peak, the log-prob pass and the update
 pass (forward + backward + AdamW) of a model, the analytic FLOPs of those
-passes, and a null engine that serves the real protocol without computing (what
-the frames and the pipe cost alone).
+passes, and where a step spends its time by op.
 
   python -m rl_torch_engine.bench peak [--seconds S] [--shapes MxKxN,...] [--threads N]
-  python -m rl_torch_engine.bench passes --model DIR --rows N --prompt P --response R [--seconds S] [--threads N]
-  python -m rl_torch_engine.bench null-serve
-peak and passes print one JSON object on stdout; null-serve speaks the serve
-protocol (__main__.py), answering `score` with zeros of the right sizes."""
+  python -m rl_torch_engine.bench passes --model DIR --rows N --prompt P --response R [--seconds S] [--threads N] [--profile]
+Each prints one JSON object on stdout (passes: in process, on the CPU, without the
+child's frames)."""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -33,10 +31,11 @@ class Timing:
     first_ms: float  # the first call (allocation, autotuning) timed apart
     best_ms: float
     median_ms: float
+    cpu_ms: float  # the least CPU time of a call, all threads of this process (host time only on CUDA)
     calls: int
 
     def as_dict(self) -> Dict[str, float]:
-        return {"first_ms": self.first_ms, "best_ms": self.best_ms, "median_ms": self.median_ms, "calls": self.calls}
+        return {"first_ms": self.first_ms, "best_ms": self.best_ms, "median_ms": self.median_ms, "cpu_ms": self.cpu_ms, "calls": self.calls}
 
 
 def _sync(device: torch.device) -> None:
@@ -53,25 +52,29 @@ def measure(run: Callable[[], object], seconds: float, device: torch.device, min
     _sync(device)
     first = time.perf_counter() - t0
     times: List[float] = []
+    cpu: List[float] = []
     started = time.perf_counter()
     while time.perf_counter() - started < seconds or len(times) < min_calls:
+        c = time.process_time()
         t = time.perf_counter()
         run()
         _sync(device)
         times.append(time.perf_counter() - t)
-    return Timing(1e3 * first, 1e3 * min(times), 1e3 * statistics.median(times), len(times))
+        cpu.append(time.process_time() - c)
+    return Timing(1e3 * first, 1e3 * min(times), 1e3 * statistics.median(times), 1e3 * min(cpu), len(times))
 
 
 def matmul_peak(shapes: Sequence[Tuple[int, int, int]], seconds: float, device: torch.device, dtype: torch.dtype = torch.float32) -> Dict[str, object]:
-    """Best GFLOP/s of one [m,k] x [k,n] product per shape, and the best of them."""
+    """Best GFLOP/s of one [m,k] x [k,n] product per shape by wall time (and by CPU time), and the best of them."""
     rows = []
     for m, k, n in shapes:
         a = torch.randn(m, k, device=device, dtype=dtype)
         b = torch.randn(k, n, device=device, dtype=dtype)
         t = measure(lambda: torch.matmul(a, b), seconds, device)
-        rows.append({"shape": [m, k, n], "gflops": 2 * m * k * n / t.best_ms / 1e6})
+        rows.append({"shape": [m, k, n], "gflops": 2 * m * k * n / t.best_ms / 1e6, "cpu_gflops": 2 * m * k * n / max(t.cpu_ms, 1e-6) / 1e6})
     best = max(rows, key=lambda r: float(r["gflops"]))  # type: ignore[arg-type]
-    return {"gflops": best["gflops"], "shape": best["shape"], "shapes": rows, "dtype": str(dtype).replace("torch.", "")}
+    cpu_best = max(float(r["cpu_gflops"]) for r in rows)  # type: ignore[arg-type]
+    return {"gflops": best["gflops"], "shape": best["shape"], "cpu_gflops": cpu_best, "shapes": rows, "dtype": str(dtype).replace("torch.", "")}
 
 
 # The FLOP count of shared/policy/src/model/flops.ts (matmuls only: projections, QK^T and AV over
@@ -130,8 +133,20 @@ def time_passes(model: CausalLM, pairs: Sequence[Pair], seconds: float, score_to
     return {"score": score.as_dict(), "update": update.as_dict()}
 
 
-def _null_scores(model: CausalLM, pairs: Sequence[Pair], max_tokens: int = DEFAULT_MAX_TOKENS) -> List[Tuple[torch.Tensor, torch.Tensor]]:
-    return [(torch.zeros(len(r)), torch.zeros(len(r))) for _, r in pairs]
+def profile_ops(run: Callable[[], object], device: torch.device, top: int = 12) -> List[Dict[str, Any]]:
+    """The ops of one call of `run` that take the most self time (device time on CUDA), after a warm call."""
+    from torch.profiler import ProfilerActivity, profile
+
+    run()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with profile(activities=activities) as prof:
+        run()
+        _sync(device)
+    key = "self_device_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    timed = [(e.key, float(getattr(e, key, None) or getattr(e, "self_cuda_time_total", 0.0) or 0.0), e.count) for e in prof.key_averages()]
+    total = sum(t for _, t, _ in timed) or 1.0
+    timed.sort(key=lambda x: -x[1])
+    return [{"op": k, "ms": t / 1e3, "share": t / total, "calls": c} for k, t, c in timed[:top]]
 
 
 def _shape(text: str) -> Tuple[int, int, int]:
@@ -141,7 +156,7 @@ def _shape(text: str) -> Tuple[int, int, int]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rl_torch_engine.bench")
-    parser.add_argument("command", choices=["peak", "passes", "null-serve"])
+    parser.add_argument("command", choices=["peak", "passes"])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: torch's default)")
     parser.add_argument("--shapes", default="1024x1024x1024")
@@ -149,12 +164,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--rows", type=int, default=32)
     parser.add_argument("--prompt", type=int, default=64)
     parser.add_argument("--response", type=int, default=64)
+    parser.add_argument("--profile", action="store_true", help="passes: also the ops of one update step that take the most time")
     args = parser.parse_args(argv)
-    if args.command == "null-serve":
-        from . import __main__ as engine_main
-
-        engine_main.score_pairs = _null_scores  # the real frames and request checks, no model
-        return engine_main.main(["serve", "--device", "cpu"])
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     cpu = torch.device("cpu")
@@ -168,6 +179,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         model = load_model_dir(args.model, cpu)
         pairs = random_pairs(args.rows, args.prompt, args.response, model.spec.vocab_size)
         out.update(time_passes(model, pairs, args.seconds))
+        if args.profile:
+            out["profile_update"] = profile_ops(UpdatePass(model, pairs, DEFAULT_MAX_TOKENS), cpu)
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
     return 0
