@@ -22,7 +22,7 @@ const TOLERANCE = 1e-4;
 /** Relative, for the gradient norm. */
 const NORM_TOLERANCE = 1e-4;
 const SLOW_MS = 120_000;
-const OPTIMIZER = { lr: 1e-3, betas: [0.9, 0.95] as [number, number], weightDecay: 0.1, maxGradNorm: 1 };
+const OPTIMIZER = { lr: 1e-4, betas: [0.9, 0.95] as [number, number], weightDecay: 0.1, maxGradNorm: 1 };
 
 const PAIRS = [
   { prompt: [3, 140, 15, 9, 226], response: [5, 35, 80, 9] },
@@ -114,13 +114,13 @@ describe('TorchTrainer and PolicyTrainer on one checkpoint', () => {
         expect(Math.abs(x.loss - y.loss)).toBeLessThan(TOLERANCE);
         expect(Object.keys(y.metrics).sort()).toEqual(['entropy', 'pg_loss']);
         for (const k of Object.keys(x.metrics)) expect(Math.abs(x.metrics[k]! - y.metrics[k]!)).toBeLessThan(TOLERANCE);
-        const [sx, sy] = [await jax.applyGradients({ lr: 2e-3 }), await torch.applyGradients({ lr: 2e-3 })];
+        const [sx, sy] = [await jax.applyGradients({ lr: 2e-4 }), await torch.applyGradients({ lr: 2e-4 })];
         expect(sy).toMatchObject({ skipped: false, step: 1 });
         expect(sx.gradNorm).toBeGreaterThan(OPTIMIZER.maxGradNorm); // the step clipped
         expect(Math.abs(sx.gradNorm - sy.gradNorm) / sx.gradNorm).toBeLessThan(NORM_TOLERANCE);
         const [wx, wy] = [await jax.exportWeights('s1'), await torch.exportWeights('s1')];
         expect(maxDiff(wx.params, wy.params)).toBeLessThan(TOLERANCE);
-        expect(maxDiff(wx.params, weights.params)).toBeGreaterThan(1e-3); // the step moved the weights
+        expect(maxDiff(wx.params, weights.params)).toBeGreaterThan(1e-4); // the step moved the weights (by about lr)
         expect(torch.updates).toBe(1);
         // The child's own save is a directory the jax-js loader reads back to the exported weights.
         await torch.saveModelDir(join(tmp.dir, 'saved'), 's1');
@@ -196,6 +196,33 @@ describe('TorchTrainer and PolicyTrainer on one checkpoint', () => {
         torch.dispose();
         jax.dispose();
         back.dispose();
+      }
+    },
+    SLOW_MS,
+  );
+});
+
+describe('TorchTrainer micro-batches', () => {
+  it(
+    'queued without awaiting run one after another (each forward meets its own backward) and sum as on jax-js',
+    async () => {
+      const batch: TrainBatch = { pairs: PAIRS, inputs: { old_logprobs: perToken(8, 0.2, () => -5), advantages: perToken(9, 1) } };
+      const halves = [0, 2].map((at) => ({
+        pairs: PAIRS.slice(at, at + 3),
+        inputs: { old_logprobs: batch.inputs!.old_logprobs!.slice(at, at + 3), advantages: batch.inputs!.advantages!.slice(at, at + 3) },
+      }));
+      const jax = await PolicyTrainer.create(weights, OPTIMIZER);
+      const torch = await TorchTrainer.open(policyDir, OPTIMIZER);
+      try {
+        for (const half of halves) await jax.accumulate(half, ppo, 0.5);
+        const [x, y] = await Promise.all([torch.accumulate(halves[0]!, ppo, 0.5), torch.accumulate(halves[1]!, ppo, 0.5), torch.score(PAIRS)]);
+        const [sx, sy] = [await jax.applyGradients(), await torch.applyGradients()];
+        expect(x.loss).not.toBe(y.loss);
+        expect(Math.abs(sx.gradNorm - sy.gradNorm) / sx.gradNorm).toBeLessThan(NORM_TOLERANCE);
+        expect(maxDiff((await jax.exportWeights('1')).params, (await torch.exportWeights('1')).params)).toBeLessThan(TOLERANCE);
+      } finally {
+        jax.dispose();
+        torch.dispose();
       }
     },
     SLOW_MS,

@@ -46,6 +46,8 @@ export class TorchTrainer implements TrainingEngine {
   readonly #tokenizer: TokenizerConfig;
   readonly #ownDir: string | null;
   #updates = 0;
+  /** The last operation queued: a micro-batch is several requests (forward, backward), so operations run one after another. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(engine: TorchEngine, optimizer: OptimizerConfig, config: ModelConfig, tokenizer: TokenizerConfig, ownDir: string | null) {
     this.#engine = engine;
@@ -116,6 +118,11 @@ export class TorchTrainer implements TrainingEngine {
     return this.#updates;
   }
 
+  /** Why the child can no longer be used (it died, stopped answering, or was disposed); null while it serves. */
+  get failed(): Error | null {
+    return this.#engine.failed;
+  }
+
   /** The boundary's cost per operation so far (wall time here against the child's own time, bytes each way). */
   boundaryCosts(): Record<string, BoundaryCost> {
     return this.#engine.boundaryCosts();
@@ -125,7 +132,11 @@ export class TorchTrainer implements TrainingEngine {
    * Computes the loss on `batch` and adds `scale` x its gradient to the child's accumulator. The child packs by its
    * token budget, so `widths` (the jax-js engine's compiled shapes) does not apply.
    */
-  async accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, _widths: PackWidths = {}): Promise<AccumulateResult> {
+  accumulate(batch: TrainBatch, loss: PolicyLoss, scale = 1, _widths: PackWidths = {}): Promise<AccumulateResult> {
+    return this.#exclusive(() => this.#accumulate(batch, loss, scale));
+  }
+
+  async #accumulate(batch: TrainBatch, loss: PolicyLoss, scale: number): Promise<AccumulateResult> {
     if (batch.pairs.length === 0) throw new AppError(ErrorCode.BadRequest, 'batch.pairs is empty');
     const leaves: Leaf[] = this.#config.valueHead ? ['values'] : ['logprobs', 'entropy'];
     const forward = await this.#engine.request(
@@ -150,7 +161,11 @@ export class TorchTrainer implements TrainingEngine {
   }
 
   /** Clips and applies the accumulated gradients with AdamW, then clears them. `lr` overrides the configured rate (schedules). */
-  async applyGradients(options: { lr?: number } = {}): Promise<StepResult> {
+  applyGradients(options: { lr?: number } = {}): Promise<StepResult> {
+    return this.#exclusive(() => this.#applyGradients(options));
+  }
+
+  async #applyGradients(options: { lr?: number }): Promise<StepResult> {
     const answer = await this.#engine.request({ op: 'step', ...(options.lr !== undefined && { lr: options.lr }) }, {}, 'an optimizer step');
     const norm = answer.tensors.get('grad_norm');
     if (!(norm instanceof Float32Array) || norm.length !== 1 || typeof answer.header.step !== 'number') {
@@ -167,18 +182,22 @@ export class TorchTrainer implements TrainingEngine {
   }
 
   /** Teacher-forced log-probs and entropies under the current weights (no graph kept). */
-  async score(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Required<PairScores>[]> {
-    const answer = await this.#engine.request({ op: 'score', leaves: ['logprobs', 'entropies'] }, pairTensors(pairs), `scoring ${pairs.length} pairs`);
-    const logprobs = splitPerPair(floats(answer.tensors.get('logprobs'), 'logprobs', pairs), pairs);
-    const entropy = splitPerPair(floats(answer.tensors.get('entropies'), 'entropies', pairs), pairs);
-    return logprobs.map((lp, i) => ({ logprobs: lp, entropy: entropy[i] as Float32Array }));
+  score(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Required<PairScores>[]> {
+    return this.#exclusive(async () => {
+      const answer = await this.#engine.request({ op: 'score', leaves: ['logprobs', 'entropies'] }, pairTensors(pairs), `scoring ${pairs.length} pairs`);
+      const logprobs = splitPerPair(floats(answer.tensors.get('logprobs'), 'logprobs', pairs), pairs);
+      const entropy = splitPerPair(floats(answer.tensors.get('entropies'), 'entropies', pairs), pairs);
+      return logprobs.map((lp, i) => ({ logprobs: lp, entropy: entropy[i] as Float32Array }));
+    });
   }
 
   /** A critic's values of the state before each response token. */
-  async values(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Float32Array[]> {
-    if (!this.#config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values asked of a model without a value head (not a critic)');
-    const answer = await this.#engine.request({ op: 'score', leaves: ['values'] }, pairTensors(pairs), `values of ${pairs.length} pairs`);
-    return splitPerPair(floats(answer.tensors.get('values'), 'values', pairs), pairs);
+  values(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Float32Array[]> {
+    return this.#exclusive(async () => {
+      if (!this.#config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values asked of a model without a value head (not a critic)');
+      const answer = await this.#engine.request({ op: 'score', leaves: ['values'] }, pairTensors(pairs), `values of ${pairs.length} pairs`);
+      return splitPerPair(floats(answer.tensors.get('values'), 'values', pairs), pairs);
+    });
   }
 
   /** The current weights as an embedded jax-js policy (generation on this host); the caller disposes it. */
@@ -187,30 +206,44 @@ export class TorchTrainer implements TrainingEngine {
   }
 
   /** Host copy of the weights (F32, Hugging Face names), for saving or publishing. */
-  async exportWeights(version: string): Promise<PolicyWeights> {
-    const answer = await this.#engine.request({ op: 'weights' }, {}, 'exporting the weights');
-    const bytes = answer.tensors.get('safetensors');
-    if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the weights answer holds no safetensors bytes');
-    return { version, config: this.#config, tokenizer: this.#tokenizer, params: decodeSafetensors(bytes, 'torch engine weights').tensors };
+  exportWeights(version: string): Promise<PolicyWeights> {
+    return this.#exclusive(async () => {
+      const answer = await this.#engine.request({ op: 'weights' }, {}, 'exporting the weights');
+      const bytes = answer.tensors.get('safetensors');
+      if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the weights answer holds no safetensors bytes');
+      return { version, config: this.#config, tokenizer: this.#tokenizer, params: decodeSafetensors(bytes, 'torch engine weights').tensors };
+    });
   }
 
   /** Writes the current weights as a Hugging Face directory from the child itself (no weights cross the pipe). */
-  async saveModelDir(dir: string, version: string): Promise<void> {
-    await this.#engine.request({ op: 'save', path: dir, version }, {}, `saving ${dir}`);
+  saveModelDir(dir: string, version: string): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#engine.request({ op: 'save', path: dir, version }, {}, `saving ${dir}`);
+    });
   }
 
   /** AdamW state as safetensors bytes in the jax-js engine's format (optimizer-state.ts): either engine resumes from the other's. */
-  async exportOptimizerState(): Promise<Uint8Array> {
-    const answer = await this.#engine.request({ op: 'save_optimizer' }, {}, 'exporting the optimizer state');
-    const bytes = answer.tensors.get('state');
-    if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the save_optimizer answer holds no state');
-    return bytes;
+  exportOptimizerState(): Promise<Uint8Array> {
+    return this.#exclusive(async () => {
+      const answer = await this.#engine.request({ op: 'save_optimizer' }, {}, 'exporting the optimizer state');
+      const bytes = answer.tensors.get('state');
+      if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the save_optimizer answer holds no state');
+      return bytes;
+    });
   }
 
   /** Restores AdamW state (resume); it must match this model's parameters name for name and shape for shape. */
-  async importOptimizerState(bytes: Uint8Array): Promise<void> {
-    const answer = await this.#engine.request({ op: 'load_optimizer' }, { state: bytes }, 'importing the optimizer state');
-    this.#updates = Number(answer.header.step);
+  importOptimizerState(bytes: Uint8Array): Promise<void> {
+    return this.#exclusive(async () => {
+      const answer = await this.#engine.request({ op: 'load_optimizer' }, { state: bytes }, 'importing the optimizer state');
+      this.#updates = Number(answer.header.step);
+    });
+  }
+
+  #exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run);
+    this.#queue = next.catch(() => {});
+    return next;
   }
 
   /** Ends the child; a temporary model directory goes with it. */
