@@ -92,7 +92,10 @@ class Attention(nn.Module):
         n_rep = s.num_heads // s.num_kv_heads
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         if hasattr(nn.functional, "scaled_dot_product_attention"):  # torch >= 2: fused kernels
-            out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
+            # The fp32 mask's minimum rounds to -inf in bf16, which makes a fully masked row (a left-padding
+            # query) NaN, and 0 x NaN reaches the real rows through the next layer's values: clamp first.
+            bias = mask.clamp(min=torch.finfo(q.dtype).min).to(q.dtype)
+            out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
         else:
             scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
             probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
