@@ -5,7 +5,7 @@ OUT_DIR/gpu-check.json. `--smoke` runs tiny sizes on whatever device there is, s
 CI proves the script runs (test/gpu-check.test.ts).
 
   python3 infra/gpu/check.py OUT_DIR [--smoke] [--device auto|cpu|cuda] [--rows N] [--seconds S]
-Exit status 1 when a parity row fails, 0 otherwise."""
+Exit status 1 when a parity row fails or a part or pass does not run, 0 otherwise."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import os
 import platform
 import sys
 import time
-from typing import Any, Dict, List, Optional
+import traceback
+from typing import Any, Callable, Dict, List, Optional
 
 import torch
 
@@ -53,7 +54,9 @@ def summary(report: Dict[str, Any]) -> str:
         f"({'x'.join(map(str, report['matmul']['shape']))})",
     ]
     parity = report["parity"]
-    if parity is None:
+    if isinstance(parity, dict):
+        parts.append(f"parity: FAILED to run: {parity['error']}")
+    elif parity is None:
         parts.append("parity: skipped (transformers is not installed)")
     else:
         rows = [
@@ -72,6 +75,10 @@ def summary(report: Dict[str, Any]) -> str:
             + table(["architecture", "fp32", "bf16 vs transformers bf16", "bf16 vs fp32: ours / transformers", "verdict"], rows)
         )
     t = report["throughput"]
+    if "error" in t:
+        parts.append(f"throughput: FAILED to run: {t['error']}")
+        parts.append(f"total {report['seconds']:.0f} s")
+        return "\n\n".join(parts)
     s = t["sizes"]
     m = t["model"]
     parts.append(
@@ -97,6 +104,15 @@ def pass_row(r: Dict[str, Any]) -> List[str]:
     return [r["pass"], f"{r['best_ms']:.1f}", f"{r['median_ms']:.1f}", f"{r['tokens_per_s']:.0f}", f"{r['tflops']:.3g}", fraction(r["mfu"]), memory]
 
 
+def attempt(part: Callable[[], Any]) -> Any:
+    """A part of the check, or {"error": ...} when it fails: the other parts still run and report."""
+    try:
+        return part()
+    except Exception as err:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)
+        return {"error": f"{type(err).__name__}: {err}"}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="infra/gpu/check.sh")
     parser.add_argument("out_dir")
@@ -110,9 +126,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     name = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    device = torch.device(name)
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
+    device = torch.device("cuda", torch.cuda.current_device()) if name == "cuda" else torch.device("cpu")
     base = default_sizes(args.smoke)
     sizes = Sizes(
         rows=args.rows or base.rows,
@@ -132,18 +146,27 @@ def main(argv: Optional[List[str]] = None) -> int:
     if peak["flops"] is None:
         peak["flops"] = matmul["gflops"] * 1e9
     report: Dict[str, Any] = {"smoke": args.smoke, "environment": env, "matmul": matmul, "peak": peak}
-    report["parity"] = run_parity(device, args.smoke)
-    report["throughput"] = run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing)
+    report["parity"] = attempt(lambda: run_parity(device, args.smoke))
+    report["throughput"] = attempt(lambda: run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing))
     report["seconds"] = time.perf_counter() - started
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "gpu-check.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2)
     print(summary(report), flush=True)
-    failed = [r["architecture"] for r in report["parity"] or [] if not (r["fp32_ok"] and r.get("bf16_ok", True))]
-    if failed:
-        print(f"parity FAILED: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if failures(report) else 0
+
+
+def failures(report: Dict[str, Any]) -> List[str]:
+    """What failed: a parity row, a part that did not run, a pass that did not run."""
+    parity, throughput = report["parity"], report["throughput"]
+    out = [f"{part}: {report[part]['error']}" for part in ("parity", "throughput") if isinstance(report[part], dict) and "error" in report[part]]
+    if isinstance(parity, list):
+        out += [f"parity: {r['architecture']}" for r in parity if not (r["fp32_ok"] and r.get("bf16_ok", True))]
+    if "rows" in throughput:
+        out += [f"{r['pass']}: {r['error']}" for r in throughput["rows"] if "error" in r]
+    for f in out:
+        print(f"FAILED {f}", file=sys.stderr)
+    return out
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
+import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
@@ -76,14 +78,15 @@ def random_model(config: Dict[str, Any], device: torch.device, seed: int = 0) ->
 
 
 def _phase(device: torch.device, run: Callable[[], object], seconds: float) -> Dict[str, Any]:
-    """Timing and peak memory of `run` (out of memory is a row saying so, not a crash)."""
+    """Timing and peak memory of `run`; a failure (out of memory: lower the token budgets) is a row saying so."""
     if device.type == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
     try:
         timing = measure(run, seconds, device).as_dict()
-    except torch.cuda.OutOfMemoryError as err:  # type: ignore[attr-defined]
-        return {"error": f"out of memory: {str(err).splitlines()[0]}"}
+    except Exception as err:  # noqa: BLE001 - one failed pass (out of memory, say) is a row; the check goes on
+        traceback.print_exc(file=sys.stderr)
+        return {"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:160]}
     if device.type == "cuda":
         timing["peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
     return timing
