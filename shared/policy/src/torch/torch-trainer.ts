@@ -5,15 +5,18 @@
 // here (lossOnLeaves: the one implementation of each loss, shared with the
 // jax-js engine), and one backward in the child. Tensors cross as binary
 // frames; the weights and the AdamW state cross as safetensors bytes.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { type EmbeddedPolicy, type PolicyWeights, policyFromWeights } from '../embedded-policy.ts';
 import type { PackWidths, PairScores, TokenPair } from '../generation/score.ts';
-import { loadModelDir, saveModelDir } from '../hf/model-dir.ts';
+import { parseHfConfig } from '../hf/hf-config.ts';
+import { CONFIG_FILE, isModelDir, saveModelDir } from '../hf/model-dir.ts';
 import type { ModelConfig } from '../model/model-config.ts';
+import { checkHostParams } from '../model/params.ts';
 import type { TokenizerConfig } from '../tokenizers/tokenizer.ts';
+import { tokenizerFromDir } from '../tokenizers/tokenizer-dir.ts';
 import { decodeSafetensors } from '../weights/safetensors.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
 import { type LeafValues, lossOnLeaves } from '../training/loss-on-leaves.ts';
@@ -73,8 +76,7 @@ export class TorchTrainer implements TrainingEngine {
   /** Starts training from a Hugging Face model directory. */
   static async open(dir: string, optimizer: OptimizerConfigInput, options: TorchTrainerOptions = {}): Promise<TorchTrainer> {
     const parsed = parseOptimizerConfig(optimizer);
-    // Read here too: the config and tokenizer travel with exported weights, and a directory this side cannot read is refused before a child starts.
-    const { config, tokenizer } = await loadModelDir(dir);
+    const { config, tokenizer } = await configOfDir(dir);
     return TorchTrainer.#start(dir, parsed, config, tokenizer, null, options);
   }
 
@@ -211,7 +213,9 @@ export class TorchTrainer implements TrainingEngine {
       const answer = await this.#engine.request({ op: 'weights' }, {}, 'exporting the weights');
       const bytes = answer.tensors.get('safetensors');
       if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the weights answer holds no safetensors bytes');
-      return { version, config: this.#config, tokenizer: this.#tokenizer, params: decodeSafetensors(bytes, 'torch engine weights').tensors };
+      const params = decodeSafetensors(bytes, 'torch engine weights').tensors;
+      checkHostParams(this.#config, params, 'torch engine weights');
+      return { version, config: this.#config, tokenizer: this.#tokenizer, params };
     });
   }
 
@@ -251,6 +255,24 @@ export class TorchTrainer implements TrainingEngine {
     this.#engine.close();
     if (this.#ownDir !== null) void rm(this.#ownDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The config and tokenizer a directory's exported weights travel with, read without its weights (the child reads
+ * those; a real model's would be gigabytes here for nothing).
+ */
+async function configOfDir(dir: string): Promise<{ config: ModelConfig; tokenizer: TokenizerConfig }> {
+  if (!(await isModelDir(dir))) throw new AppError(ErrorCode.NotFound, `${dir}: not a model directory (no ${CONFIG_FILE})`);
+  const path = join(dir, CONFIG_FILE);
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    throw new AppError(ErrorCode.ValidationFailed, `${path}: (root): not valid JSON`);
+  }
+  const config = parseHfConfig(json, path);
+  // A critic's checkpoint has no LM head (as loadModelDir reads it, and the child's model is built).
+  return { config: config.valueHead ? { ...config, tieEmbeddings: true } : config, tokenizer: await tokenizerFromDir(dir) };
 }
 
 function floats(data: WireData | undefined, name: string, pairs: readonly TokenPair[]): Float32Array {
