@@ -49,3 +49,4 @@ export { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, adapterConfigJson, loraScali
 export { readAdapterDir, writeAdapterDir, type AdapterDir } from './lora/adapter-dir.ts';
 export { mergeAdapter, type LoraAdapter } from './lora/lora-adapter.ts';
 export { LoraTrainer, type LoraTrainerOptions } from './lora/lora-trainer.ts';
+export { TorchTrainer, type TorchTrainerOptions } from './torch/torch-trainer.ts';

@@ -65,6 +65,11 @@ export class CriticCore {
     return this.#trainer.updates;
   }
 
+  /** Why the critic's engine can no longer be used; null while it serves. */
+  get engineFailure(): Error | null {
+    return this.#trainer.failed ?? null;
+  }
+
   /** verl compute_values: the value of the state before each response token. */
   async values(req: z.output<typeof ValuesRequest>): Promise<z.input<typeof ValuesReply>> {
     const v = await this.#trainer.values(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });

@@ -102,6 +102,11 @@ export class PolicyWorkerCore {
     return this.#critic;
   }
 
+  /** Why one of the worker's engines can no longer be used (an engine process died); null while they serve. */
+  get engineFailure(): Error | null {
+    return this.#trainer.failed ?? this.#ref.failed ?? this.#critic?.engineFailure ?? null;
+  }
+
   /** `v<updates>`: changes with every applied update. */
   get version(): string {
     return `v${this.#trainer.updates}`;

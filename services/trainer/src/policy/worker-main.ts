@@ -61,6 +61,17 @@ const serial = <T>(f: () => Promise<T>): Promise<T> => {
   return next;
 };
 
+// The weights and optimizer state lived in an engine that is gone: this worker
+// cannot serve the job any more. It exits, and the trainer starts a new one
+// from the job's last checkpoint (adapters/worker-restarts.ts).
+function exitIfEngineFailed(): void {
+  const failure = core.engineFailure;
+  if (failure === null) return;
+  // Before the call is answered: the trainer then sees the worker exit, not an error it might retry here.
+  logger.error({ err: failure }, 'engine failed: the policy worker exits');
+  process.exit(1);
+}
+
 // Every reply says how long the worker computed (`compute_s`), so the trainer can tell model time from bus time.
 const verb = <I extends z.ZodType>(v: P.PolicyVerb, request: I, handle: (input: z.output<I>) => Promise<object>) =>
   parsedEndpoint({
@@ -70,8 +81,13 @@ const verb = <I extends z.ZodType>(v: P.PolicyVerb, request: I, handle: (input: 
     handle: (input: z.output<I>) =>
       serial(async () => {
         const started = performance.now();
-        const out = await handle(input);
-        return { ...out, compute_s: (performance.now() - started) / 1000 };
+        try {
+          const out = await handle(input);
+          return { ...out, compute_s: (performance.now() - started) / 1000 };
+        } catch (err) {
+          exitIfEngineFailed();
+          throw err;
+        }
       }),
   });
 

@@ -139,6 +139,11 @@ export class TorchEngine {
     });
   }
 
+  /** Why the child can no longer be used (it exited, was killed, stopped answering, or was closed); null while it serves. */
+  get failed(): AppError | null {
+    return this.failure;
+  }
+
   /** Ends the child (its stdin closes; it exits); pending requests fail. */
   close(): void {
     this.fail(new AppError(ErrorCode.Unavailable, 'torch engine: closed'));

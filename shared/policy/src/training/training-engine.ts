@@ -34,6 +34,8 @@ export interface TrainingEngine {
   readonly kind: EngineKind;
   /** Updates applied so far. */
   readonly updates: number;
+  /** Set once the engine can no longer be used (an engine process that died); absent or null while it serves. */
+  readonly failed?: Error | null;
   /** Computes `loss` on `batch` and adds `scale` x its gradient to the accumulator; `widths` pins the padded shape. */
   accumulate(batch: TrainBatch, loss: PolicyLoss, scale?: number, widths?: PackWidths): Promise<AccumulateResult>;
   /** Clips and applies the accumulated gradients with AdamW, then clears them; `lr` overrides the configured rate. */

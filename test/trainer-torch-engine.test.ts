@@ -1,0 +1,207 @@
+// The PyTorch engine behind the policy worker, with real parts (nats-server,
+// reward-rules, generation, the trainer, its policy worker and the worker's
+// rl_torch_engine child): verl's `strategy: fsdp` keys choose it. An SFT job
+// and a GRPO job from its model, rewarded by the remote reward-rules service,
+// whose exported directory the embedded engine scores as the torch engine
+// trained it; and a job whose engine is killed mid-job, which starts a new
+// worker from its last checkpoint and finishes. Skipped without torch.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
+import { BYTE_SPECIALS, createTokenizer, loadModelDir, policyFromWeights, trainBpe, TorchTrainer, type PolicyWeights, type TokenPair } from '@rl/policy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSse } from '../services/trainer/src/cli/sse.ts';
+import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+
+const HAS_TORCH = (() => {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const BUCKET = `rl-torch-${process.pid}`;
+let nats: NatsServer;
+let services: ServiceProcess[] = [];
+let trainer: ServiceProcess;
+let work: string;
+
+async function writeSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
+  const w = await createParquetWriter(path, gsm8kFields('plain'));
+  const texts: string[] = [];
+  for (const row of synthGsm8kRows({ count, seed, split: 'train', hashRatio, instruction: '', problem: { maxOps: 2, maxAmount: 9, maxTotal: 20 } })) {
+    await w.write(row);
+    texts.push(row.prompt[0]!.content, row.extra_info.answer);
+  }
+  await w.close();
+  return texts;
+}
+
+type Event = { type: string; state?: string; error?: string; step?: number; metrics?: Record<string, number>; message?: string };
+
+async function submit(id: string, config: unknown): Promise<void> {
+  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, config }),
+  });
+  expect(r.status, await r.clone().text()).toBe(201);
+}
+
+/** Follows a job's events to its end; `onEvent` sees each as it comes. */
+async function follow(id: string, onEvent: (e: Event) => void = () => {}): Promise<Event[]> {
+  const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
+  const events: Event[] = [];
+  for await (const m of readSse(res.body!)) {
+    const e = JSON.parse(m.data) as Event;
+    events.push(e);
+    onEvent(e);
+  }
+  const view = await (await fetch(`${trainer.baseUrl}/v1/jobs/${id}`)).text();
+  expect(events.at(-1), view).toMatchObject({ type: 'state', state: 'succeeded' });
+  return events;
+}
+
+const steps = (events: Event[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
+
+/** Process ids of the rl_torch_engine children of the policy workers whose spec is under `dir`. */
+function enginesUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('rl_torch_engine')) continue;
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
+      if (
+        readFileSync(`/proc/${ppid}/environ`, 'utf8')
+          .split('\0')
+          .some((v) => v.startsWith('POLICY_WORKER_SPEC=') && v.includes(dir))
+      )
+        pids.push(Number(entry));
+    } catch {
+      // a process that ended while we looked
+    }
+  }
+  return pids;
+}
+
+beforeAll(async () => {
+  if (!HAS_TORCH) return;
+  work = mkdtempSync(join(tmpdir(), 'rl-torch-'));
+  const texts = await writeSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
+  await writeSplit(join(work, 'rl.parquet'), 32, 2, 1);
+  await writeSplit(join(work, 'test.parquet'), 4, 3, 1);
+  writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
+  nats = await startNatsServer();
+  services = await Promise.all([
+    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
+    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: BUCKET, POLICY_OBJECT_NAME: 'actor' }),
+  ]);
+  trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([trainer, ...services].map((s) => s?.stop()));
+  await nats?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+const RL = (dir: string, extra: Record<string, unknown> = {}) => ({
+  data: { train_files: 'rl.parquet', val_files: 'test.parquet', train_batch_size: 2, max_prompt_length: 128, max_response_length: 8 },
+  actor_rollout_ref: { model: { path: 'sft' }, rollout: { n: 2 }, actor: { strategy: 'fsdp', optim: { lr: 1e-3 } } },
+  algorithm: { adv_estimator: 'grpo' },
+  reward: { params: { 'openai/gsm8k': { method: 'strict' } } },
+  rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
+  ...extra,
+  trainer: { default_local_dir: dir, resume_mode: 'disable', ...(extra.trainer as object) },
+});
+
+describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strategy: fsdp)', () => {
+  it('SFT then GRPO on the torch engine, rewarded remotely; the exported model scores on the embedded engine as the torch engine trained it', async () => {
+    await submit('sft', {
+      kind: 'sft',
+      data: {
+        train_files: 'sft.parquet',
+        prompt_key: 'prompt',
+        response_key: 'extra_info',
+        response_dict_keys: ['answer'],
+        train_batch_size: 8,
+        micro_batch_size_per_gpu: 4,
+        max_length: 160,
+        truncation: 'right',
+      },
+      model: { strategy: 'fsdp2', tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, enable_gradient_checkpointing: true },
+      optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
+      trainer: { total_training_steps: 3, default_local_dir: 'sft', resume_mode: 'disable' },
+    });
+    const sm = steps(await follow('sft'));
+    expect(sm.map((m) => m.step)).toEqual([1, 2, 3]);
+    // Learning: the loss falls over three steps on the same small data.
+    expect(sm[2]!['train/loss']).toBeLessThan(sm[0]!['train/loss']!);
+
+    await submit('grpo', RL('grpo', { trainer: { total_training_steps: 2, test_freq: 2, save_freq: 2 } }));
+    const rm = steps(await follow('grpo'));
+    expect(rm.map((m) => m.step)).toEqual([1, 2]);
+    for (const m of rm) {
+      expect(m['reward/openai/gsm8k/count']).toBe(4);
+      expect(m['reward/error_count']).toBe(0);
+      expect(Number.isFinite(m['actor/grad_norm'])).toBe(true);
+    }
+    expect(existsSync(join(work, 'grpo', 'global_step_2', 'actor', 'optimizer.bin'))).toBe(true);
+    // The exported directory: the embedded engine and the torch engine score it alike.
+    const exported = await loadModelDir(join(work, 'grpo', 'hf_model'));
+    const tok = createTokenizer(exported.tokenizer);
+    const pairs: TokenPair[] = [
+      {
+        prompt: tok.applyChatTemplate([{ role: 'user', content: 'Tom has 3 apples and buys 4 more.' }], { addGenerationPrompt: true }),
+        response: tok.encode('3 + 4 = 7 #### 7'),
+      },
+    ];
+    const jax = await scoreJax(exported, pairs);
+    const torch = await TorchTrainer.open(join(work, 'grpo', 'hf_model'), { lr: 1 });
+    try {
+      const [t] = await torch.score(pairs);
+      t!.logprobs.forEach((v, i) => expect(v, `token ${i}`).toBeCloseTo(jax[0]![i]!, 4));
+    } finally {
+      torch.dispose();
+    }
+    // RL changed the policy.
+    expect(await scoreJax(await loadModelDir(join(work, 'sft', 'hf_model')), pairs)).not.toEqual(jax);
+  }, 600_000);
+
+  it('a job whose engine is killed mid-job starts a new worker from its last checkpoint and finishes', async () => {
+    await submit('crash', RL('crash', { trainer: { total_training_steps: 3, save_freq: 1 } }));
+    let killed: number[] = [];
+    const events = await follow('crash', (e) => {
+      // At step 2's event, kill the engine: step 2's checkpoint or step 3 fails on it.
+      if (e.type === 'step' && e.metrics?.step === 2 && killed.length === 0) {
+        killed = enginesUnder(join(work, 'crash'));
+        for (const pid of killed) process.kill(pid, 'SIGKILL');
+      }
+    });
+    expect(killed.length).toBeGreaterThan(0);
+    const logs = events.filter((e) => e.type === 'log').map((e) => e.message ?? '');
+    // Step 2's checkpoint is written after its step event: the kill lands before or after it.
+    const restart = logs.map((l) => /policy worker exited .*starting a new policy worker from the checkpoint of step (\d)/.exec(l)).find((m) => m !== null);
+    expect(restart, logs.join('\n')).toBeDefined();
+    const from = Number(restart![1]);
+    expect([1, 2]).toContain(from);
+    // The steps after that checkpoint ran again, and the job went on to the end.
+    const ran = steps(events).map((m) => m.step);
+    expect(ran).toEqual([1, 2, ...(from === 1 ? [2] : []), 3]);
+    expect(readFileSync(join(work, 'crash', 'latest_checkpointed_iteration.txt'), 'utf8')).toBe('3');
+  }, 600_000);
+});
+
+async function scoreJax(w: PolicyWeights, pairs: TokenPair[]): Promise<number[][]> {
+  const policy = await policyFromWeights(w);
+  try {
+    return (await policy.score(pairs)).map((s) => Array.from(s.logprobs));
+  } finally {
+    policy.dispose();
+  }
+}
