@@ -282,6 +282,15 @@ class TorchTrainTest(unittest.TestCase):
             engine.handle({"op": "backward"}, {"logprobs": torch.zeros(3)})
         with self.assertRaisesRegex(ValueError, "backward: no forward is pending"):  # a failed backward frees the graph too
             engine.handle({"op": "backward"}, {"logprobs": torch.zeros(11)})
+        engine.handle({"op": "forward"}, self.pair_tensors(PAIRS))
+        engine.handle({"op": "release"}, {})  # what the caller sends when its loss failed
+        with self.assertRaisesRegex(ValueError, "backward: no forward is pending"):
+            engine.handle({"op": "backward"}, {"logprobs": torch.zeros(11)})
+        with self.assertRaisesRegex(ValueError, "forward: leaves must be a non-empty list of distinct names from logprobs, entropies, values"):
+            engine.handle({"op": "forward", "leaves": ["logits"]}, self.pair_tensors(PAIRS))
+        with self.assertRaisesRegex(ValueError, "backward: entropies is not a leaf of the pending forward \\(logprobs\\)"):
+            engine.handle({"op": "forward", "leaves": ["logprobs"]}, self.pair_tensors(PAIRS))
+            engine.handle({"op": "backward"}, {"entropies": torch.zeros(11)})
         cases = [
             ({"optimizer": {**OPTIM, "lr": -1}}, "optimizer.lr must be a positive number"),
             ({"optimizer": {**OPTIM, "betas": [0.9, 1.0]}}, "optimizer.betas must be two numbers in [0, 1)"),
