@@ -2,6 +2,7 @@
 // in POLICY_WORKER_SPEC): model, tokenizer, optimizer and (for RL jobs) the loss, fixed per job.
 import { Architecture, TokenizerConfig } from '@rl/policy';
 import { z } from 'zod';
+import { LossAggMode } from './losses/modes.ts';
 import { ActorLossSchema } from './protocol.ts';
 
 /** The loss settings fixed per job (the per-step ones travel with each update). */
@@ -63,7 +64,7 @@ export const WorkerSpec = z.object({
         grad_clip: z.number().positive(),
       }),
       cliprange_value: z.number().min(0),
-      loss_agg_mode: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+      loss_agg_mode: LossAggMode,
       loss_scale_factor: z.number().positive(),
       /** A Hugging Face model directory to build the critic from (a causal LM gets a new value head); null = the actor's initial weights. */
       path: z.string().nullable(),
