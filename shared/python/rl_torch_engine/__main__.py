@@ -8,8 +8,9 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   {op: "open", model: DIR, train?, optimizer?: {lr, betas, eps, weight_decay, max_grad_norm},
    gradient_checkpointing?, max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
                                -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}}
-  {op: "score", leaves?} + pairs
-                               -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph
+  {op: "score", leaves?, adapters?} + pairs
+                               -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph;
+                                  adapters: false scores a LoRA model's base (the reference policy)
   {op: "forward", leaves?} + pairs
                                -> F32 leaves (logprobs, entropies; values for a critic) [sum of response_lengths];
                                   the graph is kept for the next backward
@@ -18,7 +19,9 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   {op: "release"}              -> {ok}; a pending graph is dropped without a backward
   {op: "step", lr?}            -> {ok, skipped, step} + F32 grad_norm [1] (before clipping)
   {op: "save", path, version?} -> {ok}; an HF directory (config.json, tokenizer files, F32 model.safetensors)
-  {op: "weights"}              -> U8 safetensors [bytes]: the current weights
+  {op: "weights"}              -> U8 safetensors [bytes]: the current weights (LoRA: merged)
+  {op: "adapter", base_model?} -> {ok, config: adapter_config.json's content} + U8 safetensors: the LoRA adapter
+                                  (adapter_model.safetensors's bytes)
   {op: "save_optimizer", path?}-> {ok, step} + U8 state (or the file at path): AdamW state, jax-js format
   {op: "load_optimizer", path?} + U8 state -> {ok, step}
   any failure                  -> {ok: false, error: {code, message}}; the engine keeps serving

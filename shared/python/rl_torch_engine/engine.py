@@ -4,6 +4,7 @@ it into an error answer, after which the engine keeps serving."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -12,7 +13,7 @@ import torch
 from .checkpoint import encode_adam_state, encode_weights, load_adam_state, model_tensors, save_model_dir
 from .model import CausalLM, load_model_dir
 from .protocol import Payload
-from .safetensors import raw_bytes
+from .safetensors import encode_safetensors, raw_bytes
 from .scoring import DEFAULT_MAX_TOKENS, LEAVES, Pair, compute_leaves
 from .training import Trainer, parse_optimizer
 
@@ -23,6 +24,12 @@ OOM_ADVICE = (
 )
 
 Answer = Tuple[Dict[str, Any], Dict[str, Payload]]
+
+
+def _adapters_disabled(model: CausalLM) -> Any:
+    from .lora import adapters_disabled  # only LoRA runs need it
+
+    return adapters_disabled(model)
 
 
 class OutOfMemory(Exception):
@@ -107,8 +114,14 @@ class Engine:
         assert self.model is not None
         leaves = self.leaves("score", header, ["logprobs", "entropies"])
         pairs = self.pairs("score", tensors)
+        adapters = header.get("adapters", True)
+        if not isinstance(adapters, bool):
+            raise ValueError("score: adapters must be a boolean")
+        if not adapters and not self.lora:
+            raise ValueError("score: adapters: false needs a model opened with LoRA (lora or adapter)")
         try:
-            with torch.no_grad():
+            # adapters: false scores the base (a LoRA actor's reference policy, without a second copy of the weights).
+            with torch.no_grad(), (contextlib.nullcontext() if adapters else _adapters_disabled(self.model)):
                 out = compute_leaves(self.model, pairs, leaves, self.max_tokens)
         except ValueError as err:
             raise ValueError(f"score: {err}") from None
@@ -157,6 +170,19 @@ class Engine:
     def weights(self, _: Dict[str, Any], __: Dict[str, torch.Tensor]) -> Answer:
         assert self.model is not None
         return {"ok": True}, {"safetensors": encode_weights(self.hf_tensors())}
+
+    def adapter(self, header: Dict[str, Any], _: Dict[str, torch.Tensor]) -> Answer:
+        """The LoRA adapter as peft saves it: adapter_config.json's content and adapter_model.safetensors's bytes."""
+        assert self.model is not None
+        if not self.lora:
+            raise ValueError("adapter: the model was opened without LoRA (lora or adapter)")
+        base = header.get("base_model")
+        if base is not None and not isinstance(base, str):
+            raise ValueError("adapter: base_model must be a string")
+        from .lora import adapter_config, adapter_state_dict
+
+        config = adapter_config(self.model, base)
+        return {"ok": True, "config": config}, {"safetensors": encode_safetensors(adapter_state_dict(self.model), {"format": "pt"})}
 
     def hf_tensors(self) -> Dict[str, torch.Tensor]:
         """The weights by Hugging Face name; with LoRA, the base with the adapters merged in."""
@@ -238,6 +264,7 @@ OPS = {
     "step": Engine.step,
     "save": Engine.save,
     "weights": Engine.weights,
+    "adapter": Engine.adapter,
     "save_optimizer": Engine.save_optimizer,
     "load_optimizer": Engine.load_optimizer,
 }
