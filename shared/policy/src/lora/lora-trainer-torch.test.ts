@@ -27,7 +27,12 @@ const NORM_TOLERANCE = 1e-4;
 const SLOW_MS = 120_000;
 const PYTHON = process.env.RL_TORCH_PYTHON ?? '/usr/bin/python3';
 const PYTHON_PACKAGES = fileURLToPath(new URL('../../../python', import.meta.url));
-const OPTIMIZER = { lr: 1e-2, betas: [0.9, 0.95] as [number, number], weightDecay: 0.1, maxGradNorm: 1 };
+/**
+ * Adam's first step moves each entry by about lr * sign(gradient) whatever its size, so an adapter entry whose
+ * gradient is at the engines' rounding noise (~1e-7 here: they sum over tokens and ranks in different orders) could
+ * move either way; eps 1e-6 (above the noise, far below the typical entry) makes those move in proportion instead.
+ */
+const OPTIMIZER = { lr: 1e-2, betas: [0.9, 0.95] as [number, number], eps: 1e-6, weightDecay: 0.1, maxGradNorm: 1 };
 /** init_lora_weights false: B random too, so the first step moves A as well as B. */
 const LORA = { r: 4, lora_alpha: 8, target_modules: 'all-linear', use_rslora: true, init_lora_weights: false, seed: 7 };
 

@@ -1,10 +1,13 @@
 // LoRA training on the embedded jax-js engine: the base weights are frozen
 // (and are the reference policy: no second copy), the adapters' A and B are
-// the only trainable parameters, AdamW updates them alone. The forward pass
-// runs the model on W + scaling * B A for each targeted weight inside the
-// differentiated function, so the gradient reaches A and B through the same
-// model code as full training (the engine's forward is not changed); for the
-// per-token outputs this equals W x + scaling * B (A x) up to rounding.
+// the only trainable parameters, AdamW updates them alone. Each update merges
+// W' = W + scaling * B A once for every targeted weight; a micro-batch's
+// gradient is the model's gradient with respect to W' (the same compiled
+// forward and backward as full training), carried to the adapters by the
+// chain rule: dB = scaling * dW' A^T, dA = scaling * B^T dW'. (Merging inside
+// the differentiated function instead lets jax-js fuse B A into every read of
+// W', several times slower.) For the per-token outputs this equals
+// W x + scaling * B (A x) up to rounding.
 // Parameter names are the torch engine's (`model.layers.0.self_attn.q_proj.lora_A.weight`,
 // and a critic's `score.weight` / `score.bias`), so optimizer state files are
 // the same on both engines; adapters export in PEFT's format.
@@ -34,8 +37,7 @@ import { adapterShapes, checkAdapter, type LoraAdapter, loraTargets, PEFT_PREFIX
 
 type Compiled = OwnedFunction<
   (
-    base: Params,
-    adapters: Params,
+    params: Params,
     prompt: Tensor,
     response: Tensor,
     positions: Tensor,
@@ -69,6 +71,7 @@ export class LoraTrainer implements TrainingEngine {
   #merged: EmbeddedPolicy | null = null;
   readonly #adamw: ReturnType<typeof createAdamW>;
   readonly #merge: OwnedFunction<(base: Params, adapters: Params) => Params>;
+  readonly #project: OwnedFunction<(weightGrads: Params, adapters: Params) => Params>;
   readonly #compiled = new Map<PolicyLoss, Compiled>();
 
   private constructor(base: EmbeddedPolicy, settings: LoraSettings, adapters: HostParams, optimizer: OptimizerConfig) {
@@ -87,6 +90,19 @@ export class LoraTrainer implements TrainingEngine {
       const out: Params = {};
       for (const name of targets) out[`${name}.weight`] = mergedWeight(b, a, name, scaling);
       for (const [name, t] of Object.entries(b)) if (!(name in out)) t.dispose();
+      for (const [name, t] of Object.entries(a)) if (!name.includes('.lora_')) t.dispose();
+      return out;
+    });
+    this.#project = jit((g: Params, a: Params) => {
+      const out: Params = {};
+      for (const name of targets) {
+        const dw = g[`${name}.weight`] as Tensor;
+        const lA = a[`${name}.lora_A.weight`] as Tensor;
+        const lB = a[`${name}.lora_B.weight`] as Tensor;
+        out[`${name}.lora_B.weight`] = np.matmul(dw.ref, lA.transpose([1, 0])).mul(scaling);
+        out[`${name}.lora_A.weight`] = np.matmul(lB.transpose([1, 0]), dw).mul(scaling);
+      }
+      for (const [name, t] of Object.entries(g)) if (!name.endsWith('_proj.weight')) t.dispose();
       for (const [name, t] of Object.entries(a)) if (!name.includes('.lora_')) t.dispose();
       return out;
     });
@@ -145,8 +161,18 @@ export class LoraTrainer implements TrainingEngine {
     const inputs = trainBatchInputs(batch, block);
     const [prompt, response, positions, keyMask] = blockTensors(block);
     const mask = np.array(block.responseMask).reshape([block.rows, block.responseWidth]);
-    const out = this.#compile(loss)(tree.ref(b.params), tree.ref(this.#adapters), prompt, response, positions, keyMask, mask, inputs, np.array(scale));
-    this.#grads = this.#grads === null ? out.grads : addTrees(this.#grads, out.grads);
+    const out = this.#compile(loss)(tree.ref(this.#current().params), prompt, response, positions, keyMask, mask, inputs, np.array(scale));
+    const head = this.settings.valueHead ? [`${VALUE_HEAD}.weight`, `${VALUE_HEAD}.bias`] : [];
+    const wanted = new Set([...this.#targets.map((t) => `${t}.weight`), ...head]);
+    const weightGrads: Params = {};
+    for (const [name, t] of Object.entries(out.grads)) {
+      if (wanted.has(name)) weightGrads[name] = t;
+      else t.dispose();
+    }
+    const grads = this.#project(tree.ref(weightGrads), tree.ref(this.#adapters));
+    for (const name of head) grads[name] = weightGrads[name] as Tensor;
+    for (const [name, t] of Object.entries(weightGrads)) if (!head.includes(name)) t.dispose();
+    this.#grads = this.#grads === null ? grads : addTrees(this.#grads, grads);
     const metrics: Record<string, number> = {};
     for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
     return { loss: Number((await out.loss.data())[0]) / scale, metrics };
@@ -222,6 +248,7 @@ export class LoraTrainer implements TrainingEngine {
     this.#base.dispose();
     this.#adamw.dispose();
     this.#merge.dispose();
+    this.#project.dispose();
     for (const f of this.#compiled.values()) f.dispose();
     this.#compiled.clear();
   }
@@ -238,54 +265,30 @@ export class LoraTrainer implements TrainingEngine {
     return this.#merged;
   }
 
+  /**
+   * The loss's gradient with respect to every (merged) weight, compiled once per loss: the same step as full
+   * training. The caller keeps the targeted weights' and a critic head's gradients; dropping the others inside the
+   * compiled function made it about twice as slow (jax-js 0.1).
+   */
   #compile(loss: PolicyLoss): Compiled {
     let f = this.#compiled.get(loss);
     if (f !== undefined) return f;
     const cfg = this.#base.config;
-    const targets = this.#targets;
-    const scaling = this.#scaling;
-    const valueHead = this.settings.valueHead;
-    f = jit(
-      (
-        base: Params,
-        adapters: Params,
-        prompt: Tensor,
-        response: Tensor,
-        positions: Tensor,
-        keyMask: Tensor,
-        mask: Tensor,
-        inputs: Record<string, Tensor>,
-        scale: Tensor,
-      ) => {
-        const objective = (a: Params): [Tensor, Record<string, Tensor>] => {
-          const params = withAdapters(base, a, targets, scaling, valueHead);
-          const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
-          const li = lossInputs({ cfg, params, states }, response, mask, inputs);
-          const res = loss(li);
-          li.release();
-          tree.dispose(params);
-          return [res.loss.mul(scale), res.metrics ?? {}];
-        };
-        const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(adapters);
-        return { loss: value, metrics, grads };
-      },
-    );
+    f = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => {
+      const objective = (params: Params): [Tensor, Record<string, Tensor>] => {
+        const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
+        const li = lossInputs({ cfg, params, states }, response, mask, inputs);
+        const res = loss(li);
+        li.release();
+        tree.dispose(params);
+        return [res.loss.mul(scale), res.metrics ?? {}];
+      };
+      const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(p);
+      return { loss: value, metrics, grads };
+    });
     this.#compiled.set(loss, f);
     return f;
   }
-}
-
-/** The base parameters with W + scaling B A for each target (and the adapter's value head); consumes both trees. */
-function withAdapters(base: Params, adapters: Params, targets: readonly string[], scaling: number, valueHead: boolean): Params {
-  const out: Params = { ...base };
-  for (const name of targets) out[`${name}.weight`] = mergedWeight(base, adapters, name, scaling);
-  if (valueHead) {
-    for (const p of ['weight', 'bias']) {
-      (base[`${VALUE_HEAD}.${p}`] as Tensor).dispose();
-      out[`${VALUE_HEAD}.${p}`] = adapters[`${VALUE_HEAD}.${p}`] as Tensor;
-    }
-  }
-  return out;
 }
 
 /** W + scaling B A of module `name` (consumes W, A and B). */
