@@ -45,8 +45,8 @@ def hf_configs(smoke: bool) -> Dict[str, Any]:
 
 
 def randomize(model: torch.nn.Module, seed: int) -> None:
-    """Weights that make logits of order 1 and show a skipped term: matrices of std 1/sqrt(fan_in),
-    embeddings of std 1, norm gains 1 + N(0, 0.1), biases N(0, 0.02)."""
+    """Weights that make logits of order 1 (tied heads too) and show a skipped term: matrices and
+    embeddings of std 1/sqrt(columns), norm gains 1 + N(0, 0.1), biases N(0, 0.02)."""
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -55,8 +55,6 @@ def randomize(model: torch.nn.Module, seed: int) -> None:
                 p.copy_(1 + 0.1 * noise)
             elif name.endswith(".bias"):
                 p.copy_(0.02 * noise)
-            elif "embed_tokens" in name:
-                p.copy_(noise)
             else:
                 p.copy_(noise / math.sqrt(p.shape[-1]))
 
