@@ -2,7 +2,8 @@ import { Architecture } from '@rl/policy';
 import { z } from 'zod';
 import { KlPenaltyKind } from '../core/algos/index.ts';
 import { LossAggMode } from '../policy/losses/modes.ts';
-import { between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
+import { LORA_MODULES } from '../policy/worker-spec.ts';
+import { EXPECTED, between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
 import { ignored } from './compat-keys.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 import { strategy } from './strategy.ts';
@@ -96,6 +97,16 @@ export const ActorConfig = z.strictObject({
   ...SapoTemperatureFields,
 });
 
+const LORA_MODULE_LIST = `"all-linear" or a list of module names (${LORA_MODULES.join(', ')})`;
+
+/** `target_modules`: "all-linear" or names of the family's layer Linear modules (or dot-separated paths ending in one). */
+function loraTargetModules() {
+  const name = z.string(EXPECTED + LORA_MODULE_LIST).refine((n) => (LORA_MODULES as readonly string[]).includes(n.slice(n.lastIndexOf('.') + 1)), {
+    error: `not a Linear module of the decoder layers (${LORA_MODULES.join(', ')})`,
+  });
+  return z.union([z.literal('all-linear'), z.array(name).min(1, EXPECTED + LORA_MODULE_LIST)], { error: EXPECTED + LORA_MODULE_LIST });
+}
+
 /** Architecture defaults of a randomly initialised model: a tiny Qwen3 (verl's e2e digit-task size). */
 const MODEL_DEFAULTS = { architecture: 'Qwen3ForCausalLM', d_model: 128, n_layers: 4, n_heads: 4, d_ff: 512 } as const;
 
@@ -184,10 +195,20 @@ export const RefConfig = z.strictObject({
   fsdp_config: z.strictObject({ param_offload: ignored(bool()) }).optional(),
 });
 
+/** verl's LoRA keys of `actor_rollout_ref.model` (the actor's; SFT jobs train whole models). */
+const LoraKeys = {
+  /** LoRA rank: > 0 trains adapters on the frozen model (the reference policy is the model with them off); 0 = off (verl's default). @default 0 */
+  lora_rank: nonNegativeInt().default(0),
+  /** LoRA's alpha: the adapters' output is scaled by lora_alpha / lora_rank. @default 16 */
+  lora_alpha: positive().default(16),
+  /** The modules LoRA adapts: "all-linear" (every Linear of the decoder layers) or a list of them (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj). @default "all-linear" */
+  target_modules: loraTargetModules().default('all-linear'),
+};
+
 export const ActorRolloutRefConfig = z.strictObject({
   rollout: RolloutSamplingConfig.prefault({}),
   actor: ActorConfig.prefault({}),
-  model: ModelConfig.prefault({}),
+  model: ModelConfig.extend(LoraKeys).prefault({}),
   ref: RefConfig.optional(),
 });
 /** Parsed `actor_rollout_ref` section. */

@@ -50,6 +50,9 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   for (const p of architectureProblems(arr.model, 'actor_rollout_ref.model.path', 'actor_rollout_ref.model', arr.model.path !== null)) {
     issue(['actor_rollout_ref', 'model', p.key], p.message);
   }
+  if (c.rollout.weights_format === 'adapter' && arr.model.lora_rank === 0) {
+    issue(['rollout', 'weights_format'], '"adapter" publishes a LoRA adapter: set actor_rollout_ref.model.lora_rank > 0');
+  }
   const needed = data.max_prompt_length + data.max_response_length;
   if (arr.model.max_seq_len !== null && arr.model.max_seq_len < needed) {
     issue(['actor_rollout_ref', 'model', 'max_seq_len'], `must be >= data.max_prompt_length + data.max_response_length (${needed})`);

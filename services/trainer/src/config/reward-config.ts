@@ -71,6 +71,8 @@ export const RolloutServiceConfig = z.strictObject({
   weights_bucket: text().default('rl-policy'),
   /** Object name of the weights in that bucket (the generation service's POLICY_OBJECT_NAME). @default "actor" */
   weights_name: text().default('actor'),
+  /** What is published: "full" weights (merged with LoRA), or with LoRA the "adapter" alone, for a generation service with INFERENCE_SYNC=vllm-lora. @default "full" */
+  weights_format: oneOf(['full', 'adapter']).default('full'),
 });
 /** Parsed `rollout` section. */
 export type RolloutServiceConfig = z.infer<typeof RolloutServiceConfig>;

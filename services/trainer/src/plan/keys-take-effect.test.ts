@@ -36,6 +36,7 @@ const leaves = (schema: Parameters<typeof allKeyPaths>[0]) =>
 
 const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, modelDir: null, criticModelDir: null, longestPromptTokens: 20 };
 const critic = { 'critic.enable': true };
+const lora = { 'actor_rollout_ref.model.lora_rank': 8 };
 
 const RL_BASE: Raw = { data: { train_files: 'train.parquet' } };
 const RL: Record<string, Change> = {
@@ -109,6 +110,9 @@ const RL: Record<string, Change> = {
   'actor_rollout_ref.model.seed': { at: 'spec.model.seed', value: 1 },
   'actor_rollout_ref.model.enable_gradient_checkpointing': { at: 'spec.engine.gradient_checkpointing', value: true },
   'actor_rollout_ref.actor.strategy': { at: 'spec.engine.kind', value: 'fsdp' },
+  'actor_rollout_ref.model.lora_rank': { at: 'spec.lora', value: 8 },
+  'actor_rollout_ref.model.lora_alpha': { at: 'spec.lora.alpha', value: 32, context: lora },
+  'actor_rollout_ref.model.target_modules': { at: 'spec.lora.target_modules', value: ['q_proj', 'v_proj'], context: lora },
   'algorithm.adv_estimator': { at: 'step.algorithm.adv_estimator', value: 'grpo' },
   'algorithm.gamma': { at: 'step.algorithm.gamma', value: 0.9 },
   'algorithm.lam': { at: 'step.algorithm.lam', value: 0.9 },
@@ -161,6 +165,7 @@ const RL: Record<string, Change> = {
   'rollout.timeout_ms': { at: 'rollout.timeoutMs', value: 1000 },
   'rollout.weights_bucket': { at: 'spec.weights.bucket', value: 'b2' },
   'rollout.weights_name': { at: 'spec.weights.name', value: 'a2' },
+  'rollout.weights_format': { at: 'spec.weights.format', value: 'adapter', context: lora },
 };
 
 /** Keys read before planning: they choose the model's files or check the data; the named tests cover them. */

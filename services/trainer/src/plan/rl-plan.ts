@@ -119,10 +119,11 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
+      ...(m.lora_rank > 0 && { lora: { rank: m.lora_rank, alpha: m.lora_alpha, target_modules: m.target_modules } }),
       engine: { kind: engineOf(actor.strategy), gradient_checkpointing: arr.model.enable_gradient_checkpointing },
       optim: { lr: actor.optim.lr, weight_decay: actor.optim.weight_decay, betas: actor.optim.betas, grad_clip: actor.grad_clip },
       loss,
-      weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name },
+      weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name, format: c.rollout.weights_format },
       ...(critic.enable && {
         critic: {
           optim: { lr: critic.optim.lr, weight_decay: critic.optim.weight_decay, betas: critic.optim.betas, grad_clip: critic.grad_clip },

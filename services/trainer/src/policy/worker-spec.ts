@@ -29,6 +29,18 @@ export const EngineSpec = z.object({
   gradient_checkpointing: z.boolean(),
 });
 
+/** The family's Linear modules of the decoder layers: what LoRA may target (the heads are not targets). */
+export const LORA_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+
+/** LoRA on the actor (verl actor_rollout_ref.model.lora_rank > 0): the base frozen, adapters trained; the reference policy is the base. */
+export const LoraSpec = z.object({
+  rank: z.number().int().positive(),
+  alpha: z.number().positive(),
+  /** Module names (or dot-separated name suffixes) of the decoder layers' Linear modules, or "all-linear". */
+  target_modules: z.union([z.literal('all-linear'), z.array(z.string().min(1)).min(1)]),
+});
+export type LoraSpec = z.infer<typeof LoraSpec>;
+
 export const WorkerSpec = z.object({
   job: z.string().min(1),
   model: z.object({
@@ -49,6 +61,8 @@ export const WorkerSpec = z.object({
     /** A Hugging Face model directory to start from (config.json and weights are read; the tokenizer is `tokenizer`); null: random initialisation. */
     path: z.string().nullable(),
   }),
+  /** LoRA on the actor; absent: the whole model trains. */
+  lora: LoraSpec.optional(),
   /** The actor's and the reference policy's engine. */
   engine: EngineSpec.default({ kind: 'jax', gradient_checkpointing: false }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
@@ -74,7 +88,11 @@ export const WorkerSpec = z.object({
       engine: EngineSpec.optional(),
     })
     .optional(),
-  /** JetStream object store bucket and object name the weights are published under. */
-  weights: z.object({ bucket: z.string().min(1), name: z.string().min(1) }),
+  /**
+   * JetStream object store bucket and object name the weights are published under, and what is published:
+   * "full" weights (merged with LoRA; the generation service's embedded backend, INFERENCE_SYNC=sglang|vllm), or
+   * the LoRA "adapter" alone (INFERENCE_SYNC=vllm-lora). Absent: full.
+   */
+  weights: z.object({ bucket: z.string().min(1), name: z.string().min(1), format: z.enum(['full', 'adapter']).optional() }),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
