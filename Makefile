@@ -21,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WORKSPACE_MANIFESTS := $(wildcard shared/*/package.json services/*/package.json test/package.json)
 
 .PHONY: eval-story
-.PHONY: help run demo-data demo-story demo-story-data test test-unit test-integration typecheck lint format up down status bench openapi deps tools clean
+.PHONY: help run run-lora demo-data demo-story demo-story-data test test-unit test-integration typecheck lint format up down status bench openapi deps tools clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -32,6 +32,10 @@ run: deps nats-server sandbox-toolchains-offer up demo-data ## set up, start the
 	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-sft.yaml --id sft-$$id && \
 	node infra/scripts/demo-train.ts .run/demo/gsm8k_grpo/val_generations infra/demo/gsm8k-grpo.yaml --id grpo-$$id && \
 	node infra/scripts/demo-report.ts .run/demo/gsm8k_sft .run/demo/gsm8k_grpo --jobs sft-$$id,grpo-$$id
+
+run-lora: deps nats-server up ## `make run`'s GRPO stage with LoRA adapters (infra/demo/gsm8k-grpo-lora.yaml), from the SFT model `make run` trained
+	@test -d .run/demo/gsm8k_sft/hf_model || { echo 'no SFT model at .run/demo/gsm8k_sft/hf_model: run `make run` first'; exit 1; }
+	node infra/scripts/demo-train.ts .run/demo/gsm8k_grpo_lora/val_generations infra/demo/gsm8k-grpo-lora.yaml --id grpo-lora-$$(date +%s)
 
 # The demo's data: synthetic GSM8K-style problems (rl-data synth-gsm8k) in verl's
 # GSM8K layout and a BPE tokenizer learned from the SFT split. The test split

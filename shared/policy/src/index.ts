@@ -47,6 +47,6 @@ export { ModelHandle, type Lease } from './weights/model-handle.ts';
 export type { HostParams, HostTensor } from './model/params.ts';
 export { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, adapterConfigJson, loraScaling, parseAdapterConfig, type LoraSettings } from './lora/adapter-config.ts';
 export { readAdapterDir, writeAdapterDir, type AdapterDir } from './lora/adapter-dir.ts';
-export { mergeAdapter, type LoraAdapter } from './lora/lora-adapter.ts';
+export { loraTargets, mergeAdapter, type LoraAdapter } from './lora/lora-adapter.ts';
 export { LoraTrainer, type LoraTrainerOptions } from './lora/lora-trainer.ts';
 export { TorchTrainer, type TorchTrainerOptions } from './torch/torch-trainer.ts';

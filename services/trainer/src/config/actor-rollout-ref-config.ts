@@ -3,7 +3,21 @@ import { z } from 'zod';
 import { KlPenaltyKind } from '../core/algos/index.ts';
 import { LossAggMode } from '../policy/losses/modes.ts';
 import { LORA_MODULES } from '../policy/worker-spec.ts';
-import { EXPECTED, between, bool, finite, intOrOff, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, klEstimator, text, tokenizerKey } from './fields.ts';
+import {
+  EXPECTED,
+  between,
+  bool,
+  finite,
+  intOrOff,
+  nonNegative,
+  nonNegativeInt,
+  oneOf,
+  positive,
+  positiveInt,
+  klEstimator,
+  text,
+  tokenizerKey,
+} from './fields.ts';
 import { ignored } from './compat-keys.ts';
 import { PolicyLossSection, SapoTemperatureFields } from './policy-loss-config.ts';
 import { strategy } from './strategy.ts';

@@ -20,13 +20,17 @@ describe('LoRA keys', () => {
   });
 
   it('reach the worker spec with rank > 0, and the adapter is published with weights_format: adapter', () => {
-    const spec = planRlJob(config({ lora_rank: 8, lora_alpha: 32, target_modules: ['q_proj', 'model.layers.0.mlp.down_proj'] }, { weights_format: 'adapter' }), FACTS).spec;
+    const spec = planRlJob(
+      config({ lora_rank: 8, lora_alpha: 32, target_modules: ['q_proj', 'model.layers.0.mlp.down_proj'] }, { weights_format: 'adapter' }),
+      FACTS,
+    ).spec;
     expect(spec.lora).toEqual({ rank: 8, alpha: 32, target_modules: ['q_proj', 'model.layers.0.mlp.down_proj'] });
     expect(spec.weights.format).toBe('adapter');
   });
 
   it('are refused by key when malformed', () => {
-    const keys = (model: Record<string, unknown>, rollout: Record<string, unknown> = {}) => problemsOf(() => config(model, rollout)).map((p) => [p.path, p.message]);
+    const keys = (model: Record<string, unknown>, rollout: Record<string, unknown> = {}) =>
+      problemsOf(() => config(model, rollout)).map((p) => [p.path, p.message]);
     expect(keys({ lora_rank: -1 })).toEqual([['actor_rollout_ref.model.lora_rank', expect.stringContaining('non-negative integer')]]);
     expect(keys({ lora_rank: 8, lora_alpha: 0 })).toEqual([['actor_rollout_ref.model.lora_alpha', expect.stringContaining('positive number')]]);
     expect(keys({ lora_rank: 8, target_modules: ['q_proj', 'qkv_proj'] })).toEqual([

@@ -1,6 +1,8 @@
 // The policy worker's domain: it owns the actor (weights + AdamW state), a
 // frozen reference copy of the initial weights, and answers the protocol's
-// verbs. No NATS here: worker-main.ts wires these methods to subjects.
+// verbs. With LoRA the actor is the frozen initial weights plus trained
+// adapters, and the reference is the same weights with the adapters off.
+// No NATS here: worker-main.ts wires these methods to subjects.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRng, AppError, ErrorCode } from '@rl/service-kit';
@@ -8,8 +10,11 @@ import {
   createRandomPolicy,
   createTokenizer,
   loadWeights,
+  adapterConfigJson,
   saveModelDir,
   saveWeights,
+  writeAdapterDir,
+  type LoraAdapter,
   type EmbeddedPolicy,
   type PolicyLoss,
   type PolicyWeights,
@@ -26,7 +31,7 @@ import { withDetachedOldLogprobs } from './on-policy-loss.ts';
 import { runPpoEpochs } from './ppo-epochs.ts';
 import type { GenerateReply, GenerateRequest, LogprobsReply, LogprobsRequest, SftStepReply, SftStepRequest, UpdateReply, UpdateRequest } from './protocol.ts';
 import { SFT_LOSS } from './sft-loss.ts';
-import { openScoringModel, openTrainingEngine, type EngineChoice, type ScoringModel } from './training-engines.ts';
+import { openLoraEngine, openScoringModel, openTrainingEngine, type EngineChoice, type LoraEngine, type ScoringModel } from './training-engines.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
 type In<T extends z.ZodType> = z.output<T>;
@@ -46,15 +51,24 @@ export class PolicyWorkerCore {
   readonly #updates = new AppliedOnce<Out<typeof UpdateReply>>();
   readonly #sftSteps = new AppliedOnce<Out<typeof SftStepReply>>();
   #onPolicy: PolicyLoss | null = null;
+  readonly #lora: LoraEngine | null;
 
   #critic: CriticCore | null;
 
-  private constructor(spec: WorkerSpec, trainer: TrainingEngine, ref: ScoringModel, refWeights: PolicyWeights, critic: CriticCore | null) {
+  private constructor(
+    spec: WorkerSpec,
+    trainer: TrainingEngine,
+    ref: ScoringModel,
+    refWeights: PolicyWeights,
+    critic: CriticCore | null,
+    lora: LoraEngine | null,
+  ) {
     this.spec = spec;
     this.#trainer = trainer;
     this.#ref = ref;
     this.#refWeights = refWeights;
     this.#critic = critic;
+    this.#lora = lora;
   }
 
   /** A worker with fresh (seeded) or given initial weights; the reference model is those initial weights. */
@@ -82,16 +96,38 @@ export class PolicyWorkerCore {
       policy.dispose();
     }
     const critic = spec.critic === undefined ? null : await CriticCore.create(initial, spec.critic, m.tokenizer, criticEngine(spec));
-    return PolicyWorkerCore.#build(spec, initial, initial, critic);
+    return PolicyWorkerCore.#build(spec, initial, initial, critic, null);
   }
 
-  static async #build(spec: WorkerSpec, actor: PolicyWeights, ref: PolicyWeights, critic: CriticCore | null): Promise<PolicyWorkerCore> {
+  /**
+   * `actor` trains (whole), or with LoRA `ref` (the base) stays frozen under adapters, fresh or read from
+   * `adapterDir`; the reference policy is `ref`.
+   */
+  static async #build(
+    spec: WorkerSpec,
+    actor: PolicyWeights,
+    ref: PolicyWeights,
+    critic: CriticCore | null,
+    adapterDir: string | null,
+  ): Promise<PolicyWorkerCore> {
     const choice = actorEngine(spec);
-    const trainer = await openTrainingEngine(actor, spec.optim, choice);
+    if (spec.weights.format === 'adapter' && spec.lora === undefined) {
+      throw new AppError(ErrorCode.BadRequest, 'weights.format: "adapter" needs LoRA (actor_rollout_ref.model.lora_rank > 0)');
+    }
     try {
-      return new PolicyWorkerCore(spec, trainer, await openScoringModel(ref, choice), ref, critic);
+      if (spec.lora !== undefined) {
+        const lora = await openLoraEngine(ref, spec.optim, choice, { lora: spec.lora, seed: spec.model.seed, adapterDir, baseModel: spec.model.path });
+        return new PolicyWorkerCore(spec, lora.trainer, lora.reference, ref, critic, lora);
+      }
+      const trainer = await openTrainingEngine(actor, spec.optim, choice);
+      try {
+        return new PolicyWorkerCore(spec, trainer, await openScoringModel(ref, choice), ref, critic, null);
+      } catch (err) {
+        trainer.dispose();
+        throw err;
+      }
     } catch (err) {
-      trainer.dispose();
+      critic?.dispose();
       throw err;
     }
   }
@@ -271,21 +307,35 @@ export class PolicyWorkerCore {
     return { version: this.version, loss, grad_norm: step.gradNorm, skipped: step.skipped };
   }
 
-  /** The actor's current weights (for publishing). */
+  /** The actor's current weights (for publishing); with LoRA, merged. */
   exportWeights(): Promise<PolicyWeights> {
     return this.#trainer.exportWeights(this.version);
   }
 
+  /** The actor's LoRA adapter (PEFT names and settings); a job without LoRA has none. */
+  exportAdapter(): Promise<LoraAdapter> {
+    if (this.#lora === null) throw new AppError(ErrorCode.BadRequest, 'this worker trains no LoRA adapter (actor_rollout_ref.model.lora_rank is 0)');
+    return this.#lora.exportAdapter();
+  }
+
+  /** The adapter as an adapter object publishes it (adapter_config.json's text and the tensors). */
+  async adapterObject(): Promise<{ adapterConfig: string; tensors: LoraAdapter['tensors'] }> {
+    const adapter = await this.exportAdapter();
+    return { adapterConfig: adapterConfigJson(adapter.settings), tensors: adapter.tensors };
+  }
+
   /**
    * Writes a checkpoint into the step directory `dir` (checkpoint-layout.ts):
-   * the actor as a Hugging Face directory (F32, so a resume is exact), its
-   * optimizer state and the frozen reference, and the critic's.
+   * the actor as a Hugging Face directory (F32, so a resume is exact; merged
+   * with LoRA), its optimizer state and the frozen reference (with LoRA the
+   * base, and the adapter as a PEFT directory), and the critic's.
    */
   async saveCheckpoint(dir: string): Promise<void> {
     const at = checkpointLayout(dir).actor;
     await mkdir(at.dir, { recursive: true });
     await saveModelDir(at.hf, await this.exportWeights(), { dtype: 'F32' });
     await saveWeights(at.ref, this.#refWeights);
+    if (this.#lora !== null) await writeAdapterDir(at.loraAdapter, await this.#lora.exportAdapter());
     await writeFile(at.optimizer, await this.#trainer.exportOptimizerState());
     await this.#critic?.save(dir, this.spec.model.tokenizer);
   }
@@ -294,17 +344,26 @@ export class PolicyWorkerCore {
   async saveFinalModels(jobDir: string): Promise<string[]> {
     const actor = join(jobDir, FINAL_MODEL_DIRS.actor);
     await saveModelDir(actor, await this.exportWeights(), { dtype: 'F32' });
-    if (this.#critic === null) return [actor];
+    const saved = [actor];
+    if (this.#lora !== null) {
+      const adapter = join(jobDir, FINAL_MODEL_DIRS.loraAdapter);
+      await writeAdapterDir(adapter, await this.#lora.exportAdapter());
+      saved.push(adapter);
+    }
+    if (this.#critic === null) return saved;
     const critic = join(jobDir, FINAL_MODEL_DIRS.critic);
     await this.#critic.saveModel(critic, this.spec.model.tokenizer);
-    return [actor, critic];
+    return [...saved, critic];
   }
 
   /** A worker restored from {@link saveCheckpoint}. */
   static async fromCheckpoint(spec: WorkerSpec, dir: string): Promise<PolicyWorkerCore> {
     const at = checkpointLayout(dir).actor;
     const critic = spec.critic === undefined ? null : await CriticCore.load(dir, spec.critic, spec.model.tokenizer, criticEngine(spec));
-    const core = await PolicyWorkerCore.#build(spec, await loadModel(at.hf, spec.model.tokenizer), await loadWeights(at.ref), critic);
+    const ref = await loadWeights(at.ref);
+    // With LoRA the base is the reference and the adapter goes back on it (the merged huggingface/ is not read).
+    const actor = spec.lora === undefined ? await loadModel(at.hf, spec.model.tokenizer) : ref;
+    const core = await PolicyWorkerCore.#build(spec, actor, ref, critic, spec.lora === undefined ? null : at.loraAdapter);
     await core.#trainer.importOptimizerState(new Uint8Array(await readFile(at.optimizer)));
     return core;
   }

@@ -18,7 +18,7 @@ import {
   startTelemetry,
   validationError,
 } from '@rl/service-kit';
-import { openWeightsStore, publishWeights } from '@rl/policy';
+import { openWeightsStore, publishAdapter, publishWeights } from '@rl/policy';
 import { z } from 'zod';
 import * as P from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
@@ -113,8 +113,10 @@ await hostService({
     verb('export', P.ExportRequest, async (req) => {
       const out: z.input<typeof P.ExportReply> = { version: core.version };
       if (req.publish) {
-        await publishWeights(store, spec.weights.name, await core.exportWeights(), core.version);
-        out.object = spec.weights;
+        // The generation service reads what its INFERENCE_SYNC expects: a LoRA adapter (vllm-lora) or full weights.
+        if (spec.weights.format === 'adapter') await publishAdapter(store, spec.weights.name, await core.adapterObject(), core.version);
+        else await publishWeights(store, spec.weights.name, await core.exportWeights(), core.version);
+        out.object = { bucket: spec.weights.bucket, name: spec.weights.name };
       }
       if (req.checkpoint_dir !== undefined) {
         // Checkpoints go only inside this job's directory (where the trainer wrote the spec), whoever asks on the bus.

@@ -23,6 +23,8 @@ import { type LeafValues, lossOnLeaves } from '../training/loss-on-leaves.ts';
 import { type OptimizerConfig, type OptimizerConfigInput, parseOptimizerConfig } from '../training/optimizer.ts';
 import type { TrainBatch } from '../training/train-batch.ts';
 import type { AccumulateResult, StepResult, TrainingEngine } from '../training/training-engine.ts';
+import { parseAdapterConfig } from '../lora/adapter-config.ts';
+import { checkAdapter, type LoraAdapter } from '../lora/lora-adapter.ts';
 import type { WireData } from './frames.ts';
 import { type BoundaryCost, pairTensors, TorchEngine, type TorchEngineOptions } from './torch-engine.ts';
 
@@ -34,6 +36,8 @@ export interface TorchTrainerOptions extends TorchEngineOptions {
   maxTokens?: number;
   /** LoRA settings (PEFT's LoraConfig names: r, lora_alpha, target_modules, ...); the base is then frozen. */
   lora?: Record<string, unknown>;
+  /** A PEFT adapter directory loaded onto the adapters `lora` makes (resuming LoRA training). */
+  adapter?: string;
 }
 
 /** The wire names of the leaves (LeafValues' entropy travels as `entropies`, as the score op answers it). */
@@ -102,6 +106,7 @@ export class TorchTrainer implements TrainingEngine {
         gradient_checkpointing: options.gradientCheckpointing ?? false,
         ...(options.maxTokens !== undefined && { max_tokens: options.maxTokens }),
         ...(options.lora !== undefined && { lora: options.lora }),
+        ...(options.adapter !== undefined && { adapter: options.adapter }),
       });
     } catch (err) {
       engine.close();
@@ -185,11 +190,34 @@ export class TorchTrainer implements TrainingEngine {
 
   /** Teacher-forced log-probs and entropies under the current weights (no graph kept). */
   score(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Required<PairScores>[]> {
+    return this.#exclusive(() => this.#score(pairs, true));
+  }
+
+  /** Log-probs and entropies of a LoRA model's base, the adapters off (the reference policy, no second copy). */
+  scoreBase(pairs: readonly TokenPair[]): Promise<Required<PairScores>[]> {
+    return this.#exclusive(() => this.#score(pairs, false));
+  }
+
+  async #score(pairs: readonly TokenPair[], adapters: boolean): Promise<Required<PairScores>[]> {
+    const header = { op: 'score', leaves: ['logprobs', 'entropies'], ...(!adapters && { adapters: false }) };
+    const answer = await this.#engine.request(header, pairTensors(pairs), `scoring ${pairs.length} pairs`);
+    const logprobs = splitPerPair(floats(answer.tensors.get('logprobs'), 'logprobs', pairs), pairs);
+    const entropy = splitPerPair(floats(answer.tensors.get('entropies'), 'entropies', pairs), pairs);
+    return logprobs.map((lp, i) => ({ logprobs: lp, entropy: entropy[i] as Float32Array }));
+  }
+
+  /** The LoRA adapter in PEFT's names and settings (for writeAdapterDir or publishing), as the child's peft-format writer makes it. */
+  exportAdapter(baseModel: string | null = null): Promise<LoraAdapter> {
     return this.#exclusive(async () => {
-      const answer = await this.#engine.request({ op: 'score', leaves: ['logprobs', 'entropies'] }, pairTensors(pairs), `scoring ${pairs.length} pairs`);
-      const logprobs = splitPerPair(floats(answer.tensors.get('logprobs'), 'logprobs', pairs), pairs);
-      const entropy = splitPerPair(floats(answer.tensors.get('entropies'), 'entropies', pairs), pairs);
-      return logprobs.map((lp, i) => ({ logprobs: lp, entropy: entropy[i] as Float32Array }));
+      const answer = await this.#engine.request({ op: 'adapter', base_model: baseModel }, {}, 'exporting the adapter');
+      const bytes = answer.tensors.get('safetensors');
+      if (!(bytes instanceof Uint8Array)) throw new AppError(ErrorCode.Internal, 'torch engine: the adapter answer holds no safetensors bytes');
+      const adapter = {
+        settings: parseAdapterConfig(answer.header.config, 'torch engine adapter_config'),
+        tensors: decodeSafetensors(bytes, 'torch engine adapter').tensors,
+      };
+      checkAdapter(this.#config, adapter, 'torch engine adapter_config');
+      return adapter;
     });
   }
 
