@@ -1,10 +1,12 @@
-"""`python -m rl_torch_engine serve [--device cpu|cuda]`: the engine as a child
-process, answering frames (protocol.py) on stdin/stdout until stdin ends.
+"""`python -m rl_torch_engine serve [--device cpu|cuda] [--world-size N]`: the engine as a child
+process, answering frames (protocol.py) on stdin/stdout until stdin ends. With
+--world-size N (or under torchrun) it runs as N processes (distributed.py);
+`peer` is the command of the processes it spawns.
 
 Requests and answers (one answer per request, in order; every answer's header
 carries `elapsed_ms`, the time the engine spent on it; pairs travel as I32
 tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
-  hello (sent first, unasked)  -> {ok, engine: "torch", torch, device}
+  hello (sent first, unasked)  -> {ok, engine: "torch", torch, device, world_size}
   {op: "open", model: DIR, train?, optimizer?: {lr, betas, eps, weight_decay, max_grad_norm},
    gradient_checkpointing?, max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
                                -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}}
@@ -24,27 +26,34 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
                                   (adapter_model.safetensors's bytes)
   {op: "save_optimizer", path?}-> {ok, step} + U8 state (or the file at path): AdamW state, jax-js format
   {op: "load_optimizer", path?} + U8 state -> {ok, step}
-  any failure                  -> {ok: false, error: {code, message}}; the engine keeps serving
+  {op: "sync_check"}           -> {ok, world_size, checksums, identical, pids} (N processes only): every
+                                  rank's weights and AdamW state, hashed, and its process id
+  any failure                  -> {ok: false, error: {code, message}}; the engine keeps serving, except after
+                                  `unavailable` (a peer process died or a collective failed): it then exits (3)
 A frame it cannot read ends the process with status 2."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import traceback
-from typing import BinaryIO, Optional
+from typing import Any, BinaryIO, Optional
 
 import torch
 
 from .config import ConfigError
+from .distributed import DEFAULT_TIMEOUT_S, PeerFailed, run_peer, serve_group
 from .engine import Engine, OutOfMemory
 from .protocol import ProtocolError, read_frame, write_frame
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, device: torch.device) -> int:
-    engine = Engine(device)
-    write_frame(stdout, {"ok": True, "engine": "torch", "torch": torch.__version__, "device": str(device)})
+def serve(stdin: BinaryIO, stdout: BinaryIO, device: torch.device, engine: Optional[Any] = None) -> int:
+    """Answers frames until stdin ends; `engine` is an Engine or a DistributedEngine (rank 0 of several)."""
+    engine = Engine(device) if engine is None else engine
+    hello = {"ok": True, "engine": "torch", "torch": torch.__version__, "device": str(device), "world_size": getattr(engine, "world_size", 1)}
+    write_frame(stdout, hello)
     while True:
         try:
             frame = read_frame(stdin)
@@ -56,6 +65,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, device: torch.device) -> int:
         began = time.perf_counter()
         try:
             header, tensors = engine.handle(*frame)
+        except PeerFailed as err:
+            write_frame(stdout, {"ok": False, "error": {"code": "unavailable", "message": str(err)}, "elapsed_ms": round((time.perf_counter() - began) * 1000, 3)})
+            return 3
         except ConfigError as err:
             header, tensors = {"ok": False, "error": {"code": "validation_failed", "message": str(err)}}, {}
         except OutOfMemory as err:
@@ -71,9 +83,19 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, device: torch.device) -> int:
 
 def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rl_torch_engine")
-    parser.add_argument("command", choices=["serve"])
+    parser.add_argument("command", choices=["serve", "peer"])
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    parser.add_argument("--world-size", type=int, default=1, help="processes on this machine (one per GPU on CUDA)")
+    parser.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S, help="how long a collective waits for a slower rank")
+    parser.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--store-port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.world_size < 1 or not args.timeout_s > 0:
+        parser.error("--world-size must be >= 1 and --timeout-s > 0")
+    if args.command == "peer":
+        return run_peer(args.rank, args.world_size, args.store_port, args.device, args.timeout_s)
+    if args.world_size > 1 or "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
+        return serve_group(serve, args.device, args.world_size, args.timeout_s)
     name = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray prints must not corrupt the frames

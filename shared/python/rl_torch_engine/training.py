@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import torch
 
@@ -67,6 +67,8 @@ class Trainer:
         self.steps = 0
         self.accumulated = False
         self._pending: Optional[Dict[str, torch.Tensor]] = None
+        # With more than one process (distributed.py): sums each gradient over the ranks before clipping.
+        self.reduce_grads: Optional[Callable[[Sequence[torch.Tensor]], None]] = None
 
     def forward(self, pairs: Sequence[Pair], leaves: Sequence[str]) -> Dict[str, torch.Tensor]:
         """Flat fp32 leaves (pair after pair, response tokens only); their graph is kept for backward().
@@ -125,6 +127,8 @@ class Trainer:
         for p in params:
             if p.grad is None:
                 p.grad = torch.zeros_like(p)
+        if self.reduce_grads is not None:
+            self.reduce_grads([p.grad for p in params if p.grad is not None])
         max_norm = self.spec.max_grad_norm if self.spec.max_grad_norm > 0 else math.inf
         norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
         if not math.isfinite(norm):

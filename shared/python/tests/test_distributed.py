@@ -1,0 +1,201 @@
+"""The PyTorch engine as several processes (rl_torch_engine.distributed): two
+CPU processes over gloo against one process on the same requests. One update
+step gives the same leaves, grad norm and weights; every rank ends with the same
+weights and AdamW state (checksums); a rank whose slice is empty still steps;
+a request refused on the ranks is answered and the engine keeps serving; a
+killed peer fails the next request with `unavailable` and the engine exits.
+Skipped without torch or torch.distributed's gloo."""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_torch_engine import PACKAGE_ROOT, random_tensors, tiny_config, write_model_dir
+from test_torch_train import OPTIM, advantages, leaf_grads
+
+try:
+    import torch
+    import torch.distributed as dist
+
+    GLOO = dist.is_available() and dist.is_gloo_available()
+except ImportError:
+    torch = None
+    GLOO = False
+
+# Six pairs of unequal lengths (the slices are cut by tokens), one with an empty response.
+PAIRS = [
+    ([3, 40, 15, 9, 26], [5, 35, 8, 9]),
+    ([27, 1, 8], [2, 8, 18, 28, 1, 8]),
+    ([7], [1]),
+    ([4, 4, 2, 9, 11, 12, 13], []),
+    ([11, 2], [30, 31, 32, 33, 34]),
+    ([9, 9, 9, 9], [12, 13]),
+]
+LEAF_TOLERANCE = 2e-6  # a few float32 ulps of |log p| ~ 4: the slices pad differently, and each rank runs one thread
+WEIGHT_TOLERANCE = 1e-6
+
+
+def wire(pairs):
+    ids = [t for p, r in pairs for t in list(p) + list(r)]
+    return {
+        "prompt_lengths": torch.tensor([len(p) for p, _ in pairs], dtype=torch.int32),
+        "response_lengths": torch.tensor([len(r) for _, r in pairs], dtype=torch.int32),
+        "ids": torch.tensor(ids, dtype=torch.int32),
+    }
+
+
+class Served:
+    """`python -m rl_torch_engine serve` as a child process, answering one frame per request."""
+
+    def __init__(self, *args):
+        env = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
+        env.pop("OMP_NUM_THREADS", None)
+        self.child = subprocess.Popen([sys.executable, "-m", "rl_torch_engine", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.hello = None
+
+    def started(self):
+        from rl_torch_engine.protocol import read_frame
+
+        if self.hello is None:
+            self.hello, _ = read_frame(self.child.stdout)
+        return self.hello
+
+    def ask(self, header, tensors=None):
+        from rl_torch_engine.protocol import read_frame, write_frame
+
+        self.started()
+        write_frame(self.child.stdin, header, tensors)
+        frame = read_frame(self.child.stdout)
+        if frame is None:
+            raise AssertionError(f"the engine ended without answering {header.get('op')}")
+        return frame
+
+    def ok(self, header, tensors=None):
+        answer, out = self.ask(header, tensors)
+        if not answer.get("ok"):
+            raise AssertionError(f"{header.get('op')}: {answer.get('error')}")
+        return answer, out
+
+    def close(self):
+        if not self.child.stdin.closed:
+            try:
+                self.child.stdin.close()
+            except BrokenPipeError:
+                pass
+        if self.child.poll() is None:
+            try:
+                self.child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.wait()
+        self.child.stdout.close()
+
+
+def weights_of(served):
+    from rl_torch_engine.safetensors import decode_safetensors
+
+    _, out = served.ok({"op": "weights"})
+    return decode_safetensors(out["safetensors"].numpy().tobytes(), "weights")[0]
+
+
+@unittest.skipIf(not GLOO, "torch with torch.distributed (gloo) not installed")
+class DistributedTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="rl-torch-dist-")
+        self.addCleanup(self.tmp.cleanup)
+        cfg = tiny_config("Qwen3ForCausalLM")
+        self.model = os.path.join(self.tmp.name, "model")
+        write_model_dir(self.model, cfg, random_tensors(cfg, seed=5))
+
+    def start(self, world_size, *extra):
+        served = Served("serve", "--device", "cpu", "--world-size", str(world_size), *extra)
+        self.addCleanup(served.close)
+        return served
+
+    def open(self, served):
+        answer, _ = served.ok({"op": "open", "model": self.model, "train": True, "optimizer": OPTIM})
+        return answer
+
+    def update(self, served, pairs):
+        """forward -> the loss's leaf gradients (computed here, as the TypeScript side does) -> backward -> step."""
+        _, leaves = served.ok({"op": "forward"}, wire(pairs))
+        served.ok({"op": "backward"}, leaf_grads(leaves, torch.cat(advantages(pairs))))
+        answer, out = served.ok({"op": "step"})
+        return leaves, float(out["grad_norm"][0]), answer
+
+    def test_two_processes_step_as_one(self):
+        one, two = self.start(1), self.start(2)  # both start before either is waited on
+        self.assertEqual(one.started()["world_size"], 1)
+        self.assertEqual(two.started()["world_size"], 2)
+        self.assertEqual(self.open(one)["config"], self.open(two)["config"])
+
+        _, scored1 = one.ok({"op": "score"}, wire(PAIRS))
+        _, scored2 = two.ok({"op": "score"}, wire(PAIRS))
+        for name in ("logprobs", "entropies"):
+            self.assertEqual(scored2[name].shape, scored1[name].shape)
+            self.assertLessEqual(float((scored2[name] - scored1[name]).abs().max()), LEAF_TOLERANCE, name)
+
+        leaves1, norm1, step1 = self.update(one, PAIRS)
+        leaves2, norm2, step2 = self.update(two, PAIRS)
+        for name in ("logprobs", "entropies"):
+            self.assertLessEqual(float((leaves2[name] - leaves1[name]).abs().max()), LEAF_TOLERANCE, name)
+        self.assertEqual((step1["step"], step2["step"], step2["skipped"]), (1, 1, False))
+        self.assertAlmostEqual(norm2, norm1, delta=1e-6 * norm1)
+        w1, w2 = weights_of(one), weights_of(two)
+        self.assertEqual(sorted(w1), sorted(w2))
+        for name in w1:
+            self.assertLessEqual(float((w1[name] - w2[name]).abs().max()), WEIGHT_TOLERANCE, name)
+
+        # One pair: rank 1's slice is empty; it still takes part in the step.
+        _, norm1, _ = self.update(one, PAIRS[:1])
+        _, norm2, step2 = self.update(two, PAIRS[:1])
+        self.assertEqual(step2["step"], 2)
+        self.assertAlmostEqual(norm2, norm1, delta=1e-6 * norm1)
+        w1, w2 = weights_of(one), weights_of(two)
+        for name in w1:
+            self.assertLessEqual(float((w1[name] - w2[name]).abs().max()), WEIGHT_TOLERANCE, name)
+        check, _ = two.ok({"op": "sync_check"})
+        self.assertEqual((check["world_size"], len(check["checksums"]), check["identical"]), (2, 2, True))
+
+    def test_refusals_are_answered_and_the_group_keeps_serving(self):
+        two = self.start(2)
+        answer, _ = two.ask({"op": "forward"}, wire(PAIRS))
+        self.assertEqual(answer["error"], {"code": "bad_request", "message": "forward: no model is open"})
+        self.open(two)
+        answer, _ = two.ask({"op": "backward"}, {"logprobs": torch.zeros(3)})
+        self.assertEqual(answer["error"]["message"], "backward: no forward is pending (each forward's graph serves one backward)")
+        _, leaves = two.ok({"op": "forward"}, wire(PAIRS))
+        answer, _ = two.ask({"op": "backward"}, {"logprobs": torch.zeros(leaves["logprobs"].numel() - 1)})
+        self.assertEqual(answer["error"]["message"], f"backward: logprobs has {leaves['logprobs'].numel() - 1} values, the forward answered {leaves['logprobs'].numel()}")
+        answer, _ = two.ask({"op": "score"}, wire([([], [1, 2])]))
+        self.assertEqual(answer["error"]["code"], "bad_request")
+        self.assertIn("pairs[0]: the prompt is empty", answer["error"]["message"])
+        answer, _ = two.ask({"op": "load_optimizer", "path": os.path.join(self.tmp.name, "absent.bin")})
+        self.assertIn("cannot be read", answer["error"]["message"])
+        # The optimizer state travels to the peer as bytes: after a round trip the ranks still agree.
+        saved = os.path.join(self.tmp.name, "optimizer.bin")
+        self.update(two, PAIRS)
+        two.ok({"op": "save_optimizer", "path": saved})
+        self.assertEqual(two.ok({"op": "load_optimizer", "path": saved})[0]["step"], 1)
+        self.assertTrue(two.ok({"op": "sync_check"})[0]["identical"])
+        two.child.stdin.close()
+        self.assertEqual(two.child.wait(timeout=60), 0)
+
+    def test_a_killed_peer_fails_the_next_request_and_the_engine_exits(self):
+        two = self.start(2, "--timeout-s", "30")
+        self.open(two)
+        check, _ = two.ok({"op": "sync_check"})
+        peer = check["pids"][1]
+        os.kill(peer, signal.SIGKILL)
+        answer, _ = two.ask({"op": "score"}, wire(PAIRS))
+        self.assertEqual(answer["error"]["code"], "unavailable")
+        self.assertIn(f"peer rank 1 (pid {peer}) exited (signal 9)", answer["error"]["message"])
+        self.assertEqual(two.child.wait(timeout=60), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
