@@ -17,8 +17,8 @@ the leaves in order; `backward` hands each rank its slice of the leaf gradients;
 `step` sums the gradients over the ranks (all-reduce) before clipping, so every
 rank applies the same AdamW update and the weights stay identical (`sync_check`
 compares checksums). `open` loads the model on every rank and copies rank 0's
-parameters to the others (random LoRA initialisations agree). `save`, `weights`
-and `save_optimizer` are rank 0's alone; `load_optimizer` reaches every rank as
+parameters to the others (random LoRA initialisations agree). `save`, `weights`,
+`adapter` and `save_optimizer` are rank 0's alone; `load_optimizer` reaches every rank as
 bytes read by rank 0.
 
 A peer that exits, or a collective that fails or passes its timeout, fails the
@@ -47,7 +47,7 @@ from .scoring import check_pairs
 CONTROL_TIMEOUT = timedelta(days=30)
 DEFAULT_TIMEOUT_S = 300.0
 EXIT = "__exit__"
-RANK0_ONLY = ("save", "weights", "save_optimizer")
+RANK0_ONLY = ("save", "weights", "adapter", "save_optimizer")  # answers from rank 0's replica; every other op runs on every rank
 SLICED = ("score", "forward")
 BUCKET_ELEMENTS = 1 << 24
 
@@ -276,7 +276,7 @@ class DistributedEngine:
             start = int(p_len[:a].sum() + r_len[:a].sum())
             end = start + int(p_len[a:b].sum() + r_len[a:b].sum())
             part = {"prompt_lengths": p_len[a:b], "response_lengths": r_len[a:b], "ids": tensors["ids"][start:end]}
-            _, out = engine.handle({"op": op, "leaves": leaves}, part)
+            _, out = engine.handle({**header, "leaves": leaves}, part)
         if op == "forward":
             self.pending = (leaves, lengths)
         return {"ok": True, "lengths": lengths}, out

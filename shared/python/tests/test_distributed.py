@@ -3,11 +3,13 @@ CPU processes over gloo against one process on the same requests. One update
 step gives the same leaves, grad norm and weights; every rank ends with the same
 weights and AdamW state (checksums); a rank whose slice is empty still steps;
 a request refused on the ranks is answered and the engine keeps serving; a
-killed peer fails the next request with `unavailable` and the engine exits.
-Skipped without torch or torch.distributed's gloo."""
+killed peer fails the next request with `unavailable` and the engine exits; the
+workers torchrun would start serve alike. Skipped without torch or
+torch.distributed's gloo."""
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -49,27 +51,28 @@ def wire(pairs):
 
 
 class Served:
-    """`python -m rl_torch_engine serve` as a child process, answering one frame per request."""
+    """`python -m rl_torch_engine ...` as a child process, answering one frame per request."""
 
     def __init__(self, *args):
         env = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
         env.pop("OMP_NUM_THREADS", None)
         self.child = subprocess.Popen([sys.executable, "-m", "rl_torch_engine", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.stdin, self.stdout = self.child.stdin, self.child.stdout
         self.hello = None
 
     def started(self):
         from rl_torch_engine.protocol import read_frame
 
         if self.hello is None:
-            self.hello, _ = read_frame(self.child.stdout)
+            self.hello, _ = read_frame(self.stdout)
         return self.hello
 
     def ask(self, header, tensors=None):
         from rl_torch_engine.protocol import read_frame, write_frame
 
         self.started()
-        write_frame(self.child.stdin, header, tensors)
-        frame = read_frame(self.child.stdout)
+        write_frame(self.stdin, header, tensors)
+        frame = read_frame(self.stdout)
         if frame is None:
             raise AssertionError(f"the engine ended without answering {header.get('op')}")
         return frame
@@ -81,9 +84,9 @@ class Served:
         return answer, out
 
     def close(self):
-        if not self.child.stdin.closed:
+        if not self.stdin.closed:
             try:
-                self.child.stdin.close()
+                self.stdin.close()
             except BrokenPipeError:
                 pass
         if self.child.poll() is None:
@@ -92,7 +95,39 @@ class Served:
             except subprocess.TimeoutExpired:
                 self.child.kill()
                 self.child.wait()
-        self.child.stdout.close()
+        self.stdout.close()
+
+
+class TorchrunWorkers(Served):
+    """Two `serve` workers started as torchrun starts them: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+    MASTER_ADDR, MASTER_PORT and OMP_NUM_THREADS=1 in the environment, stdin and stdout shared by both."""
+
+    def __init__(self):
+        with socket.socket() as s:  # torchrun --standalone picks its port the same way
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        self.workers = []
+        for rank in range(2):
+            env = {**os.environ, "PYTHONPATH": PACKAGE_ROOT, "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+            env.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2", LOCAL_WORLD_SIZE="2")
+            argv = [sys.executable, "-m", "rl_torch_engine", "serve", "--device", "cpu"]
+            self.workers.append(subprocess.Popen(argv, stdin=stdin_r, stdout=stdout_w, env=env))
+        os.close(stdin_r)
+        os.close(stdout_w)
+        self.child = self.workers[0]
+        self.stdin, self.stdout = os.fdopen(stdin_w, "wb"), os.fdopen(stdout_r, "rb")
+        self.hello = None
+
+    def close(self):
+        super().close()
+        for worker in self.workers[1:]:
+            try:
+                worker.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
 
 
 def weights_of(served):
@@ -161,6 +196,24 @@ class DistributedTest(unittest.TestCase):
         check, _ = two.ok({"op": "sync_check"})
         self.assertEqual((check["world_size"], len(check["checksums"]), check["identical"]), (2, 2, True))
 
+    def test_under_torchrun_rank_0_serves_and_rank_1_follows(self):
+        # Debian's torch 1.13 torchrun fails before starting anything under Python 3.12 (its --redirects/--tee
+        # parsing), so the workers are started here with torchrun's environment; torch 2.x's torchrun sets the same.
+        from rl_torch_engine import load_model_dir, score_pairs
+
+        workers = TorchrunWorkers()
+        self.addCleanup(workers.close)
+        self.assertEqual(workers.started()["world_size"], 2)
+        self.open(workers)
+        _, scored = workers.ok({"op": "score"}, wire(PAIRS))
+        expected = torch.cat([lp for lp, _ in score_pairs(load_model_dir(self.model), PAIRS)])
+        self.assertLessEqual(float((scored["logprobs"] - expected).abs().max()), LEAF_TOLERANCE)
+        self.update(workers, PAIRS)
+        check, _ = workers.ok({"op": "sync_check"})
+        self.assertEqual((check["pids"], check["identical"]), ([w.pid for w in workers.workers], True))
+        workers.stdin.close()
+        self.assertEqual([w.wait(timeout=60) for w in workers.workers], [0, 0])
+
     def test_refusals_are_answered_and_the_group_keeps_serving(self):
         two = self.start(2)
         answer, _ = two.ask({"op": "forward"}, wire(PAIRS))
@@ -182,7 +235,7 @@ class DistributedTest(unittest.TestCase):
         two.ok({"op": "save_optimizer", "path": saved})
         self.assertEqual(two.ok({"op": "load_optimizer", "path": saved})[0]["step"], 1)
         self.assertTrue(two.ok({"op": "sync_check"})[0]["identical"])
-        two.child.stdin.close()
+        two.stdin.close()
         self.assertEqual(two.child.wait(timeout=60), 0)
 
     def test_a_killed_peer_fails_the_next_request_and_the_engine_exits(self):
