@@ -23,6 +23,14 @@ export interface TorchEngineOptions {
   command?: readonly string[];
   /** @default 'auto' (CUDA when torch sees a GPU, else CPU) */
   device?: 'auto' | 'cpu' | 'cuda';
+  /**
+   * Processes on this machine, one per GPU on CUDA (verl's trainer.n_gpus_per_node): the child is rank 0 and starts
+   * the others; each forward's pairs are split among them and the gradients summed before each step (data parallel,
+   * the weights replicated). @default 1
+   */
+  worldSize?: number;
+  /** With worldSize > 1: how long a collective waits for a slower rank before the request fails. @default 300 s */
+  collectiveTimeoutMs?: number;
   /** Until the child's hello (importing torch). @default 120 s */
   startupTimeoutMs?: number;
   /** Per request (opening a model, scoring a batch). @default 600 s */
@@ -66,6 +74,7 @@ export class TorchEngine {
   private readonly requestTimeoutMs: number;
   private readonly what: string;
   private readonly costs = new Map<string, BoundaryCost>();
+  #worldSize = 1;
 
   private constructor(child: ChildProcessWithoutNullStreams, requestTimeoutMs: number, what: string) {
     this.child = child;
@@ -88,7 +97,7 @@ export class TorchEngine {
   /** Starts the child and waits for its hello. */
   static async start(options: TorchEngineOptions = {}): Promise<TorchEngine> {
     const python = options.python ?? process.env.RL_TORCH_PYTHON ?? DEFAULT_PYTHON;
-    const [cmd, ...args] = options.command ?? [python, '-m', 'rl_torch_engine', 'serve', '--device', options.device ?? 'auto'];
+    const [cmd, ...args] = options.command ?? [python, '-m', 'rl_torch_engine', 'serve', '--device', options.device ?? 'auto', ...groupArgs(options)];
     const pythonPath = [PYTHON_PACKAGES, process.env.PYTHONPATH].filter((p) => p !== undefined && p !== '').join(':');
     const child = spawn(cmd as string, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONPATH: pythonPath } });
     const engine = new TorchEngine(child, options.requestTimeoutMs ?? 600_000, cmd as string);
@@ -97,7 +106,13 @@ export class TorchEngine {
       engine.close();
       throw new AppError(ErrorCode.Unavailable, `torch engine: ${cmd} did not answer as rl_torch_engine`);
     }
+    engine.#worldSize = typeof hello.header.world_size === 'number' ? hello.header.world_size : 1;
     return engine;
+  }
+
+  /** The processes the engine runs as (its hello says). */
+  get worldSize(): number {
+    return this.#worldSize;
   }
 
   /** The child's process id (undefined if it never started). */
@@ -222,6 +237,19 @@ export class TorchEngine {
       p.reject(err);
     }
   }
+}
+
+/** `--world-size N --timeout-s T` for more than one process; refuses a count or timeout that is not one. */
+function groupArgs(options: TorchEngineOptions): string[] {
+  const { worldSize = 1, collectiveTimeoutMs } = options;
+  if (!Number.isInteger(worldSize) || worldSize < 1) {
+    throw new AppError(ErrorCode.ValidationFailed, `torch engine: worldSize must be an integer >= 1 (got ${worldSize})`);
+  }
+  if (collectiveTimeoutMs !== undefined && !(collectiveTimeoutMs > 0 && Number.isFinite(collectiveTimeoutMs))) {
+    throw new AppError(ErrorCode.ValidationFailed, `torch engine: collectiveTimeoutMs must be a positive number of ms (got ${collectiveTimeoutMs})`);
+  }
+  if (worldSize === 1) return [];
+  return ['--world-size', String(worldSize), ...(collectiveTimeoutMs === undefined ? [] : ['--timeout-s', String(collectiveTimeoutMs / 1000)])];
 }
 
 /** Pairs on the wire: I32 prompt_lengths [N], response_lengths [N] and ids [each prompt then its response, pair after pair]. */

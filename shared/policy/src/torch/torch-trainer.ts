@@ -120,6 +120,11 @@ export class TorchTrainer implements TrainingEngine {
     return this.#engine.pid;
   }
 
+  /** The processes the child runs as (TorchEngineOptions.worldSize). */
+  get worldSize(): number {
+    return this.#engine.worldSize;
+  }
+
   /** Updates applied so far. */
   get updates(): number {
     return this.#updates;
