@@ -2,7 +2,7 @@
 // (plan/rl-plan.ts), builds the datasets, the policy worker process, the
 // rollout, reward and policy clients from the plan, runs the loop, writes the
 // plots, and stops the worker whatever happens.
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { createRng } from '@rl/service-kit';
 import type { ChatMessage } from '@rl/policy';
 import { createKlController } from '../core/algos/index.ts';
@@ -26,6 +26,7 @@ import { createOtelTrace } from './otel-trace.ts';
 import { startPolicyWorker } from './policy-worker-process.ts';
 import { withWorkerRestarts } from './worker-restarts.ts';
 import { createRemoteRollout } from './remote-rollout.ts';
+import { FINAL_MODEL_DIRS } from '../policy/checkpoint-layout.ts';
 
 function datasetOptions(p: DatasetPlan, countTokens: CountTokens): LoadDatasetOptions {
   const { filterMaxPromptLength, ...rest } = p;
@@ -142,7 +143,10 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
         signal: ctx.signal,
       });
       // The job's final models, whether or not its last step was a checkpoint.
-      for (const path of await worker.exportFinalModels()) ctx.emit({ type: 'log', job: ctx.id, message: `final model (Hugging Face directory): ${path}` });
+      for (const path of await worker.exportFinalModels()) {
+        const what = basename(path) === FINAL_MODEL_DIRS.loraAdapter ? 'PEFT LoRA adapter' : 'Hugging Face directory';
+        ctx.emit({ type: 'log', job: ctx.id, message: `final model (${what}): ${path}` });
+      }
     } finally {
       await metrics.close();
       await worker.stop();
