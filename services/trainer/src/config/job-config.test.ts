@@ -27,7 +27,14 @@ describe('job config defaults', () => {
     expect(c.trainer.default_local_dir).toBe('.run/checkpoints/verl_examples/gsm8k');
     expect(c.trainer.resume_mode).toBe('auto');
     expect(c.reward.routes['arithmetic_sequence']).toBe('reward.rules.score');
-    expect(c.rollout).toEqual({ mode: 'remote', subject: 'rollout.generate', timeout_ms: 300_000, weights_bucket: 'rl-policy', weights_name: 'actor', weights_format: 'full' });
+    expect(c.rollout).toEqual({
+      mode: 'remote',
+      subject: 'rollout.generate',
+      timeout_ms: 300_000,
+      weights_bucket: 'rl-policy',
+      weights_name: 'actor',
+      weights_format: 'full',
+    });
   });
 
   it('reads JSON as well as YAML, and a list of train files', () => {
