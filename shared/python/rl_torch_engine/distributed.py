@@ -7,8 +7,8 @@ a TCPStore at 127.0.0.1 on a port the kernel picked); started under torchrun
 (RANK/WORLD_SIZE in the environment) global rank 0 serves and the others are
 peers. Backend gloo on CPU, nccl on CUDA (one GPU per local rank).
 
-Each request is broadcast to the peers (a gloo group of its own whose timeout is
-long: the parent may be idle between requests); every rank runs its part, then
+Each request is broadcast to the peers (a gloo group of its own, where the peers
+wait as long as the parent stays idle; rank 0 does not wait for it); every rank runs its part, then
 the ranks agree (one all-gather of each rank's failure or None) before any
 collective that moves tensors, so a request refused on one rank fails on all and
 none waits in a collective the others never enter. `score`/`forward` split the
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -43,8 +44,9 @@ from .config import ConfigError
 from .engine import Answer, Engine, OutOfMemory
 from .scoring import check_pairs
 
-# The request broadcast waits as long as the parent stays idle; the others wait for slower ranks only.
+# A peer waits for the next request as long as the parent stays idle; every other wait is for a slower rank.
 CONTROL_TIMEOUT = timedelta(days=30)
+STARTUP_TIMEOUT = timedelta(seconds=600)
 DEFAULT_TIMEOUT_S = 300.0
 EXIT = "__exit__"
 RANK0_ONLY = ("save", "weights", "adapter", "save_optimizer")  # answers from rank 0's replica; every other op runs on every rank
@@ -115,11 +117,13 @@ class Groups:
         backend = "nccl" if device.type == "cuda" else "gloo"
         timeout = timedelta(seconds=timeout_s)
         where: Dict[str, Any] = {"store": store} if store is not None else {"init_method": "env://"}
-        dist.init_process_group(backend, rank=world.rank, world_size=world.size, timeout=timeout, **where)
-        self.tensors: Any = dist.group.WORLD
-        self.objects: Any = dist.group.WORLD if backend == "gloo" else dist.new_group(backend="gloo", timeout=timeout)
+        # The default group waits for the slowest rank to start (importing torch, loading CUDA); it carries nothing after.
+        dist.init_process_group(backend, rank=world.rank, world_size=world.size, timeout=STARTUP_TIMEOUT, **where)
+        self.tensors: Any = dist.new_group(backend=backend, timeout=timeout)
+        self.objects: Any = self.tensors if backend == "gloo" else dist.new_group(backend="gloo", timeout=timeout)
         self.control: Any = dist.new_group(backend="gloo", timeout=CONTROL_TIMEOUT)
         self.comm_device = device
+        self.timeout_s = timeout_s
 
 
 class DistributedEngine:
@@ -142,12 +146,16 @@ class DistributedEngine:
         self.check_peers()
         if header.get("op") == "load_optimizer" and header.get("path") is not None:
             header, tensors = self.inline_file(header)
-        request = [dict(header), {k: v.clone() for k, v in tensors.items()}]
         try:
-            dist.broadcast_object_list(request, src=0, group=self.groups.control)
+            sent = self.send_request(header, tensors)
         except Exception as err:  # noqa: BLE001 - any failure here is the group's
             raise self.failure(f"{header.get('op')}: sending the request to the peers failed", err) from None
-        return self.run(header, tensors)
+        try:
+            return self.run(header, tensors)
+        finally:
+            if not self.broken:  # the ranks agreed, so every peer has taken the request
+                for work in sent:
+                    work.wait()
 
     def inline_file(self, header: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
         """load_optimizer's file, read here and sent to every rank as bytes (the peers may not see this disk)."""
@@ -178,14 +186,18 @@ class DistributedEngine:
             except subprocess.TimeoutExpired:
                 continue
             dead.append(f"peer rank {r} (pid {peer.pid}) exited ({describe_exit(code)})")
-        why = "; ".join(dead) if dead else f"{type(err).__name__}: {err}"
+        if dead:
+            why = "; ".join(dead)
+        else:
+            detail = " ".join(str(err).split())[:300]
+            why = f"no peer has exited, one may be stuck (collectives wait {self.groups.timeout_s:g} s): {type(err).__name__}: {detail}"
         return PeerFailed(f"{doing}: {why}; the engine stops")
 
     def close(self) -> None:
         """Ends the peers: a clean exit after EOF, else they are killed."""
         if not self.broken:
             try:
-                dist.broadcast_object_list([{"op": EXIT}, {}], src=0, group=self.groups.control)
+                self.send_request({"op": EXIT}, {})
             except Exception:  # noqa: BLE001 - they are killed below
                 self.broken = True
         for peer in self.peers:
@@ -197,16 +209,33 @@ class DistributedEngine:
         if not self.broken:
             dist.destroy_process_group()
 
+    def send_request(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> List[Any]:
+        """Starts the request's broadcast to every peer and returns at once: a gloo send to a stopped peer waits
+        without a timeout, so rank 0 goes on to the agreement, whose receive has one."""
+        raw = pickle.dumps((dict(header), {k: v.clone() for k, v in tensors.items()}))
+        return [self.broadcast(torch.tensor([len(raw)], dtype=torch.int64)), self.broadcast(torch.frombuffer(bytearray(raw), dtype=torch.uint8))]
+
     # ----- the other ranks -----
+    def receive_request(self) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
+        """The next request from rank 0, however long the parent stays idle."""
+        size = torch.zeros(1, dtype=torch.int64)
+        self.broadcast(size).wait()
+        raw = torch.empty(int(size[0]), dtype=torch.uint8)
+        self.broadcast(raw).wait()
+        header, tensors = pickle.loads(raw.numpy().tobytes())  # from rank 0, this program's own process
+        return header, tensors
+
+    def broadcast(self, t: torch.Tensor) -> Any:
+        """From rank 0 on the request channel (the peers wait there as long as the parent stays idle)."""
+        return dist.broadcast(t, src=0, group=self.groups.control, async_op=True)
+
     def serve_peer(self) -> int:
         while True:
-            request: List[Any] = [None, None]
             try:
-                dist.broadcast_object_list(request, src=0, group=self.groups.control)
+                header, tensors = self.receive_request()
             except Exception as err:  # noqa: BLE001 - rank 0 is gone
                 print(f"rl_torch_engine rank {self.world.rank}: rank 0 is gone ({err})", file=sys.stderr)
                 return 3
-            header, tensors = request
             if header.get("op") == EXIT:
                 dist.destroy_process_group()
                 return 0
@@ -439,7 +468,7 @@ def rebuild(kind: str, message: str) -> Exception:
 def spawn_peers(size: int, device_name: str, timeout_s: float) -> Tuple[Any, List["subprocess.Popen[bytes]"]]:
     """Rank 0's store (on a port the kernel picks) and ranks 1..size-1 as child processes. A peer's stdin is a
     pipe rank 0 never writes: its end tells the peer that rank 0 is gone."""
-    store = dist.TCPStore("127.0.0.1", 0, size, True, timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
+    store = dist.TCPStore("127.0.0.1", 0, size, True, timeout=STARTUP_TIMEOUT, wait_for_workers=False)
     peers = []
     for r in range(1, size):
         argv = ["peer", "--rank", str(r), "--world-size", str(size), "--store-port", str(store.port), "--device", device_name, "--timeout-s", str(timeout_s)]
@@ -504,6 +533,6 @@ def run_peer(rank: int, world_size: int, store_port: int, device_name: str, time
     device = rank_device(device_name, world)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    store = dist.TCPStore("127.0.0.1", store_port, world_size, False, timeout=timedelta(seconds=timeout_s))
+    store = dist.TCPStore("127.0.0.1", store_port, world_size, False, timeout=STARTUP_TIMEOUT)
     engine = DistributedEngine(Engine(device), world, Groups(world, device, timeout_s, store))
     return engine.serve_peer()

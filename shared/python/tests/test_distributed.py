@@ -249,6 +249,17 @@ class DistributedTest(unittest.TestCase):
         self.assertIn(f"peer rank 1 (pid {peer}) exited (signal 9)", answer["error"]["message"])
         self.assertEqual(two.child.wait(timeout=60), 3)
 
+    def test_a_stuck_peer_fails_the_request_at_the_collective_timeout(self):
+        two = self.start(2, "--timeout-s", "2")
+        self.open(two)
+        peer = two.ok({"op": "sync_check"})[0]["pids"][1]
+        os.kill(peer, signal.SIGSTOP)
+        self.addCleanup(lambda: os.kill(peer, signal.SIGKILL) if os.path.exists(f"/proc/{peer}") else None)
+        answer, _ = two.ask({"op": "score"}, wire(PAIRS))
+        self.assertEqual(answer["error"]["code"], "unavailable")
+        self.assertIn("no peer has exited, one may be stuck (collectives wait 2 s)", answer["error"]["message"])
+        self.assertEqual(two.child.wait(timeout=60), 3)
+
 
 if __name__ == "__main__":
     unittest.main()
