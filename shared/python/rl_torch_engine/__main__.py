@@ -1,6 +1,6 @@
 """`python -m rl_torch_engine serve [--device cpu|cuda] [--world-size N]`: the engine as a child
 process, answering frames (protocol.py) on stdin/stdout until stdin ends. With
---world-size N (or under torchrun) it runs as N processes (distributed.py);
+--world-size N (or under torchrun) it runs as N processes (distributed.py, launch.py);
 `peer` is the command of the processes it spawns.
 
 Requests and answers (one answer per request, in order; every answer's header
@@ -44,8 +44,9 @@ from typing import Any, BinaryIO, Optional
 import torch
 
 from .config import ConfigError
-from .distributed import DEFAULT_TIMEOUT_S, PeerFailed, run_peer, serve_group
+from .distributed import DEFAULT_TIMEOUT_S, PeerFailed
 from .engine import Engine, OutOfMemory
+from .launch import run_peer, serve_group
 from .protocol import ProtocolError, read_frame, write_frame
 
 
