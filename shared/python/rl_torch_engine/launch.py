@@ -78,6 +78,10 @@ def serve_group(serve: Any, device_name: str, world_size: int, timeout_s: float)
     world = world_from_env()
     store, peers = None, []
     if world is None:
+        gpus = torch.cuda.device_count() if device_name == "cuda" or (device_name == "auto" and torch.cuda.is_available()) else 0
+        if gpus and world_size > gpus:
+            print(f"rl_torch_engine: --world-size {world_size} needs {world_size} GPUs (one per process); torch sees {gpus}", file=sys.stderr)
+            return 2
         world = World(0, world_size, 0, world_size)
         store, peers = spawn_peers(world_size, device_name, timeout_s)
     device = rank_device(device_name, world)

@@ -137,6 +137,18 @@ def weights_of(served):
     return decode_safetensors(out["safetensors"].numpy().tobytes(), "weights")[0]
 
 
+@unittest.skipIf(torch is None, "torch not installed")
+class SharesTest(unittest.TestCase):
+    def test_contiguous_slices_balanced_by_tokens(self):
+        from rl_torch_engine.distributed import shares
+
+        self.assertEqual(shares([9, 6, 2, 7, 7, 6], 2), [(0, 3), (3, 6)])  # 17 | 20
+        self.assertEqual(shares([1, 1, 1, 1, 1, 1], 3), [(0, 2), (2, 4), (4, 6)])
+        self.assertEqual(shares([30, 1, 1], 2), [(0, 1), (1, 3)])  # a pair heavier than a share runs alone
+        self.assertEqual(shares([5], 3), [(0, 1), (1, 1), (1, 1)])  # more ranks than pairs: the last ones idle
+        self.assertEqual(shares([], 2), [(0, 0), (0, 0)])
+
+
 @unittest.skipIf(not GLOO, "torch with torch.distributed (gloo) not installed")
 class DistributedTest(unittest.TestCase):
     def setUp(self):
