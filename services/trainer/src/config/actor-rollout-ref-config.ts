@@ -76,6 +76,10 @@ export const ActorConfig = z.strictObject({
   ppo_mini_batch_size: positiveInt().nullable().default(null),
   /** Sequences per forward/backward pass (gradient accumulation); null = the whole mini-batch. @default null */
   ppo_micro_batch_size_per_gpu: positiveInt().nullable().default(null),
+  /** Cut forward/backward passes by tokens instead of sequences: each mini-batch is one loss, computed in passes of at most ppo_max_token_len_per_gpu tokens (the PyTorch engine; ppo_micro_batch_size_per_gpu is then unused). @default false */
+  use_dynamic_bsz: bool().default(false),
+  /** Tokens (sequences x padded length) per forward/backward pass with use_dynamic_bsz. @default 16384 */
+  ppo_max_token_len_per_gpu: positiveInt().default(16384),
   /** Passes over each batch. @default 1 */
   ppo_epochs: positiveInt().default(1),
   /** Reshuffle the sequences every PPO epoch (otherwise mini-batches are taken in order). @default false */

@@ -60,6 +60,10 @@ export const CriticConfig = z.strictObject({
   ppo_mini_batch_size: positiveInt().nullable().default(null),
   /** Sequences per forward/backward pass (gradient accumulation); null = the whole mini-batch. @default null */
   ppo_micro_batch_size_per_gpu: positiveInt().nullable().default(null),
+  /** As actor_rollout_ref.actor.use_dynamic_bsz, for the critic; null = the actor's. @default null */
+  use_dynamic_bsz: bool().nullable().default(null),
+  /** As actor_rollout_ref.actor.ppo_max_token_len_per_gpu, for the critic; null = the actor's. @default null */
+  ppo_max_token_len_per_gpu: positiveInt().nullable().default(null),
   /** Reshuffle the sequences every epoch; null = actor.shuffle. @default null */
   shuffle: bool().nullable().default(null),
   /** Seed of that shuffle. @default 42 */

@@ -102,6 +102,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
     kl_ctrl: c.algorithm.kl_ctrl,
   });
   const n = arr.rollout.n;
+  const criticDynamic = critic.use_dynamic_bsz ?? actor.use_dynamic_bsz;
   return {
     name: trainer.experiment_name,
     dir: path(trainer.default_local_dir),
@@ -120,7 +121,11 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         path: f.modelDir,
       },
       ...(m.lora_rank > 0 && { lora: { rank: m.lora_rank, alpha: m.lora_alpha, target_modules: m.target_modules } }),
-      engine: { kind: engineOf(actor.strategy), gradient_checkpointing: arr.model.enable_gradient_checkpointing },
+      engine: {
+        kind: engineOf(actor.strategy),
+        gradient_checkpointing: arr.model.enable_gradient_checkpointing,
+        max_tokens: actor.use_dynamic_bsz ? actor.ppo_max_token_len_per_gpu : null,
+      },
       optim: { lr: actor.optim.lr, weight_decay: actor.optim.weight_decay, betas: actor.optim.betas, grad_clip: actor.grad_clip },
       loss,
       weights: { bucket: c.rollout.weights_bucket, name: c.rollout.weights_name, format: c.rollout.weights_format },
@@ -132,7 +137,11 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
           loss_scale_factor: data.max_response_length,
           path: f.criticModelDir,
           seed: m.seed,
-          engine: { kind: engineOf(critic.strategy ?? actor.strategy), gradient_checkpointing: arr.model.enable_gradient_checkpointing },
+          engine: {
+            kind: engineOf(critic.strategy ?? actor.strategy),
+            gradient_checkpointing: arr.model.enable_gradient_checkpointing,
+            max_tokens: criticDynamic ? (critic.ppo_max_token_len_per_gpu ?? actor.ppo_max_token_len_per_gpu) : null,
+          },
         },
       }),
     },
@@ -148,7 +157,8 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         ...loss,
         ppo_epochs: actor.ppo_epochs,
         ppo_mini_batch_size: actor.ppo_mini_batch_size * n,
-        ppo_micro_batch_size: actor.ppo_micro_batch_size_per_gpu,
+        // With dynamic batches a mini-batch is one pass of the loss, cut by tokens inside the engine.
+        ppo_micro_batch_size: actor.use_dynamic_bsz ? null : actor.ppo_micro_batch_size_per_gpu,
         shuffle: actor.shuffle,
         data_loader_seed: actor.data_loader_seed,
         grad_clip: actor.grad_clip,
@@ -165,7 +175,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
           loss: {
             ppo_epochs: critic.ppo_epochs,
             ppo_mini_batch_size: critic.ppo_mini_batch_size * n,
-            ppo_micro_batch_size: critic.ppo_micro_batch_size_per_gpu,
+            ppo_micro_batch_size: criticDynamic ? null : critic.ppo_micro_batch_size_per_gpu,
             shuffle: critic.shuffle,
             data_loader_seed: critic.data_loader_seed,
             lr: critic.optim.lr,

@@ -57,7 +57,7 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
-      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing },
+      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing, max_tokens: null },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.
       weights: { bucket: 'rl-policy', name: `sft-${t.experiment_name}` },

@@ -22,13 +22,20 @@ type Optim = WorkerSpec['optim'];
 export interface EngineChoice {
   kind: EngineKind;
   gradientCheckpointing: boolean;
+  /** Tokens per forward pass inside the torch engine (a micro-batch runs in parts of at most this); null: its default. */
+  maxTokens: number | null;
+}
+
+/** The torch engine's settings of a choice. */
+function torchOptions(choice: EngineChoice) {
+  return { gradientCheckpointing: choice.gradientCheckpointing, ...(choice.maxTokens !== null && { maxTokens: choice.maxTokens }) };
 }
 
 /** Trainable `weights` with AdamW as `optim` says, on the chosen engine. */
 export async function openTrainingEngine(weights: PolicyWeights, optim: Optim, choice: EngineChoice): Promise<TrainingEngine> {
   const optimizer = { lr: optim.lr, betas: optim.betas, weightDecay: optim.weight_decay, maxGradNorm: optim.grad_clip };
   if (choice.kind === 'jax') return PolicyTrainer.create(weights, optimizer);
-  return TorchTrainer.create(weights, optimizer, { gradientCheckpointing: choice.gradientCheckpointing });
+  return TorchTrainer.create(weights, optimizer, torchOptions(choice));
 }
 
 /** A frozen model that only scores (the reference policy). */
@@ -38,7 +45,7 @@ export type ScoringModel = Pick<TrainingEngine, 'score' | 'dispose' | 'failed'>;
 export async function openScoringModel(weights: PolicyWeights, choice: EngineChoice): Promise<ScoringModel> {
   if (choice.kind === 'jax') return policyFromWeights(weights);
   // A child of its own that never steps (torch's AdamW allocates its moments at the first step).
-  return TorchTrainer.create(weights, { lr: 1 }, { gradientCheckpointing: false });
+  return TorchTrainer.create(weights, { lr: 1 }, { ...torchOptions(choice), gradientCheckpointing: false });
 }
 
 /** LoRA training on either engine: the adapters train, the base with the adapters off is the reference. */
@@ -81,7 +88,7 @@ export async function openLoraEngine(base: PolicyWeights, optim: Optim, choice: 
     };
   }
   const trainer = await TorchTrainer.create(base, optimizer, {
-    gradientCheckpointing: choice.gradientCheckpointing,
+    ...torchOptions(choice),
     lora: { r: lora.rank, lora_alpha: lora.alpha, target_modules: lora.target_modules, seed: start.seed },
     ...(start.adapterDir !== null && { adapter: start.adapterDir }),
   });

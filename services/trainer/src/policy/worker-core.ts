@@ -378,11 +378,11 @@ export class PolicyWorkerCore {
 
 /** The actor's (and reference's) engine. */
 function actorEngine(spec: WorkerSpec): EngineChoice {
-  return { kind: spec.engine.kind, gradientCheckpointing: spec.engine.gradient_checkpointing };
+  return { kind: spec.engine.kind, gradientCheckpointing: spec.engine.gradient_checkpointing, maxTokens: spec.engine.max_tokens };
 }
 
 /** The critic's engine (verl critic.strategy). */
 function criticEngine(spec: WorkerSpec): EngineChoice {
   const e = spec.critic?.engine ?? spec.engine;
-  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing };
+  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing, maxTokens: e.max_tokens };
 }
