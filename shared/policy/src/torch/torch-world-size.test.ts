@@ -1,7 +1,9 @@
 // The torch engine as two processes (worldSize 2: rank 0 and one peer over
 // gloo on CPU) trains as one process does: the same scores, PPO loss, grad
 // norm and weights after a step, through the TorchTrainer surface the policy
-// worker uses; a world size that is not a count is refused by name.
+// worker uses; a killed peer fails the next call with `unavailable`; a world
+// size that is not a count is refused by name.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError, createRng, ErrorCode } from '@rl/service-kit/core';
@@ -72,6 +74,15 @@ describe('TorchTrainer with worldSize 2', () => {
         expect(Math.abs(x.gradNorm - y.gradNorm) / x.gradNorm).toBeLessThanOrEqual(1e-6);
         const [wx, wy] = [await one.exportWeights('s1'), await two.exportWeights('s1')];
         for (const [name, t] of Object.entries(wx.params)) expect(maxDiff(t.data, wy.params[name]!.data), name).toBeLessThanOrEqual(1e-6);
+        // The peer (rank 0's one child process) killed: the next call fails with `unavailable` naming it, and the engine is done.
+        const peer = Number(readFileSync(`/proc/${two.pid}/task/${two.pid}/children`, 'utf8').trim());
+        process.kill(peer, 'SIGKILL');
+        await expect(two.score(PAIRS)).rejects.toMatchObject({
+          code: ErrorCode.Unavailable,
+          message: expect.stringContaining(`peer rank 1 (pid ${peer}) exited (signal 9)`),
+        });
+        // The engine exits after answering (its group is broken): later calls fail too.
+        await expect(two.score(PAIRS)).rejects.toMatchObject({ code: ErrorCode.Unavailable });
       } finally {
         one.dispose();
         two.dispose();
