@@ -89,6 +89,8 @@ class Attention(nn.Module):
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
+        # Elementwise ops keep the transposed strides; the attention matmuls run about twice as fast on contiguous inputs.
+        q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
         n_rep = s.num_heads // s.num_kv_heads
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         if hasattr(nn.functional, "scaled_dot_product_attention"):  # torch >= 2: fused kernels
