@@ -2,7 +2,8 @@
 CPU processes over gloo against one process on the same requests. One update
 step gives the same leaves, grad norm and weights; every rank ends with the same
 weights and AdamW state (checksums); a rank whose slice is empty still steps;
-a request refused on the ranks is answered and the engine keeps serving; a
+a request refused on the ranks is answered and the engine keeps serving; LoRA
+trains alike and `adapters: false` scores the base; a
 killed peer fails the next request with `unavailable` and the engine exits; the
 workers torchrun would start serve alike. Skipped without torch or
 torch.distributed's gloo."""
@@ -247,6 +248,17 @@ class DistributedTest(unittest.TestCase):
         two.ok({"op": "save_optimizer", "path": saved})
         self.assertEqual(two.ok({"op": "load_optimizer", "path": saved})[0]["step"], 1)
         self.assertTrue(two.ok({"op": "sync_check"})[0]["identical"])
+        # LoRA: only the adapters train (their gradients summed alike); adapters: false scores the base.
+        from rl_torch_engine import load_model_dir, score_pairs
+
+        two.ok({"op": "open", "model": self.model, "train": True, "optimizer": OPTIM, "lora": {"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}})
+        self.update(two, PAIRS)
+        self.assertTrue(two.ok({"op": "sync_check"})[0]["identical"])
+        _, base = two.ok({"op": "score", "adapters": False}, wire(PAIRS))
+        expected = torch.cat([lp for lp, _ in score_pairs(load_model_dir(self.model), PAIRS)])
+        self.assertLessEqual(float((base["logprobs"] - expected).abs().max()), LEAF_TOLERANCE)
+        _, adapted = two.ok({"op": "score"}, wire(PAIRS))
+        self.assertGreater(float((adapted["logprobs"] - expected).abs().max()), 1e-6)  # the step moved the adapters
         two.stdin.close()
         self.assertEqual(two.child.wait(timeout=60), 0)
 
