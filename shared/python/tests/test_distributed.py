@@ -1,12 +1,12 @@
 """The PyTorch engine as several processes (rl_torch_engine.distributed): two
 CPU processes over gloo against one process on the same requests. One update
-step gives the same leaves, grad norm and weights; every rank ends with the same
-weights and AdamW state (checksums); a rank whose slice is empty still steps;
-a request refused on the ranks is answered and the engine keeps serving; LoRA
-trains alike and `adapters: false` scores the base; a
-killed peer fails the next request with `unavailable` and the engine exits; the
-workers torchrun would start serve alike. Skipped without torch or
-torch.distributed's gloo."""
+step gives the same leaves, grad norm and weights; every rank ends with the
+same weights and AdamW state (checksums); a rank whose slice is empty still
+steps; a request refused on the ranks is answered and the engine keeps
+serving; LoRA trains alike and `adapters: false` scores the base; a killed peer
+fails the next request with `unavailable` and the engine exits, a stopped one
+at the collective timeout; the workers torchrun would start serve alike.
+Skipped without torch or torch.distributed's gloo."""
 
 import os
 import signal
