@@ -143,7 +143,12 @@ describe('a failing engine child', () => {
         expect(err).toBeInstanceOf(AppError);
         expect((err as AppError).code).toBe('validation_failed');
         expect((err as AppError).message).toBe(`torch engine: ${join(dir, 'config.json')}: model_type: "mistral" is not supported (llama, qwen2, qwen3)`);
-        expect(await child.open(good)).toEqual({ architecture: 'LlamaForCausalLM', vocabSize: config.vocabSize, maxSeqLen: config.maxSeqLen, valueHead: false });
+        expect(await child.open(good)).toEqual({
+          architecture: 'LlamaForCausalLM',
+          vocabSize: config.vocabSize,
+          maxSeqLen: config.maxSeqLen,
+          valueHead: false,
+        });
       } finally {
         child.close();
       }
