@@ -6,8 +6,7 @@ import type { z } from 'zod';
 
 /** Key path -> why it has no effect here. */
 export const COMPAT_KEYS = {
-  'trainer.n_gpus_per_node': 'GPU placement: the policy worker is one process on this machine',
-  'trainer.nnodes': 'node placement: the policy worker is one process on this machine',
+  'trainer.nnodes': "node placement: the policy worker and its engine's processes run on this machine",
   'trainer.logger': 'metrics always go to metrics.jsonl, the job events (SSE, NATS) and the plots',
   'actor_rollout_ref.rollout.name': 'the inference engine: rollouts come from the generation service, whose backend is its own setting',
   'actor_rollout_ref.rollout.gpu_memory_utilization': 'GPU memory of the inference engine',

@@ -28,10 +28,10 @@ export const TrainerConfig = z.strictObject({
   validation_data_dir: text().nullable().default(null),
   /** Each training step's rollouts as `<dir>/<step>.jsonl`; null = none. @default null */
   rollout_data_dir: text().nullable().default(null),
-  /** Accepted and ignored (compat-keys.ts): GPU placement. */
-  n_gpus_per_node: ignored(positiveInt()),
-  /** Accepted and ignored (compat-keys.ts): node placement. */
-  nnodes: ignored(positiveInt()),
+  /** Processes of the PyTorch engine (strategy fsdp/fsdp2), one per GPU: each computes a share of every micro-batch and the gradients are summed before the step; the embedded engine is one process. verl: 8. @default 1 */
+  n_gpus_per_node: positiveInt().default(1),
+  /** Accepted and ignored (compat-keys.ts): the engine's processes run on this machine, so 1 is the only value. */
+  nnodes: ignored(positiveInt().max(1, { error: 'the engine processes run on this machine: only 1 node (start one job per machine)' })),
   /** Accepted and ignored (compat-keys.ts): logging backends. */
   logger: ignored(z.union([text(), z.array(text())], { error: 'expected a logger name or a list of them' })),
 });

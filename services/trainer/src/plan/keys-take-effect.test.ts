@@ -144,6 +144,7 @@ const RL: Record<string, Change> = {
   'critic.use_dynamic_bsz': { at: 'spec.critic.engine.max_tokens', value: true, context: critic },
   'critic.ppo_max_token_len_per_gpu': { at: 'spec.critic.engine.max_tokens', value: 4096, context: { ...critic, 'critic.use_dynamic_bsz': true } },
   'critic.loss_agg_mode': { at: 'spec.critic.loss_agg_mode', value: 'seq-mean-token-sum', context: critic },
+  'trainer.n_gpus_per_node': { at: 'spec.engine.world_size', value: 2, context: { 'actor_rollout_ref.actor.strategy': 'fsdp' } },
   'trainer.total_epochs': { at: 'totalEpochs', value: 3 },
   'trainer.total_training_steps': { at: 'totalSteps', value: 10 },
   'trainer.save_freq': { at: 'fit.saveFreq', value: 5 },
@@ -219,6 +220,7 @@ const SFT: Record<string, Change> = {
   'optim.clip_grad': { at: 'spec.optim.grad_clip', value: 0.5 },
   'optim.lr_scheduler': { at: 'schedule.kind', value: 'wsd' },
   'trainer.total_epochs': { at: 'totalEpochs', value: 2 },
+  'trainer.n_gpus_per_node': { at: 'spec.engine.world_size', value: 2, context: { 'model.strategy': 'fsdp' } },
   'trainer.total_training_steps': { at: 'totalSteps', value: 10 },
   'trainer.save_freq': { at: 'saveFreq', value: 5 },
   'trainer.test_freq': { at: 'testFreq', value: 5 },
@@ -248,8 +250,8 @@ describe('every accepted RL key changes the job', () => {
   });
 
   it('a job that sets a compatibility key says so, with the reason', () => {
-    const c = validateRlJobConfig({ ...RL_BASE, trainer: { n_gpus_per_node: 8, logger: ['console'] }, actor_rollout_ref: { rollout: { name: 'vllm' } } });
-    expect(compatKeysSet(c).map((k) => k.key)).toEqual(['trainer.n_gpus_per_node', 'trainer.logger', 'actor_rollout_ref.rollout.name']);
+    const c = validateRlJobConfig({ ...RL_BASE, trainer: { nnodes: 1, logger: ['console'] }, actor_rollout_ref: { rollout: { name: 'vllm' } } });
+    expect(compatKeysSet(c).map((k) => k.key)).toEqual(['trainer.nnodes', 'trainer.logger', 'actor_rollout_ref.rollout.name']);
     expect(compatKeysSet(validateRlJobConfig(RL_BASE))).toEqual([]);
     // Every compatibility key is one the schemas accept.
     const all = [...leaves(JobConfigInput), ...leaves(SftJobConfigInput)];

@@ -11,7 +11,7 @@ import type { JobConfig } from '../config/index.ts';
 import type { BatchSamplerOptions, LoadDatasetOptions } from '../data/index.ts';
 import { RolloutCorrectionSchema } from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
-import { engineOf } from '../config/strategy.ts';
+import { engineOf, type Strategy } from '../config/strategy.ts';
 
 /** What the adapter learned before planning. */
 export interface RlFacts {
@@ -103,6 +103,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
   });
   const n = arr.rollout.n;
   const criticDynamic = critic.use_dynamic_bsz ?? actor.use_dynamic_bsz;
+  const worldSize = (s: Strategy) => (engineOf(s) === 'torch' ? trainer.n_gpus_per_node : 1);
   return {
     name: trainer.experiment_name,
     dir: path(trainer.default_local_dir),
@@ -125,6 +126,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         kind: engineOf(actor.strategy),
         gradient_checkpointing: arr.model.enable_gradient_checkpointing,
         max_tokens: actor.use_dynamic_bsz ? actor.ppo_max_token_len_per_gpu : null,
+        world_size: worldSize(actor.strategy),
       },
       optim: { lr: actor.optim.lr, weight_decay: actor.optim.weight_decay, betas: actor.optim.betas, grad_clip: actor.grad_clip },
       loss,
@@ -141,6 +143,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
             kind: engineOf(critic.strategy ?? actor.strategy),
             gradient_checkpointing: arr.model.enable_gradient_checkpointing,
             max_tokens: criticDynamic ? (critic.ppo_max_token_len_per_gpu ?? actor.ppo_max_token_len_per_gpu) : null,
+            world_size: worldSize(critic.strategy ?? actor.strategy),
           },
         },
       }),
@@ -158,7 +161,8 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         ppo_epochs: actor.ppo_epochs,
         ppo_mini_batch_size: actor.ppo_mini_batch_size * n,
         // With dynamic batches a mini-batch is one pass of the loss, cut by tokens inside the engine.
-        ppo_micro_batch_size: actor.use_dynamic_bsz ? null : actor.ppo_micro_batch_size_per_gpu,
+        // Per GPU, as verl counts it: a pass of N engine processes takes N times as many sequences.
+        ppo_micro_batch_size: actor.use_dynamic_bsz ? null : perGpu(actor.ppo_micro_batch_size_per_gpu, worldSize(actor.strategy)),
         shuffle: actor.shuffle,
         data_loader_seed: actor.data_loader_seed,
         grad_clip: actor.grad_clip,
@@ -175,7 +179,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
           loss: {
             ppo_epochs: critic.ppo_epochs,
             ppo_mini_batch_size: critic.ppo_mini_batch_size * n,
-            ppo_micro_batch_size: criticDynamic ? null : critic.ppo_micro_batch_size_per_gpu,
+            ppo_micro_batch_size: criticDynamic ? null : perGpu(critic.ppo_micro_batch_size_per_gpu, worldSize(critic.strategy ?? actor.strategy)),
             shuffle: critic.shuffle,
             data_loader_seed: critic.data_loader_seed,
             lr: critic.optim.lr,
@@ -198,4 +202,9 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
       rollout: trainer.rollout_data_dir === null ? null : path(trainer.rollout_data_dir),
     },
   };
+}
+
+/** A per-GPU micro-batch size as sequences per pass of `processes` engine processes. */
+function perGpu(micro: number | null, processes: number): number | null {
+  return micro === null ? null : micro * processes;
 }

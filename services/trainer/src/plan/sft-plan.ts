@@ -40,6 +40,7 @@ export interface SftJobPlan {
 export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
   const path = (p: string) => resolve(f.baseDir, p);
   const { data: d, model: m, optim: o, trainer: t } = c;
+  const processes = engineOf(m.strategy) === 'torch' ? t.n_gpus_per_node : 1;
   return {
     name: t.experiment_name,
     dir: path(t.default_local_dir),
@@ -57,7 +58,7 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
-      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing, max_tokens: null },
+      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing, max_tokens: null, world_size: processes },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.
       weights: { bucket: 'rl-policy', name: `sft-${t.experiment_name}` },
@@ -78,7 +79,8 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
       truncation: d.truncation,
     },
     batchSize: d.train_batch_size,
-    microBatchSize: d.micro_batch_size_per_gpu,
+    // Per GPU, as verl counts it: a pass of N engine processes takes N times as many sequences.
+    microBatchSize: Math.min(d.micro_batch_size_per_gpu * processes, d.train_batch_size),
     seed: t.seed,
     schedule: { kind: o.lr_scheduler, peakLr: o.lr, warmupRatio: o.lr_warmup_steps_ratio },
     totalEpochs: t.total_epochs,

@@ -24,11 +24,17 @@ export interface EngineChoice {
   gradientCheckpointing: boolean;
   /** Tokens per forward pass inside the torch engine (a micro-batch runs in parts of at most this); null: its default. */
   maxTokens: number | null;
+  /** Processes of the torch engine. */
+  worldSize: number;
 }
 
 /** The torch engine's settings of a choice. */
 function torchOptions(choice: EngineChoice) {
-  return { gradientCheckpointing: choice.gradientCheckpointing, ...(choice.maxTokens !== null && { maxTokens: choice.maxTokens }) };
+  return {
+    gradientCheckpointing: choice.gradientCheckpointing,
+    worldSize: choice.worldSize,
+    ...(choice.maxTokens !== null && { maxTokens: choice.maxTokens }),
+  };
 }
 
 /** Trainable `weights` with AdamW as `optim` says, on the chosen engine. */

@@ -378,11 +378,16 @@ export class PolicyWorkerCore {
 
 /** The actor's (and reference's) engine. */
 function actorEngine(spec: WorkerSpec): EngineChoice {
-  return { kind: spec.engine.kind, gradientCheckpointing: spec.engine.gradient_checkpointing, maxTokens: spec.engine.max_tokens };
+  return {
+    kind: spec.engine.kind,
+    gradientCheckpointing: spec.engine.gradient_checkpointing,
+    maxTokens: spec.engine.max_tokens,
+    worldSize: spec.engine.world_size,
+  };
 }
 
 /** The critic's engine (verl critic.strategy). */
 function criticEngine(spec: WorkerSpec): EngineChoice {
   const e = spec.critic?.engine ?? spec.engine;
-  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing, maxTokens: e.max_tokens };
+  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing, maxTokens: e.max_tokens, worldSize: e.world_size };
 }
