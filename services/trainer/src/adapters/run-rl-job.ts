@@ -15,7 +15,8 @@ import { compatKeysSet } from '../config/compat-keys.ts';
 import { checkPromptLengths, checkSignalRows, createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
 import type { JobContext } from '../jobs/job-manager.ts';
 import { openMetricsLog } from '../metrics/index.ts';
-import { planRlJob, type DatasetPlan } from '../plan/rl-plan.ts';
+import { planRlJob, type DatasetPlan, type RlJobPlan, type RlSchedule } from '../plan/rl-plan.ts';
+import { lrAtStep, warmupSteps } from '../core/lr-schedule.ts';
 import { renderPlots } from '../plots/index.ts';
 import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPredicate } from '../rewards/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
@@ -122,7 +123,18 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       await fit({
         job: ctx.id,
         trace,
-        step: { ...plan.step, signals, policy: worker, rollout, rewards, ...(kl && { kl }), ...(rolloutDump && { rolloutDump }), trace, signal: ctx.signal },
+        step: {
+          ...plan.step,
+          lr: scheduledLr(plan.step.schedules, totalSteps),
+          signals,
+          policy: worker,
+          rollout,
+          rewards,
+          ...(kl && { kl }),
+          ...(rolloutDump && { rolloutDump }),
+          trace,
+          signal: ctx.signal,
+        },
         sampler,
         valData: val,
         valBatchSize: plan.fit.valBatchSize,
@@ -153,4 +165,11 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
       await renderPlots(resolve(plan.dir, 'metrics.jsonl'), resolve(plan.dir, 'plots')).catch((err: unknown) => env.logger.warn({ err }, 'plots not written'));
     }
   });
+}
+
+/** Each model's learning rate at a training step, over the job's `totalSteps` (verl steps the actor's and critic's schedulers once per training step). */
+function scheduledLr(s: RlJobPlan['step']['schedules'], totalSteps: number) {
+  const at = (r: RlSchedule) => (step: number) => lrAtStep({ ...r, warmupSteps: r.warmupSteps ?? warmupSteps(totalSteps, r.warmupRatio), totalSteps }, step);
+  const critic = s.critic;
+  return { actor: at(s.actor), ...(critic !== undefined && { critic: at(critic) }) };
 }

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { widthBucket } from '@rl/policy';
 import type { SftJobConfig } from '../config/index.ts';
 import { compatKeysSet } from '../config/compat-keys.ts';
-import { warmupSteps } from '../core/sft/lr-schedule.ts';
+import { warmupSteps } from '../core/lr-schedule.ts';
 import { sftFit } from '../core/sft/sft-fit.ts';
 import { createBatchSampler, loadSftDataset } from '../data/index.ts';
 import type { JobContext } from '../jobs/job-manager.ts';

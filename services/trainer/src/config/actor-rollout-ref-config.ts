@@ -64,6 +64,16 @@ export const OptimConfig = (lr: number) =>
     weight_decay: nonNegative().default(0.01),
     /** Adam (beta1, beta2). @default [0.9, 0.999] */
     betas: z.tuple([between(0, 0.999999), between(0, 0.999999)], { error: 'expected a list of two numbers in [0, 1)' }).default([0.9, 0.999]),
+    /** Learning-rate schedule over the job's training steps: "constant" or "cosine" (after the warmup). @default "constant" */
+    lr_scheduler_type: oneOf(['constant', 'cosine']).default('constant'),
+    /** Warmup steps, linear from 0; -1 = lr_warmup_steps_ratio x the job's steps. @default -1 */
+    lr_warmup_steps: intOrOff().default(-1),
+    /** Share of the job's steps spent warming up when lr_warmup_steps is -1. @default 0 */
+    lr_warmup_steps_ratio: between(0, 1).default(0),
+    /** cosine: the lowest rate, as a share of lr. @default 0 */
+    min_lr_ratio: between(0, 1).default(0),
+    /** cosine: waves over the job (0.5 = from lr down once). @default 0.5 */
+    num_cycles: positive().default(0.5),
   });
 
 /** `actor_rollout_ref.actor.*` (verl dp_actor / PolicyLossConfig subset). */

@@ -11,7 +11,16 @@ describe('job config defaults', () => {
     expect(c.data.val_files).toEqual([]);
     expect(c.data.prompt_key).toBe('prompt');
     expect(c.data.seed).toBe(1);
-    expect(c.actor_rollout_ref.actor.optim).toEqual({ lr: 1e-6, weight_decay: 0.01, betas: [0.9, 0.999] });
+    expect(c.actor_rollout_ref.actor.optim).toEqual({
+      lr: 1e-6,
+      weight_decay: 0.01,
+      betas: [0.9, 0.999],
+      lr_scheduler_type: 'constant',
+      lr_warmup_steps: -1,
+      lr_warmup_steps_ratio: 0,
+      min_lr_ratio: 0,
+      num_cycles: 0.5,
+    });
     expect(c.actor_rollout_ref.actor.clip_ratio_c).toBe(3);
     expect(c.actor_rollout_ref.actor.kl_loss_type).toBe('low_var_kl');
     expect(c.actor_rollout_ref.rollout.val_kwargs).toEqual({ temperature: 0, top_p: 1, top_k: -1, n: 1, do_sample: false });

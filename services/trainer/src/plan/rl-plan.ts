@@ -51,12 +51,43 @@ export interface RlJobPlan {
     /** reward.signals (null: the rows routed to the story reward). */
     signals: { enabled: boolean | null };
     critic?: { warmup: number; loss: Record<string, unknown> };
+    /** The actor's and critic's learning-rate schedules (their `lr` is the peak). */
+    schedules: { actor: RlSchedule; critic?: RlSchedule };
   };
   fit: { testFreq: number; saveFreq: number; valBeforeTrain: boolean; valBatchSize: number | null; valSampling: RolloutSampling };
   rollout: { mode: 'remote' | 'embedded'; subject: string; timeoutMs: number; maxResponseTokens: number };
   rewards: JobConfig['reward'] & { jitterSeed: number };
   resume: boolean;
   dumps: { validation: string | null; rollout: string | null };
+}
+
+/** An optimizer's schedule before the job's step count is known. */
+export interface RlSchedule {
+  kind: 'constant' | 'cosine';
+  peakLr: number;
+  /** null: warmupRatio x the job's steps (verl lr_warmup_steps -1). */
+  warmupSteps: number | null;
+  warmupRatio: number;
+  minLrRatio: number;
+  numCycles: number;
+}
+
+function schedule(o: {
+  lr: number;
+  lr_scheduler_type: 'constant' | 'cosine';
+  lr_warmup_steps: number;
+  lr_warmup_steps_ratio: number;
+  min_lr_ratio: number;
+  num_cycles: number;
+}): RlSchedule {
+  return {
+    kind: o.lr_scheduler_type,
+    peakLr: o.lr,
+    warmupSteps: o.lr_warmup_steps > 0 ? o.lr_warmup_steps : null,
+    warmupRatio: o.lr_warmup_steps_ratio,
+    minLrRatio: o.min_lr_ratio,
+    numCycles: o.num_cycles,
+  };
 }
 
 function sampling(s: { temperature: number; top_p: number; top_k: number; n: number; do_sample: boolean }, maxTokens: number, seed: number): RolloutSampling {
@@ -173,6 +204,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
       // One padded shape for every log-prob and update batch: jax-js compiles per shape.
       widths: { promptWidth: widthBucket(Math.min(f.longestPromptTokens, data.max_prompt_length)), responseWidth: widthBucket(data.max_response_length) },
       signals: { enabled: c.reward.signals },
+      schedules: { actor: schedule(actor.optim), ...(critic.enable && { critic: schedule(critic.optim) }) },
       ...(critic.enable && {
         critic: {
           warmup: trainer.critic_warmup,

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { TokenizerConfig } from '@rl/policy';
 import { engineOf } from '../config/strategy.ts';
 import type { SftJobConfig } from '../config/index.ts';
-import type { LrSchedulerKind } from '../core/sft/lr-schedule.ts';
+import type { LrSchedulerKind } from '../core/lr-schedule.ts';
 import type { SftColumns, Truncation } from '../data/index.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
 

@@ -139,6 +139,15 @@ describe('runStep with a critic (GAE, verl fit)', () => {
     expect(out.metrics['timing_s/update_critic']).toBeTypeOf('number');
   });
 
+  it("sends each model's scheduled learning rate of the step with its update", async () => {
+    const updates: unknown[] = [];
+    const scheduled: StepContext = { ...gae(0, [], updates), lr: { actor: (step) => step * 1e-3, critic: (step) => step * 1e-4 } };
+    await runStep(scheduled, 3, 0, [row(0, '1')], 'v0');
+    const [critic, actor] = updates as [{ critic: { loss: { lr: number } } }, { loss: { lr: number } }];
+    expect(critic.critic.loss.lr).toBeCloseTo(3e-4, 12);
+    expect(actor.loss.lr).toBeCloseTo(3e-3, 12);
+  });
+
   it('during trainer.critic_warmup only the critic trains', async () => {
     const updates: unknown[] = [];
     await runStep(gae(2, [], updates), 1, 0, [row(0, '1')], 'v0');

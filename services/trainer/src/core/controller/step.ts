@@ -31,6 +31,8 @@ export interface StepContext {
   widths: PadWidths;
   /** The critic (critic.enable, or GAE): its update settings and verl's trainer.critic_warmup. */
   critic?: { loss: Record<string, unknown>; warmup: number };
+  /** The learning rate of each model's update at a training step (1-based); absent: the loss settings' `lr`. */
+  lr?: { actor(step: number): number; critic?(step: number): number };
   /** Story signals (reward.signals) for the rows that get them. */
   signals?: SignalsContext;
   /** trainer.rollout_data_dir: the dump of every step's rollouts. */
@@ -136,7 +138,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
       : await timed(timing, 'update_critic', () =>
           ctx.policy.updateCritic({
             step,
-            loss: ctx.critic!.loss,
+            loss: ctx.lr?.critic === undefined ? ctx.critic!.loss : { ...ctx.critic!.loss, lr: ctx.lr.critic(step) },
             prompt_width: ctx.widths.promptWidth,
             response_width: ctx.widths.responseWidth,
             batch: trajs.map((t, b) => ({
@@ -154,7 +156,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
         ctx.policy.update({
           step,
           seed: step,
-          loss: ctx.loss,
+          loss: ctx.lr === undefined ? ctx.loss : { ...ctx.loss, lr: ctx.lr.actor(step) },
           prompt_width: ctx.widths.promptWidth,
           response_width: ctx.widths.responseWidth,
           batch: trajs.map((t, b) => ({

@@ -11,7 +11,7 @@ import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
 import { MetricKey } from '../../metrics/metric-keys.ts';
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { CheckpointStore, TrainerState } from '../controller/trainer-state.ts';
-import { lrAtStep, type LrSchedule } from './lr-schedule.ts';
+import { lrAtStep, type LrSchedule } from '../lr-schedule.ts';
 import type { PadWidths } from '../controller/ports.ts';
 import type { SftPolicyPort } from './ports.ts';
 import { microBatches, tokenMeanNll } from './sft-loss.ts';

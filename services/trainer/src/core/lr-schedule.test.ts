@@ -36,3 +36,16 @@ describe('SFT lr schedules (verl torch_functional, LambdaLR semantics)', () => {
     expect(lrAtStep({ ...base, warmupSteps: 0, kind: 'constant' }, 1)).toBe(1e-3);
   });
 });
+
+describe("verl's cosine floor and cycles (RL actor and critic optim)", () => {
+  it('decays to min_lr_ratio and follows num_cycles', () => {
+    const s = { kind: 'cosine' as const, warmupSteps: 0, totalSteps: 10, minLrRatio: 0.1 };
+    expect(lrLambda(s, 0)).toBeCloseTo(1, 12);
+    expect(lrLambda(s, 5)).toBeCloseTo(0.55, 12);
+    expect(lrLambda(s, 10)).toBeCloseTo(0.1, 12);
+    expect(lrLambda(s, 12)).toBeCloseTo(0.1 + 0.9 * 0.5 * (1 + Math.cos(Math.PI * 1.2)), 12);
+    // One full wave: back at the peak at the end.
+    expect(lrLambda({ ...s, minLrRatio: 0, numCycles: 1 }, 10)).toBeCloseTo(1, 12);
+    expect(lrLambda({ ...s, minLrRatio: 0, numCycles: 1 }, 5)).toBeCloseTo(0, 12);
+  });
+});

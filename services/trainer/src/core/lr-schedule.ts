@@ -1,8 +1,10 @@
-// verl's SFT learning-rate schedules (verl/utils/torch_functional.py:
+// verl's learning-rate schedules (verl/utils/torch_functional.py:
 // get_cosine_schedule_with_warmup, get_constant_schedule_with_warmup,
 // get_wsd_schedule_with_warmup) as torch's LambdaLR applies them: the
 // optimizer step k (1-based) runs at lambda(k - 1), so the first step of a
-// warmup runs at lr 0.
+// warmup runs at lr 0. SFT steps the schedule once per optimizer step; RL
+// once per training step (verl's actor and critic step their scheduler after
+// each update, whatever its mini-batches).
 
 /** Schedule shape (`optim.lr_scheduler`). */
 export type LrSchedulerKind = 'cosine' | 'constant' | 'wsd';
@@ -15,6 +17,10 @@ export interface LrSchedule {
   warmupSteps: number;
   /** verl fsdp_sft_trainer: steps_per_epoch * total_epochs (not total_training_steps). */
   totalSteps: number;
+  /** cosine: the floor, as a share of the peak (verl optim.min_lr_ratio). @default 0 */
+  minLrRatio?: number;
+  /** cosine: waves over the schedule (verl optim.num_cycles; 0.5 = from the peak down once). @default 0.5 */
+  numCycles?: number;
 }
 
 /** wsd: share of the post-warmup steps held at the peak (verl's default stable_ratio). */
@@ -26,8 +32,9 @@ export function lrLambda(s: Omit<LrSchedule, 'peakLr'>, current: number): number
   if (current < warm) return current / Math.max(1, warm);
   if (s.kind === 'constant') return 1;
   if (s.kind === 'cosine') {
+    const min = s.minLrRatio ?? 0;
     const progress = (current - warm) / Math.max(1, s.totalSteps - warm);
-    return Math.max(0, 0.5 * Math.cos(Math.PI * progress) + 0.5);
+    return Math.max(min, Math.cos(Math.PI * (s.numCycles ?? 0.5) * 2 * progress) * (1 - min) * 0.5 + (1 + min) * 0.5);
   }
   const remaining = Math.max(0, s.totalSteps - warm);
   const stable = Math.floor(remaining * WSD_STABLE_RATIO);
