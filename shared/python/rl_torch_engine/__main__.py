@@ -98,9 +98,6 @@ def main(argv: Optional[list] = None) -> int:
     if args.world_size > 1 or "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
         return serve_group(serve, args.device, args.world_size, args.timeout_s)
     name = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    if name == "cpu" and "OMP_NUM_THREADS" not in os.environ:
-        # torch may start with one intra-op thread where the BLAS runs on every core it may use.
-        torch.set_num_threads(max(torch.get_num_threads(), len(os.sched_getaffinity(0))))
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray prints must not corrupt the frames
     return serve(sys.stdin.buffer, out, torch.device(name))
