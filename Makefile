@@ -26,7 +26,7 @@ WORKSPACE_MANIFESTS := $(wildcard shared/*/package.json services/*/package.json 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
 
-run: deps nats-server sandbox-toolchains-offer up demo-data ## set up, start the stack, score sample items, then SFT the embedded model and improve it with GRPO against the remote rewards (live curves, plots)
+run: deps nats-server sandbox-toolchains-offer up demo-data ## set up, start the stack, score sample items, then SFT a tiny Qwen3 (PyTorch engine) and improve it with GRPO against the remote rewards (live curves, plots)
 	node infra/scripts/demo.ts
 	@id=$$(date +%s); \
 	node services/trainer/bin/rl-train.ts infra/demo/gsm8k-sft.yaml --id sft-$$id && \
@@ -41,14 +41,18 @@ run-lora: deps nats-server up ## `make run`'s GRPO stage with LoRA adapters (inf
 # GSM8K layout and a BPE tokenizer learned from the SFT split. The test split
 # holds none of the training questions.
 DEMO_DATA := .run/demo/data
+# Like real SFT data, the solutions are imperfect: 55% give the answer alone
+# ("The answer is N.", computed in the head) without the worked steps, and only
+# 30% of the worked ones end in GSM8K's "#### N".
+DEMO_SFT_STYLE := --hash-ratio 0.3 --direct-ratio 0.55 --direct-hash-ratio 0
 SYNTH := node shared/datasets/bin/rl-data.ts synth-gsm8k --max-amount 10 --max-total 40 --instruction ''
 demo-data: $(DEMO_DATA)/tokenizer.json ## the demo's synthetic GSM8K splits and tokenizer under .run/demo/data
 
-$(DEMO_DATA)/tokenizer.json: | deps
+$(DEMO_DATA)/tokenizer.json: Makefile | deps
 	@mkdir -p $(DEMO_DATA)
-	$(SYNTH) $(DEMO_DATA)/sft_train.parquet --count 32000 --seed 1 --split train --hash-ratio 0.3
+	$(SYNTH) $(DEMO_DATA)/sft_train.parquet --count 48000 --seed 1 --split train $(DEMO_SFT_STYLE)
 	$(SYNTH) $(DEMO_DATA)/rl_train.parquet --count 4000 --seed 2 --split train
-	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val --hash-ratio 0.3 --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
+	$(SYNTH) $(DEMO_DATA)/sft_val.parquet --count 256 --seed 3 --split val $(DEMO_SFT_STYLE) --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	$(SYNTH) $(DEMO_DATA)/test.parquet --count 200 --seed 4 --split test --exclude $(DEMO_DATA)/sft_train.parquet,$(DEMO_DATA)/rl_train.parquet
 	node shared/datasets/bin/rl-data.ts train-tokenizer $@ $(DEMO_DATA)/sft_train.parquet --vocab-size 640 --columns prompt,extra_info.answer --pretokenizer gpt2
 
