@@ -23,7 +23,7 @@ import {
   type AdamState,
   addTrees,
   createAdamW,
-  globalNorm,
+  clippedAdamwStep,
   type OptimizerConfig,
   type OptimizerConfigInput,
   parseOptimizerConfig,
@@ -182,21 +182,14 @@ export class LoraTrainer implements TrainingEngine {
     const grads = this.#grads;
     if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated');
     this.#grads = null;
-    const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
-    if (!Number.isFinite(gradNorm)) {
-      tree.dispose(grads);
-      return { gradNorm, skipped: true, step: this.#adam.step };
-    }
-    const { betas, maxGradNorm } = this.optimizer;
-    const t = this.#adam.step + 1;
-    const clip = maxGradNorm > 0 ? Math.min(1, maxGradNorm / (gradNorm + 1e-6)) : 1;
-    const scalars = np.array(new Float32Array([options.lr ?? this.optimizer.lr, clip, 1 - betas[0] ** t, 1 - betas[1] ** t]));
-    const next = this.#adamw(this.#adapters, grads, this.#adam.m, this.#adam.v, scalars);
-    this.#adapters = next.params;
-    this.#adam = { step: t, m: next.m, v: next.v };
+    const out = await clippedAdamwStep(this.#adamw, this.optimizer, tree.ref(this.#adapters), grads, this.#adam, options.lr);
+    if (out.skipped) return { gradNorm: out.gradNorm, skipped: true, step: this.#adam.step };
+    tree.dispose(this.#adapters);
+    this.#adapters = out.params;
+    this.#adam = out.state;
     this.#merged?.dispose();
     this.#merged = null;
-    return { gradNorm, skipped: false, step: t };
+    return { gradNorm: out.gradNorm, skipped: false, step: out.state.step };
   }
 
   /** accumulate() then applyGradients() on one batch. */

@@ -94,3 +94,32 @@ export function createAdamW(cfg: OptimizerConfig) {
     return out;
   });
 }
+
+/** What {@link clippedAdamwStep} did: skipped (a non-finite norm; the gradients are freed), or the new parameters and state. */
+export type ClippedStep = { gradNorm: number; skipped: true } | { gradNorm: number; skipped: false; params: Params; state: AdamState };
+
+/**
+ * torch's clip_grad_norm_ then AdamW.step on `params` (consumed, as are
+ * `grads`): the global norm before clipping is reported, and a norm that is
+ * not finite skips the update, as verl does. `lr` overrides the configured
+ * rate (schedules).
+ */
+export async function clippedAdamwStep(
+  adamw: ReturnType<typeof createAdamW>,
+  cfg: OptimizerConfig,
+  params: Params,
+  grads: Params,
+  state: AdamState,
+  lr = cfg.lr,
+): Promise<ClippedStep> {
+  const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
+  if (!Number.isFinite(gradNorm)) {
+    tree.dispose({ params, grads });
+    return { gradNorm, skipped: true };
+  }
+  const t = state.step + 1;
+  const clip = cfg.maxGradNorm > 0 ? Math.min(1, cfg.maxGradNorm / (gradNorm + 1e-6)) : 1;
+  const scalars = np.array(new Float32Array([lr, clip, 1 - cfg.betas[0] ** t, 1 - cfg.betas[1] ** t]));
+  const next = adamw(params, grads, state.m, state.v, scalars);
+  return { gradNorm, skipped: false, params: next.params, state: { step: t, m: next.m, v: next.v } };
+}

@@ -11,7 +11,7 @@ import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
 import {
   addTrees,
   createAdamW,
-  globalNorm,
+  clippedAdamwStep,
   parseOptimizerConfig,
   zeroAdamState,
   type AdamState,
@@ -91,21 +91,13 @@ export class PolicyTrainer implements TrainingEngine {
     const grads = this.#grads;
     if (grads === null) throw new AppError(ErrorCode.BadRequest, 'no gradients accumulated');
     this.#grads = null;
-    const gradNorm = Number((await globalNorm(tree.ref(grads)).data())[0]);
-    if (!Number.isFinite(gradNorm)) {
-      tree.dispose(grads);
-      return { gradNorm, skipped: true, step: this.#adam.step };
-    }
-    const { betas, maxGradNorm } = this.optimizer;
-    const t = this.#adam.step + 1;
-    const clip = maxGradNorm > 0 ? Math.min(1, maxGradNorm / (gradNorm + 1e-6)) : 1;
-    const scalars = np.array(new Float32Array([options.lr ?? this.optimizer.lr, clip, 1 - betas[0] ** t, 1 - betas[1] ** t]));
     const old = this.#model;
-    const next = this.#adamw(tree.ref(old.params), grads, this.#adam.m, this.#adam.v, scalars);
-    this.#adam = { step: t, m: next.m, v: next.v };
-    this.#model = new EmbeddedPolicy(old.version, old.config, old.tokenizer, next.params, old.kernels.retain());
+    const out = await clippedAdamwStep(this.#adamw, this.optimizer, tree.ref(old.params), grads, this.#adam, options.lr);
+    if (out.skipped) return { gradNorm: out.gradNorm, skipped: true, step: this.#adam.step };
+    this.#adam = out.state;
+    this.#model = new EmbeddedPolicy(old.version, old.config, old.tokenizer, out.params, old.kernels.retain());
     old.dispose();
-    return { gradNorm, skipped: false, step: t };
+    return { gradNorm: out.gradNorm, skipped: false, step: out.state.step };
   }
 
   /** accumulate() then applyGradients() on one batch. */
