@@ -7,12 +7,11 @@
 // job's merged hf_model; with rollout.weights_format: adapter the published
 // object is the adapter; a job resumes from its LoRA checkpoint. The torch
 // engine's case is skipped without torch.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
 import {
   BYTE_SPECIALS,
   createTokenizer,
@@ -25,18 +24,9 @@ import {
   trainBpe,
 } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { connectTestClient } from './support/nats-client.ts';
+import { HAS_TORCH, followJob, jobSteps, submitJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
-
-const HAS_TORCH = (() => {
-  try {
-    execFileSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const RL_POLICY = join(import.meta.dirname, '../shared/policy/bin/rl-policy.ts');
 const BUCKET = `rl-lora-${process.pid}`;
@@ -45,40 +35,6 @@ let nc: NatsConnection;
 let services: ServiceProcess[] = [];
 let trainer: ServiceProcess;
 let work: string;
-
-async function writeSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
-  const w = await createParquetWriter(path, gsm8kFields('plain'));
-  const texts: string[] = [];
-  for (const row of synthGsm8kRows({ count, seed, split: 'train', hashRatio, instruction: '', problem: { maxOps: 2, maxAmount: 9, maxTotal: 20 } })) {
-    await w.write(row);
-    texts.push(row.prompt[0]!.content, row.extra_info.answer);
-  }
-  await w.close();
-  return texts;
-}
-
-type Event = { type: string; state?: string; error?: string; step?: number; metrics?: Record<string, number>; message?: string };
-
-async function submit(id: string, config: unknown): Promise<void> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, config }),
-  });
-  expect(r.status, await r.clone().text()).toBe(201);
-}
-
-/** Follows a job's events to its end, which must be success. */
-async function follow(id: string): Promise<Event[]> {
-  const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
-  const events: Event[] = [];
-  for await (const m of readSse(res.body!)) events.push(JSON.parse(m.data) as Event);
-  const view = await (await fetch(`${trainer.baseUrl}/v1/jobs/${id}`)).text();
-  expect(events.at(-1), view).toMatchObject({ type: 'state', state: 'succeeded' });
-  return events;
-}
-
-const steps = (events: Event[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
 
 /** `rl-policy logprobs` on `pairs` (a real child process); the log-probs per pair. */
 function rlPolicyLogprobs(args: string[], pairs: Array<{ prompt: number[]; response: number[] }>): Promise<number[][]> {
@@ -105,9 +61,9 @@ function rlPolicyLogprobs(args: string[], pairs: Array<{ prompt: number[]; respo
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rl-lora-'));
-  const texts = await writeSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
-  await writeSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeSplit(join(work, 'test.parquet'), 4, 3, 1);
+  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
+  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
+  await writeGsm8kSplit(join(work, 'test.parquet'), 4, 3, 1);
   writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
   nats = await startNatsServer();
   nc = await connectTestClient(nats.url);
@@ -117,7 +73,7 @@ beforeAll(async () => {
   ]);
   trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
   // The base model every LoRA job starts from: a short SFT on the embedded engine.
-  await submit('sft', {
+  await submitJob(trainer.baseUrl, 'sft', {
     kind: 'sft',
     data: {
       train_files: 'sft.parquet',
@@ -133,7 +89,7 @@ beforeAll(async () => {
     optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
     trainer: { total_training_steps: 2, default_local_dir: 'sft', resume_mode: 'disable' },
   });
-  await follow('sft');
+  await followJob(trainer.baseUrl, 'sft');
 }, 300_000);
 
 afterAll(async () => {
@@ -170,8 +126,8 @@ describe.each(CASES)('GRPO with LoRA on the $engine engine', ({ engine, strategy
     'trains the adapter on the frozen base; PEFT adapter in the checkpoint and beside hf_model; base + adapter scores as hf_model; resumes',
     async () => {
       const dir = `lora-${engine}`;
-      await submit(dir, LORA_RL(dir, strategy, rollout, { total_training_steps: 2, resume_mode: 'disable' }));
-      const first = steps(await follow(dir));
+      await submitJob(trainer.baseUrl, dir, LORA_RL(dir, strategy, rollout, { total_training_steps: 2, resume_mode: 'disable' }));
+      const first = jobSteps(await followJob(trainer.baseUrl, dir));
       expect(first.map((m) => m.step)).toEqual([1, 2]);
       for (const m of first) {
         expect(m['reward/error_count']).toBe(0);
@@ -217,9 +173,9 @@ describe.each(CASES)('GRPO with LoRA on the $engine engine', ({ engine, strategy
       }
 
       // Resume from the LoRA checkpoint of step 2: only step 3 runs, from the adapter and optimizer state saved there.
-      await submit(`${dir}-resumed`, LORA_RL(dir, strategy, rollout, { total_training_steps: 3, resume_mode: 'auto' }));
-      const events = await follow(`${dir}-resumed`);
-      expect(steps(events).map((m) => m.step)).toEqual([3]);
+      await submitJob(trainer.baseUrl, `${dir}-resumed`, LORA_RL(dir, strategy, rollout, { total_training_steps: 3, resume_mode: 'auto' }));
+      const events = await followJob(trainer.baseUrl, `${dir}-resumed`);
+      expect(jobSteps(events).map((m) => m.step)).toEqual([3]);
       const again = await readAdapterDir(join(work, dir, 'lora_adapter'));
       expect(Object.keys(again.tensors).sort()).toEqual(Object.keys(adapter.tensors).sort());
     },

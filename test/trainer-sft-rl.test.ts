@@ -11,7 +11,6 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
 import {
   BYTE_SPECIALS,
   createTokenizer,
@@ -26,10 +25,10 @@ import {
 } from '@rl/policy';
 import { writeTinyModelDir } from '@rl/policy/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { PolicyWorkerCore } from '../services/trainer/src/policy/worker-core.ts';
 import { WorkerSpec } from '../services/trainer/src/policy/worker-spec.ts';
 import { connectTestClient } from './support/nats-client.ts';
+import { jobSteps, runJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
 const BUCKET = `rl-sftrl-${process.pid}`;
@@ -82,41 +81,11 @@ function rlPolicyLogprobs(dir: string, pairs: TokenPair[]): Promise<Array<{ logp
   });
 }
 
-async function writeSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
-  const w = await createParquetWriter(path, gsm8kFields('plain'));
-  const texts: string[] = [];
-  for (const row of synthGsm8kRows({ count, seed, split: 'train', hashRatio, instruction: '', problem: { maxOps: 2, maxAmount: 9, maxTotal: 20 } })) {
-    await w.write(row);
-    texts.push(row.prompt[0]!.content, row.extra_info.answer);
-  }
-  await w.close();
-  return texts;
-}
-
-type Event = { type: string; state?: string; error?: string; step?: number; metrics?: Record<string, number>; message?: string };
-
-async function run(id: string, config: unknown): Promise<Event[]> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, config }),
-  });
-  expect(r.status, await r.clone().text()).toBe(201);
-  const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
-  const events: Event[] = [];
-  for await (const m of readSse(res.body!)) events.push(JSON.parse(m.data) as Event);
-  const view = await (await fetch(`${trainer.baseUrl}/v1/jobs/${id}`)).text();
-  expect(events.at(-1), view).toMatchObject({ type: 'state', state: 'succeeded' });
-  return events;
-}
-
-const steps = (events: Event[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rl-sftrl-'));
-  const texts = await writeSplit(join(work, 'sft.parquet'), 64, 1, 0.5);
-  await writeSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeSplit(join(work, 'test.parquet'), 8, 3, 1);
+  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 64, 1, 0.5);
+  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
+  await writeGsm8kSplit(join(work, 'test.parquet'), 8, 3, 1);
   writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 320, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
   nats = await startNatsServer();
   services = await Promise.all([
@@ -136,7 +105,7 @@ afterAll(async () => {
 
 describe('SFT warm start, then RL from its checkpoint', () => {
   it('SFT trains and checkpoints; GRPO loads that checkpoint (its reference policy) and is rewarded remotely; both write metrics and plots', async () => {
-    const sft = await run('sft', {
+    const sft = await runJob(trainer.baseUrl, 'sft', {
       kind: 'sft',
       data: {
         train_files: 'sft.parquet',
@@ -153,7 +122,7 @@ describe('SFT warm start, then RL from its checkpoint', () => {
       optim: { lr: 3e-3, lr_warmup_steps_ratio: 0.2 },
       trainer: { total_training_steps: 4, test_freq: 2, default_local_dir: 'sft', resume_mode: 'disable' },
     });
-    const sm = steps(sft);
+    const sm = jobSteps(sft);
     expect(sm.map((m) => m.step)).toEqual([1, 2, 3, 4]);
     expect(sm[0]!['train/lr']).toBe(0); // warmup: the first step runs at lr 0, as torch's LambdaLR does
     for (const m of sm) expect(Number.isFinite(m['train/loss'])).toBe(true);
@@ -161,7 +130,7 @@ describe('SFT warm start, then RL from its checkpoint', () => {
     expect(readFileSync(join(work, 'sft', 'latest_checkpointed_iteration.txt'), 'utf8')).toBe('4');
     expect(existsSync(join(work, 'sft', 'plots', 'sft-loss.svg'))).toBe(true);
 
-    const rl = await run('grpo', {
+    const rl = await runJob(trainer.baseUrl, 'grpo', {
       data: { train_files: 'rl.parquet', val_files: 'test.parquet', train_batch_size: 4, max_prompt_length: 128, max_response_length: 16 },
       actor_rollout_ref: { model: { path: 'sft' }, rollout: { n: 4 }, actor: { optim: { lr: 1e-3 }, ppo_mini_batch_size: 2 } },
       algorithm: { adv_estimator: 'grpo' },
@@ -169,7 +138,7 @@ describe('SFT warm start, then RL from its checkpoint', () => {
       trainer: { total_training_steps: 2, test_freq: 2, save_freq: 2, default_local_dir: 'grpo', resume_mode: 'disable' },
       rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
     });
-    const rm = steps(rl);
+    const rm = jobSteps(rl);
     expect(rm.map((m) => m.step)).toEqual([1, 2]);
     for (const m of rm) {
       expect(m['reward/openai/gsm8k/count']).toBe(16); // 4 prompts x n=4, scored by reward-rules
@@ -210,13 +179,13 @@ describe('SFT warm start, then RL from its checkpoint', () => {
   }, 300_000);
 
   it('an RL job with an otherwise default config runs PPO with a critic (verl default adv_estimator gae)', async () => {
-    const events = await run('gae', {
+    const events = await runJob(trainer.baseUrl, 'gae', {
       data: { train_files: 'rl.parquet', train_batch_size: 4, max_prompt_length: 128, max_response_length: 16 },
       actor_rollout_ref: { model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 } },
       trainer: { total_training_steps: 2, save_freq: 2, default_local_dir: 'gae', resume_mode: 'disable' },
       rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
     });
-    for (const m of steps(events)) {
+    for (const m of jobSteps(events)) {
       expect(m['critic/vf_loss'], JSON.stringify(m)).toBeGreaterThanOrEqual(0);
       expect(Number.isFinite(m['critic/values/mean']), JSON.stringify(m)).toBe(true);
       expect(Number.isFinite(m['critic/vf_explained_var']), JSON.stringify(m)).toBe(true);
@@ -248,14 +217,14 @@ describe('SFT warm start, then RL from its checkpoint', () => {
   it("an RL job starts from any Hugging Face directory (an untied Llama here), its critic too, with the directory's tokenizer", async () => {
     const hub = join(work, 'hub-llama');
     await writeTinyModelDir(hub, { architecture: 'LlamaForCausalLM', tieEmbeddings: false, config: { maxSeqLen: 512 }, seed: 5 });
-    const events = await run('llama', {
+    const events = await runJob(trainer.baseUrl, 'llama', {
       data: { train_files: 'rl.parquet', train_batch_size: 2, max_prompt_length: 256, max_response_length: 8 },
       actor_rollout_ref: { model: { path: 'hub-llama' }, rollout: { n: 2 } },
       critic: { model: { path: 'hub-llama' } },
       trainer: { total_training_steps: 1, default_local_dir: 'llama', resume_mode: 'disable' },
       rollout: { weights_bucket: BUCKET, weights_name: 'actor', timeout_ms: 60_000 },
     });
-    expect(steps(events).map((m) => m['reward/error_count'])).toEqual([0]);
+    expect(jobSteps(events).map((m) => m['reward/error_count'])).toEqual([0]);
     const actor = await loadModelDir(join(work, 'llama', 'hf_model'));
     expect(actor.config).toMatchObject({ architecture: 'LlamaForCausalLM', tieEmbeddings: false, nKvHeads: 2 });
     expect(actor.tokenizer.kind).toBe('byte');

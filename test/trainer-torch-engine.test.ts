@@ -5,68 +5,19 @@
 // whose exported directory the embedded engine scores as the torch engine
 // trained it; and a job whose engine is killed mid-job, which starts a new
 // worker from its last checkpoint and finishes. Skipped without torch.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
 import { BYTE_SPECIALS, createTokenizer, loadModelDir, policyFromWeights, trainBpe, TorchTrainer, type PolicyWeights, type TokenPair } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../services/trainer/src/cli/sse.ts';
+import { HAS_TORCH, followJob, jobSteps, submitJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
-
-const HAS_TORCH = (() => {
-  try {
-    execFileSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const BUCKET = `rl-torch-${process.pid}`;
 let nats: NatsServer;
 let services: ServiceProcess[] = [];
 let trainer: ServiceProcess;
 let work: string;
-
-async function writeSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
-  const w = await createParquetWriter(path, gsm8kFields('plain'));
-  const texts: string[] = [];
-  for (const row of synthGsm8kRows({ count, seed, split: 'train', hashRatio, instruction: '', problem: { maxOps: 2, maxAmount: 9, maxTotal: 20 } })) {
-    await w.write(row);
-    texts.push(row.prompt[0]!.content, row.extra_info.answer);
-  }
-  await w.close();
-  return texts;
-}
-
-type Event = { type: string; state?: string; error?: string; step?: number; metrics?: Record<string, number>; message?: string };
-
-async function submit(id: string, config: unknown): Promise<void> {
-  const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, config }),
-  });
-  expect(r.status, await r.clone().text()).toBe(201);
-}
-
-/** Follows a job's events to its end; `onEvent` sees each as it comes. */
-async function follow(id: string, onEvent: (e: Event) => void = () => {}): Promise<Event[]> {
-  const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
-  const events: Event[] = [];
-  for await (const m of readSse(res.body!)) {
-    const e = JSON.parse(m.data) as Event;
-    events.push(e);
-    onEvent(e);
-  }
-  const view = await (await fetch(`${trainer.baseUrl}/v1/jobs/${id}`)).text();
-  expect(events.at(-1), view).toMatchObject({ type: 'state', state: 'succeeded' });
-  return events;
-}
-
-const steps = (events: Event[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
 
 /** Process ids of the rl_torch_engine children of the policy workers whose spec is under `dir`. */
 function enginesUnder(dir: string): number[] {
@@ -92,9 +43,9 @@ function enginesUnder(dir: string): number[] {
 beforeAll(async () => {
   if (!HAS_TORCH) return;
   work = mkdtempSync(join(tmpdir(), 'rl-torch-'));
-  const texts = await writeSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
-  await writeSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeSplit(join(work, 'test.parquet'), 4, 3, 1);
+  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
+  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
+  await writeGsm8kSplit(join(work, 'test.parquet'), 4, 3, 1);
   writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
   nats = await startNatsServer();
   services = await Promise.all([
@@ -122,7 +73,7 @@ const RL = (dir: string, extra: Record<string, unknown> = {}) => ({
 
 describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strategy: fsdp)', () => {
   it('SFT then GRPO on the torch engine, rewarded remotely; the exported model scores on the embedded engine as the torch engine trained it', async () => {
-    await submit('sft', {
+    await submitJob(trainer.baseUrl, 'sft', {
       kind: 'sft',
       data: {
         train_files: 'sft.parquet',
@@ -138,13 +89,13 @@ describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strate
       optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
       trainer: { total_training_steps: 3, default_local_dir: 'sft', resume_mode: 'disable' },
     });
-    const sm = steps(await follow('sft'));
+    const sm = jobSteps(await followJob(trainer.baseUrl, 'sft'));
     expect(sm.map((m) => m.step)).toEqual([1, 2, 3]);
     // Learning: the loss falls over three steps on the same small data.
     expect(sm[2]!['train/loss']).toBeLessThan(sm[0]!['train/loss']!);
 
-    await submit('grpo', RL('grpo', { trainer: { total_training_steps: 2, test_freq: 2, save_freq: 2 } }));
-    const rm = steps(await follow('grpo'));
+    await submitJob(trainer.baseUrl, 'grpo', RL('grpo', { trainer: { total_training_steps: 2, test_freq: 2, save_freq: 2 } }));
+    const rm = jobSteps(await followJob(trainer.baseUrl, 'grpo'));
     expect(rm.map((m) => m.step)).toEqual([1, 2]);
     for (const m of rm) {
       expect(m['reward/openai/gsm8k/count']).toBe(4);
@@ -174,9 +125,9 @@ describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strate
   }, 600_000);
 
   it('a job whose engine is killed mid-job starts a new worker from its last checkpoint and finishes', async () => {
-    await submit('crash', RL('crash', { trainer: { total_training_steps: 3, save_freq: 1 } }));
+    await submitJob(trainer.baseUrl, 'crash', RL('crash', { trainer: { total_training_steps: 3, save_freq: 1 } }));
     let killed: number[] = [];
-    const events = await follow('crash', (e) => {
+    const events = await followJob(trainer.baseUrl, 'crash', (e) => {
       // At step 2's event, kill the engine: step 2's checkpoint or step 3 fails on it.
       if (e.type === 'step' && e.metrics?.step === 2 && killed.length === 0) {
         killed = enginesUnder(join(work, 'crash'));
@@ -191,7 +142,7 @@ describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strate
     const from = Number(restart![1]);
     expect([1, 2]).toContain(from);
     // The steps after that checkpoint ran again, and the job went on to the end.
-    const ran = steps(events).map((m) => m.step);
+    const ran = jobSteps(events).map((m) => m.step);
     expect(ran).toEqual([1, 2, ...(from === 1 ? [2] : []), 3]);
     expect(readFileSync(join(work, 'crash', 'latest_checkpointed_iteration.txt'), 'utf8')).toBe('3');
   }, 600_000);
