@@ -15,10 +15,10 @@ import type { OwnedFunction } from '@jax-js/jax';
 import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
 import { EmbeddedPolicy, type PolicyWeights, policyFromWeights } from '../embedded-policy.ts';
 import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair } from '../generation/score.ts';
-import { jit, np, type Tensor, tree, valueAndGrad } from '../model/backend.ts';
-import { responseStates } from '../model/kernels.ts';
+import { jit, np, type Tensor, tree } from '../model/backend.ts';
 import { gaussian, type HostParams, type Params, toDevice, toHost } from '../model/params.ts';
-import { lossInputs, type PolicyLoss } from '../training/loss-inputs.ts';
+import type { PolicyLoss } from '../training/loss-inputs.ts';
+import { compileLossStep, type LossStep } from '../training/loss-step.ts';
 import {
   type AdamState,
   addTrees,
@@ -34,19 +34,6 @@ import { type TrainBatch, trainBatchInputs } from '../training/train-batch.ts';
 import type { AccumulateResult, StepResult, TrainingEngine } from '../training/training-engine.ts';
 import { type LoraSettings, loraScaling, VALUE_HEAD } from './adapter-config.ts';
 import { adapterShapes, checkAdapter, type LoraAdapter, loraTargets, PEFT_PREFIX, resolvedTargets } from './lora-adapter.ts';
-
-type Compiled = OwnedFunction<
-  (
-    params: Params,
-    prompt: Tensor,
-    response: Tensor,
-    positions: Tensor,
-    keyMask: Tensor,
-    mask: Tensor,
-    inputs: Record<string, Tensor>,
-    scale: Tensor,
-  ) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }
->;
 
 /** Options of {@link LoraTrainer.create}. */
 export interface LoraTrainerOptions {
@@ -72,7 +59,7 @@ export class LoraTrainer implements TrainingEngine {
   readonly #adamw: ReturnType<typeof createAdamW>;
   readonly #merge: OwnedFunction<(base: Params, adapters: Params) => Params>;
   readonly #project: OwnedFunction<(weightGrads: Params, adapters: Params) => Params>;
-  readonly #compiled = new Map<PolicyLoss, Compiled>();
+  readonly #compiled = new Map<PolicyLoss, LossStep>();
 
   private constructor(base: EmbeddedPolicy, settings: LoraSettings, adapters: HostParams, optimizer: OptimizerConfig) {
     this.#base = base;
@@ -263,23 +250,12 @@ export class LoraTrainer implements TrainingEngine {
    * training. The caller keeps the targeted weights' and a critic head's gradients; dropping the others inside the
    * compiled function made it about twice as slow (jax-js 0.1).
    */
-  #compile(loss: PolicyLoss): Compiled {
+  #compile(loss: PolicyLoss): LossStep {
     let f = this.#compiled.get(loss);
-    if (f !== undefined) return f;
-    const cfg = this.#base.config;
-    f = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => {
-      const objective = (params: Params): [Tensor, Record<string, Tensor>] => {
-        const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
-        const li = lossInputs({ cfg, params, states }, response, mask, inputs);
-        const res = loss(li);
-        li.release();
-        tree.dispose(params);
-        return [res.loss.mul(scale), res.metrics ?? {}];
-      };
-      const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(p);
-      return { loss: value, metrics, grads };
-    });
-    this.#compiled.set(loss, f);
+    if (f === undefined) {
+      f = compileLossStep(this.#base.config, loss);
+      this.#compiled.set(loss, f);
+    }
     return f;
   }
 }

@@ -2,12 +2,11 @@
 // loss over per-token log-probs, accumulated over micro-batches, then one
 // AdamW step. The trainer's weights change; generation uses immutable
 // snapshots of them (snapshot()).
-import type { OwnedFunction } from '@jax-js/jax';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import { jit, np, tree, valueAndGrad, type Tensor } from '../model/backend.ts';
+import { np, tree } from '../model/backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from '../embedded-policy.ts';
-import { responseStates } from '../model/kernels.ts';
-import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
+import type { PolicyLoss } from './loss-inputs.ts';
+import { compileLossStep, type LossStep } from './loss-step.ts';
 import {
   addTrees,
   createAdamW,
@@ -24,19 +23,6 @@ import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair
 import { trainBatchInputs, type TrainBatch } from './train-batch.ts';
 import type { AccumulateResult, StepResult, TrainingEngine } from './training-engine.ts';
 
-type Compiled = OwnedFunction<
-  (
-    p: Params,
-    prompt: Tensor,
-    response: Tensor,
-    positions: Tensor,
-    keyMask: Tensor,
-    mask: Tensor,
-    inputs: Record<string, Tensor>,
-    scale: Tensor,
-  ) => { loss: Tensor; metrics: Record<string, Tensor>; grads: Params }
->;
-
 /** The embedded jax-js engine: owns trainable weights and AdamW state. */
 export class PolicyTrainer implements TrainingEngine {
   readonly kind = 'jax' as const;
@@ -45,7 +31,7 @@ export class PolicyTrainer implements TrainingEngine {
   #adam: AdamState;
   #grads: Params | null = null;
   readonly #adamw: ReturnType<typeof createAdamW>;
-  readonly #compiled = new WeakMap<PolicyLoss, Compiled>();
+  readonly #compiled = new WeakMap<PolicyLoss, LossStep>();
 
   private constructor(model: EmbeddedPolicy, optimizer: OptimizerConfig) {
     this.#model = model;
@@ -142,23 +128,12 @@ export class PolicyTrainer implements TrainingEngine {
     this.#adamw.dispose();
   }
 
-  #compile(loss: PolicyLoss): Compiled {
+  #compile(loss: PolicyLoss): LossStep {
     let f = this.#compiled.get(loss);
-    if (f !== undefined) return f;
-    const cfg = this.#model.config;
-    f = jit((p: Params, prompt: Tensor, response: Tensor, positions: Tensor, keyMask: Tensor, mask: Tensor, inputs: Record<string, Tensor>, scale: Tensor) => {
-      const objective = (params: Params): [Tensor, Record<string, Tensor>] => {
-        const states = responseStates(cfg, params, prompt, response.ref, positions, keyMask);
-        const li = lossInputs({ cfg, params, states }, response, mask, inputs);
-        const res = loss(li);
-        li.release();
-        tree.dispose(params);
-        return [res.loss.mul(scale), res.metrics ?? {}];
-      };
-      const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(p);
-      return { loss: value, metrics, grads };
-    });
-    this.#compiled.set(loss, f);
+    if (f === undefined) {
+      f = compileLossStep(this.#model.config, loss);
+      this.#compiled.set(loss, f);
+    }
     return f;
   }
 }
