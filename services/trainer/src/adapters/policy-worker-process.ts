@@ -12,6 +12,8 @@ import { AppError, ErrorCode, requestJson, retry } from '@rl/service-kit';
 import type { z } from 'zod';
 import { createComputeMeter, type PolicyPort } from '../core/controller/ports.ts';
 import { stepRetryDelayMs } from '../core/controller/retry-step.ts';
+import type { JobContext } from '../jobs/job-manager.ts';
+import type { JobEnvironment } from './job-environment.ts';
 import { asRoot, type RunAs } from './run-as.ts';
 import { workerExitedError } from './worker-restarts.ts';
 import * as P from '../policy/protocol.ts';
@@ -61,7 +63,7 @@ export interface PolicyWorker extends PolicyPort {
   stop(): Promise<void>;
 }
 
-export async function startPolicyWorker(opts: {
+async function startPolicyWorker(opts: {
   nc: NatsConnection;
   natsUrl: string;
   spec: WorkerSpec;
@@ -183,4 +185,25 @@ export async function startPolicyWorker(opts: {
 
 function pickDefined(env: NodeJS.ProcessEnv, keys: string[]): NodeJS.ProcessEnv {
   return Object.fromEntries(keys.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
+}
+
+/** The worker of job `ctx` in the job's environment, with the timeouts every job uses; `resumeDir` restores a checkpoint. */
+export function startJobWorker(
+  env: JobEnvironment,
+  ctx: JobContext,
+  spec: Omit<WorkerSpec, 'job'>,
+  dir: string,
+  resumeDir: string | null,
+): Promise<PolicyWorker> {
+  return startPolicyWorker({
+    nc: env.nc,
+    natsUrl: env.natsUrl,
+    spec: { job: ctx.id, ...spec },
+    dir,
+    resumeDir,
+    timeouts: { callMs: 120_000, updateMs: 600_000 },
+    signal: ctx.signal,
+    logLevel: env.logLevel,
+    runAs: env.runAs,
+  });
 }

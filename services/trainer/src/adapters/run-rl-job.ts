@@ -24,7 +24,7 @@ import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
 import { checkModelLength, resolveModelDir, resolveModelSource } from './model-source.ts';
 import { createOtelTrace } from './otel-trace.ts';
-import { startPolicyWorker } from './policy-worker-process.ts';
+import { startJobWorker } from './policy-worker-process.ts';
 import { withWorkerRestarts } from './worker-restarts.ts';
 import { createRemoteRollout } from './remote-rollout.ts';
 import { FINAL_MODEL_DIRS } from '../policy/checkpoint-layout.ts';
@@ -85,17 +85,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   if (start !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${start.step} (${plan.dir})` });
 
   await withWorkerRestarts(ctx, store, start, async (resume, checkpoints) => {
-    const worker = await startPolicyWorker({
-      nc: env.nc,
-      natsUrl: env.natsUrl,
-      spec: { job: ctx.id, ...plan.spec },
-      dir: plan.dir,
-      resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
-      timeouts: { callMs: 120_000, updateMs: 600_000 },
-      signal: ctx.signal,
-      logLevel: env.logLevel,
-      runAs: env.runAs,
-    });
+    const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step));
     const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
     try {
       const { algorithm } = plan.step;

@@ -17,7 +17,7 @@ import { renderPlots } from '../plots/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import type { JobEnvironment } from './job-environment.ts';
 import { checkModelLength, resolveModelSource } from './model-source.ts';
-import { startPolicyWorker } from './policy-worker-process.ts';
+import { startJobWorker } from './policy-worker-process.ts';
 
 export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobContext): Promise<void> {
   const m = c.model;
@@ -56,17 +56,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
   for (const { key, reason } of compatKeysSet(c))
     ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
 
-  const worker = await startPolicyWorker({
-    nc: env.nc,
-    natsUrl: env.natsUrl,
-    spec: { job: ctx.id, ...plan.spec },
-    dir: plan.dir,
-    resumeDir: resume === null ? null : checkpoints.workerDir(resume.step),
-    timeouts: { callMs: 120_000, updateMs: 600_000 },
-    signal: ctx.signal,
-    logLevel: env.logLevel,
-    runAs: env.runAs,
-  });
+  const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step));
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {
     await sftFit({
