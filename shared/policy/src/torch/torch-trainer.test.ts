@@ -15,22 +15,13 @@ import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
 import { PolicyTrainer } from '../training/policy-trainer.ts';
 import type { TrainBatch } from '../training/train-batch.ts';
+import { OPTIMIZER, PAIRS, SLOW_MS } from './engine-fixtures.test-support.ts';
 import { TorchTrainer } from './torch-trainer.ts';
 
 /** Both engines fp32 on CPU: log-probs, entropies, values, losses and weights after a step. */
 const TOLERANCE = 1e-4;
 /** Relative, for the gradient norm. */
 const NORM_TOLERANCE = 1e-4;
-const SLOW_MS = 120_000;
-const OPTIMIZER = { lr: 1e-4, betas: [0.9, 0.95] as [number, number], weightDecay: 0.1, maxGradNorm: 1 };
-
-const PAIRS = [
-  { prompt: [3, 140, 15, 9, 226], response: [5, 35, 80, 9] },
-  { prompt: [27, 1, 8], response: [2, 8, 180, 28, 1, 8, 255, 0] },
-  { prompt: [7], response: [1] },
-  { prompt: [4, 4, 2, 9, 11, 12, 13, 14, 15, 16, 17], response: [] },
-  { prompt: [200, 201, 202, 203, 204, 205, 206, 207], response: [33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44] },
-];
 
 /** verl's vanilla PPO clip (token-mean) with an entropy bonus: reads log-probs, entropies and two inputs. */
 const ppo: PolicyLoss = (t) => {

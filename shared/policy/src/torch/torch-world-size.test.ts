@@ -13,20 +13,11 @@ import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
 import type { TrainBatch } from '../training/train-batch.ts';
 import { TorchEngine } from './torch-engine.ts';
+import { OPTIMIZER, PAIRS, SLOW_MS } from './engine-fixtures.test-support.ts';
 import { TorchTrainer } from './torch-trainer.ts';
 
 /** Same engine, same fp32 CPU kernels: only the slices' padding and per-rank thread count differ (a few ulps). */
 const TOLERANCE = 2e-6;
-const SLOW_MS = 120_000;
-const OPTIMIZER = { lr: 1e-4, betas: [0.9, 0.95] as [number, number], weightDecay: 0.1, maxGradNorm: 1 };
-
-const PAIRS = [
-  { prompt: [3, 140, 15, 9, 226], response: [5, 35, 80, 9] },
-  { prompt: [27, 1, 8], response: [2, 8, 180, 28, 1, 8, 255, 0] },
-  { prompt: [7], response: [1] },
-  { prompt: [4, 4, 2, 9, 11, 12, 13, 14, 15, 16, 17], response: [] },
-  { prompt: [200, 201, 202, 203, 204, 205, 206, 207], response: [33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44] },
-];
 
 /** A token-mean policy gradient with an entropy bonus. */
 const pg: PolicyLoss = (t) => {
