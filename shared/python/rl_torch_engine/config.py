@@ -61,6 +61,17 @@ class ModelSpec:
         return self.family == "qwen3"
 
 
+def read_json_file(path: str) -> Any:
+    """A JSON file's value; a file that cannot be read or is not JSON raises ConfigError naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as err:
+        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
+    except ValueError as err:
+        raise ConfigError(path, "(root)", f"is not JSON: {err}") from None
+
+
 def show(v: Any) -> str:
     return json.dumps(v)
 

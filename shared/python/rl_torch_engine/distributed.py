@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 
 from .config import ConfigError
-from .engine import Answer, Engine, OutOfMemory
+from .engine import Answer, Engine, OutOfMemory, read_optimizer_file
 from .scoring import check_pairs
 
 # A peer waits for the next request as long as the parent stays idle; every other wait is for a slower rank.
@@ -133,14 +133,7 @@ class DistributedEngine:
 
     def inline_file(self, header: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
         """load_optimizer's file, read here and sent to every rank as bytes (the peers may not see this disk)."""
-        path = header["path"]
-        if not isinstance(path, str) or not path:
-            raise ValueError("load_optimizer: path must be a file path")
-        try:
-            with open(path, "rb") as f:
-                raw = f.read()
-        except OSError as err:
-            raise ValueError(f"load_optimizer: {path}: cannot be read: {err.strerror}") from None
+        raw = read_optimizer_file(header["path"])
         return {"op": "load_optimizer"}, {"state": torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)}
 
     def check_peers(self) -> None:

@@ -42,6 +42,17 @@ def is_out_of_memory(err: BaseException) -> bool:
     return (oom is not None and isinstance(err, oom)) or (isinstance(err, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text))
 
 
+def read_optimizer_file(path: Any) -> bytes:
+    """load_optimizer's file: a path that is not a non-empty string or cannot be read is a clear error."""
+    if not isinstance(path, str) or not path:
+        raise ValueError("load_optimizer: path must be a file path")
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise ValueError(f"load_optimizer: {path}: cannot be read: {err.strerror}") from None
+
+
 class Engine:
     def __init__(self, device: torch.device) -> None:
         self.device = device
@@ -213,13 +224,7 @@ class Engine:
         trainer = self.training("load_optimizer")
         path = header.get("path")
         if path is not None:
-            if not isinstance(path, str) or not path:
-                raise ValueError("load_optimizer: path must be a file path")
-            try:
-                with open(path, "rb") as f:
-                    raw = f.read()
-            except OSError as err:
-                raise ValueError(f"load_optimizer: {path}: cannot be read: {err.strerror}") from None
+            raw = read_optimizer_file(path)
         elif "state" in tensors and tensors["state"].dtype == torch.uint8:
             raw = raw_bytes(tensors["state"])
         else:

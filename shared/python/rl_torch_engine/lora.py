@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 import torch
 from torch import nn
 
-from .config import ConfigError
+from .config import ConfigError, read_json_file
 from .model import CausalLM
 from .safetensors import encode_safetensors, read_safetensors
 
@@ -343,14 +343,7 @@ def _write(path: str, data: bytes) -> None:
 
 def read_adapter_config(directory: str) -> LoraSettings:
     path = os.path.join(directory, ADAPTER_CONFIG)
-    try:
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f)
-    except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
-    except ValueError as err:
-        raise ConfigError(path, "(root)", f"is not JSON: {err}") from None
-    return parse_lora_settings(cfg, path)
+    return parse_lora_settings(read_json_file(path), path)
 
 
 def load_adapter(model: CausalLM, directory: str) -> LoraSettings:

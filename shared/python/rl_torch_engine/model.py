@@ -7,7 +7,6 @@ before RoPE, SwiGLU MLP, tied or untied head."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from typing import Dict, Optional
@@ -16,7 +15,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .config import ConfigError, ModelSpec, parse_hf_config
+from .config import ConfigError, ModelSpec, parse_hf_config, read_json_file
 from .safetensors import read_model_weights
 
 
@@ -183,14 +182,7 @@ def load_model_dir(directory: str, device: Optional[torch.device] = None) -> Cau
     """config.json and the safetensors weights of a model directory, as an fp32 model on `device`;
     a missing or extra tensor, or a wrong shape, raises ConfigError naming it."""
     path = os.path.join(directory, "config.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f)
-    except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
-    except ValueError as err:
-        raise ConfigError(path, "(root)", f"is not JSON: {err}") from None
-    spec = parse_hf_config(cfg, path)
+    spec = parse_hf_config(read_json_file(path), path)
     model = CausalLM(spec)
     expected: Dict[str, torch.Size] = {k: p.shape for k, p in model.named_parameters()}
     tensors = read_model_weights(directory)
