@@ -18,7 +18,7 @@ import { blockTensors, checkPairs, packBucketed, type PackWidths, type TokenPair
 import { jit, np, type Tensor, tree } from '../model/backend.ts';
 import { gaussian, type HostParams, type Params, toDevice, toHost } from '../model/params.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
-import { compileLossStep, type LossStep } from '../training/loss-step.ts';
+import { compileLossStep, stepResult, type LossStep } from '../training/loss-step.ts';
 import {
   type AdamState,
   addTrees,
@@ -160,9 +160,7 @@ export class LoraTrainer implements TrainingEngine {
     for (const name of head) grads[name] = weightGrads[name] as Tensor;
     for (const [name, t] of Object.entries(weightGrads)) if (!head.includes(name)) t.dispose();
     this.#grads = this.#grads === null ? grads : addTrees(this.#grads, grads);
-    const metrics: Record<string, number> = {};
-    for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
-    return { loss: Number((await out.loss.data())[0]) / scale, metrics };
+    return stepResult(out, scale);
   }
 
   async applyGradients(options: { lr?: number } = {}): Promise<StepResult> {

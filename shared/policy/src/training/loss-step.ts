@@ -7,6 +7,7 @@ import { responseStates } from '../model/kernels.ts';
 import type { ModelConfig } from '../model/model-config.ts';
 import type { Params } from '../model/params.ts';
 import { lossInputs, type PolicyLoss } from './loss-inputs.ts';
+import type { AccumulateResult } from './training-engine.ts';
 
 /** `scale` x the loss, its metrics, and the gradient of the scaled loss for every weight. */
 export type LossStep = OwnedFunction<
@@ -36,4 +37,11 @@ export function compileLossStep(cfg: ModelConfig, loss: PolicyLoss): LossStep {
     const [[value, metrics], grads] = valueAndGrad(objective, { hasAux: true })(p);
     return { loss: value, metrics, grads };
   });
+}
+
+/** A step's loss (unscaled) and metrics as numbers. */
+export async function stepResult(out: { loss: Tensor; metrics: Record<string, Tensor> }, scale: number): Promise<AccumulateResult> {
+  const metrics: Record<string, number> = {};
+  for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
+  return { loss: Number((await out.loss.data())[0]) / scale, metrics };
 }

@@ -6,7 +6,7 @@ import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { np, tree } from '../model/backend.ts';
 import { EmbeddedPolicy, policyFromWeights, type PolicyWeights } from '../embedded-policy.ts';
 import type { PolicyLoss } from './loss-inputs.ts';
-import { compileLossStep, type LossStep } from './loss-step.ts';
+import { compileLossStep, stepResult, type LossStep } from './loss-step.ts';
 import {
   addTrees,
   createAdamW,
@@ -67,9 +67,7 @@ export class PolicyTrainer implements TrainingEngine {
     const mask = np.array(block.responseMask).reshape([block.rows, block.responseWidth]);
     const out = this.#compile(loss)(tree.ref(m.params), prompt, response, positions, keyMask, mask, inputs, np.array(scale));
     this.#grads = this.#grads === null ? out.grads : addTrees(this.#grads, out.grads);
-    const metrics: Record<string, number> = {};
-    for (const [k, t] of Object.entries(out.metrics)) metrics[k] = Number((await t.data())[0]);
-    return { loss: Number((await out.loss.data())[0]) / scale, metrics };
+    return stepResult(out, scale);
   }
 
   /** Clips and applies the accumulated gradients with AdamW, then clears them. `lr` overrides the configured rate (schedules). */
