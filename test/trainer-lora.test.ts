@@ -8,31 +8,20 @@
 // object is the adapter; a job resumes from its LoRA checkpoint. The torch
 // engine's case is skipped without torch.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  BYTE_SPECIALS,
-  createTokenizer,
-  decodeAdapterObject,
-  decodeSafetensors,
-  loadModelDir,
-  loadWeights,
-  openWeightsStore,
-  readAdapterDir,
-  trainBpe,
-} from '@rl/policy';
+import { createTokenizer, decodeAdapterObject, decodeSafetensors, loadModelDir, loadWeights, openWeightsStore, readAdapterDir } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestClient } from './support/nats-client.ts';
-import { HAS_TORCH, followJob, jobSteps, submitJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
-import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import type { NatsServer, ServiceProcess } from './support/processes.ts';
+import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const RL_POLICY = join(import.meta.dirname, '../shared/policy/bin/rl-policy.ts');
 const BUCKET = `rl-lora-${process.pid}`;
 let nats: NatsServer;
 let nc: NatsConnection;
-let services: ServiceProcess[] = [];
+let stack: TrainerStack;
 let trainer: ServiceProcess;
 let work: string;
 
@@ -60,18 +49,9 @@ function rlPolicyLogprobs(args: string[], pairs: Array<{ prompt: number[]; respo
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'rl-lora-'));
-  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
-  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeGsm8kSplit(join(work, 'test.parquet'), 4, 3, 1);
-  writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
-  nats = await startNatsServer();
+  stack = await startTrainerStack({ prefix: 'rl-lora-', bucket: BUCKET, sftRows: 32, testRows: 4, vocabSize: 300 });
+  ({ work, nats, trainer } = stack);
   nc = await connectTestClient(nats.url);
-  services = await Promise.all([
-    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
-    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: BUCKET, POLICY_OBJECT_NAME: 'actor' }),
-  ]);
-  trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
   // The base model every LoRA job starts from: a short SFT on the embedded engine.
   await submitJob(trainer.baseUrl, 'sft', {
     kind: 'sft',
@@ -94,9 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await nc?.close();
-  await Promise.all([trainer, ...services].map((s) => s?.stop()));
-  await nats?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 const LORA_RL = (dir: string, strategy: string, rollout: Record<string, unknown>, trainerKeys: Record<string, unknown>) => ({

@@ -7,33 +7,21 @@
 // models are Hugging Face directories that load back and score as the job's
 // own policy and critic do.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  BYTE_SPECIALS,
-  createTokenizer,
-  fetchWeights,
-  loadModelDir,
-  loadWeights,
-  openWeightsStore,
-  policyFromWeights,
-  trainBpe,
-  type PolicyWeights,
-  type TokenPair,
-} from '@rl/policy';
+import { createTokenizer, fetchWeights, loadModelDir, loadWeights, openWeightsStore, policyFromWeights, type PolicyWeights, type TokenPair } from '@rl/policy';
 import { writeTinyModelDir } from '@rl/policy/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyWorkerCore } from '../services/trainer/src/policy/worker-core.ts';
 import { WorkerSpec } from '../services/trainer/src/policy/worker-spec.ts';
 import { connectTestClient } from './support/nats-client.ts';
-import { jobSteps, runJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
-import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import { ROOT, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import { jobSteps, runJob, startTrainerStack, type TrainerStack } from './support/trainer-jobs.ts';
 
 const BUCKET = `rl-sftrl-${process.pid}`;
 let nats: NatsServer;
-let services: ServiceProcess[] = [];
+let stack: TrainerStack;
 let trainer: ServiceProcess;
 let nc: NatsConnection;
 let work: string;
@@ -82,25 +70,14 @@ function rlPolicyLogprobs(dir: string, pairs: TokenPair[]): Promise<Array<{ logp
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'rl-sftrl-'));
-  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 64, 1, 0.5);
-  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeGsm8kSplit(join(work, 'test.parquet'), 8, 3, 1);
-  writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 320, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
-  nats = await startNatsServer();
-  services = await Promise.all([
-    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
-    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: BUCKET, POLICY_OBJECT_NAME: 'actor' }),
-  ]);
-  trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+  stack = await startTrainerStack({ prefix: 'rl-sftrl-', bucket: BUCKET, sftRows: 64, testRows: 8, vocabSize: 320 });
+  ({ work, nats, trainer } = stack);
   nc = await connectTestClient(nats.url);
 }, 120_000);
 
 afterAll(async () => {
   await nc?.close();
-  await Promise.all([trainer, ...services].map((s) => s?.stop()));
-  await nats?.stop();
-  rmSync(work, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 describe('SFT warm start, then RL from its checkpoint', () => {

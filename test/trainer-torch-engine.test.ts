@@ -5,17 +5,15 @@
 // whose exported directory the embedded engine scores as the torch engine
 // trained it; and a job whose engine is killed mid-job, which starts a new
 // worker from its last checkpoint and finishes. Skipped without torch.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BYTE_SPECIALS, createTokenizer, loadModelDir, policyFromWeights, trainBpe, TorchTrainer, type PolicyWeights, type TokenPair } from '@rl/policy';
+import { createTokenizer, loadModelDir, policyFromWeights, TorchTrainer, type PolicyWeights, type TokenPair } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_TORCH, followJob, jobSteps, submitJob, writeGsm8kSplit } from './support/trainer-jobs.ts';
-import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+import type { ServiceProcess } from './support/processes.ts';
+import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const BUCKET = `rl-torch-${process.pid}`;
-let nats: NatsServer;
-let services: ServiceProcess[] = [];
+let stack: TrainerStack;
 let trainer: ServiceProcess;
 let work: string;
 
@@ -42,23 +40,12 @@ function enginesUnder(dir: string): number[] {
 
 beforeAll(async () => {
   if (!HAS_TORCH) return;
-  work = mkdtempSync(join(tmpdir(), 'rl-torch-'));
-  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), 32, 1, 0.5);
-  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
-  await writeGsm8kSplit(join(work, 'test.parquet'), 4, 3, 1);
-  writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: 300, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
-  nats = await startNatsServer();
-  services = await Promise.all([
-    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
-    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: BUCKET, POLICY_OBJECT_NAME: 'actor' }),
-  ]);
-  trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+  stack = await startTrainerStack({ prefix: 'rl-torch-', bucket: BUCKET, sftRows: 32, testRows: 4, vocabSize: 300 });
+  ({ work, trainer } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([trainer, ...services].map((s) => s?.stop()));
-  await nats?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 const RL = (dir: string, extra: Record<string, unknown> = {}) => ({

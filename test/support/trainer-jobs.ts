@@ -2,9 +2,14 @@
 // splits, submitting a job over the trainer's HTTP API and following its event
 // stream to a successful end, and whether this machine's Python has torch.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createParquetWriter, gsm8kFields, synthGsm8kRows } from '@rl/datasets';
+import { BYTE_SPECIALS, trainBpe } from '@rl/policy';
 import { expect } from 'vitest';
 import { readSse } from '../../services/trainer/src/cli/sse.ts';
+import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './processes.ts';
 
 /** Whether /usr/bin/python3 imports torch (the PyTorch engine's tests skip without it). */
 export const HAS_TORCH = (() => {
@@ -17,7 +22,7 @@ export const HAS_TORCH = (() => {
 })();
 
 /** Writes `count` small synthetic GSM8K rows to `path`; returns their questions and solutions (tokenizer training text). */
-export async function writeGsm8kSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
+async function writeGsm8kSplit(path: string, count: number, seed: number, hashRatio: number): Promise<string[]> {
   const w = await createParquetWriter(path, gsm8kFields('plain'));
   const texts: string[] = [];
   for (const row of synthGsm8kRows({ count, seed, split: 'train', hashRatio, instruction: '', problem: { maxOps: 2, maxAmount: 9, maxTotal: 20 } })) {
@@ -59,3 +64,38 @@ export async function runJob(baseUrl: string, id: string, config: unknown): Prom
 
 /** The metrics of each step event. */
 export const jobSteps = (events: JobEvent[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
+
+/** A trainer with its reward and generation services on a fresh nats-server, over a work directory of GSM8K splits. */
+export interface TrainerStack {
+  /** The trainer's base directory: sft.parquet, rl.parquet, test.parquet and tokenizer.json (a BPE learned from the SFT split). */
+  work: string;
+  nats: NatsServer;
+  trainer: ServiceProcess;
+  /** Stops every process and removes the work directory. */
+  stop(): Promise<void>;
+}
+
+/** Starts the stack the trainer's integration tests run jobs on; the generation service follows `bucket`'s `actor` object. */
+export async function startTrainerStack(o: { prefix: string; bucket: string; sftRows: number; testRows: number; vocabSize: number }): Promise<TrainerStack> {
+  const work = mkdtempSync(join(tmpdir(), o.prefix));
+  const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), o.sftRows, 1, 0.5);
+  await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
+  await writeGsm8kSplit(join(work, 'test.parquet'), o.testRows, 3, 1);
+  writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: o.vocabSize, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
+  const nats = await startNatsServer();
+  const services = await Promise.all([
+    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
+    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: o.bucket, POLICY_OBJECT_NAME: 'actor' }),
+  ]);
+  const trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
+  return {
+    work,
+    nats,
+    trainer,
+    stop: async () => {
+      await Promise.all([trainer, ...services].map((s) => s.stop()));
+      await nats.stop();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
