@@ -32,6 +32,7 @@ interface PassRow {
 interface Report {
   smoke: boolean;
   parity: Array<{ architecture: string; fp32_ok: boolean }> | null;
+  serve: { ok: boolean; full_mean_logprob_by_step: number[]; saved_equals_weights_op: boolean };
   throughput: {
     model: Record<
       'hidden_size' | 'num_hidden_layers' | 'num_attention_heads' | 'num_key_value_heads' | 'head_dim' | 'intermediate_size' | 'vocab_size',
@@ -47,7 +48,7 @@ const out = mkdtempSync(join(tmpdir(), 'rl-gpu-check-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe.skipIf(!hasTorch())('infra/gpu/check.sh --smoke', () => {
-  it('runs every pass on the CPU, prints the summary and writes gpu-check.json', { timeout: 180_000 }, async () => {
+  it('runs every pass and the served engine on the CPU, prints the summary and writes gpu-check.json', { timeout: 180_000 }, async () => {
     const { stdout } = await run(join(ROOT, 'infra/gpu/check.sh'), [out, '--smoke'], { env: { ...process.env, PYTHON }, timeout: 170_000 });
     expect(stdout).toMatch(/rl_torch_engine GPU check \(smoke\)/);
     expect(stdout).toMatch(/where one update micro-batch spends its time/);
@@ -60,6 +61,9 @@ describe.skipIf(!hasTorch())('infra/gpu/check.sh --smoke', () => {
       expect(row.mfu, row.pass).toBeGreaterThan(0);
     }
     for (const row of report.parity ?? []) expect(row.fp32_ok, row.architecture).toBe(true);
+    // The engine as the worker runs it: trains, saves what it serves, and LoRA trains and exports.
+    expect(report.serve.ok, JSON.stringify(report.serve)).toBe(true);
+    expect(report.serve.saved_equals_weights_op).toBe(true);
 
     const m = report.throughput.model;
     const { rows, prompt, response } = report.throughput.sizes;

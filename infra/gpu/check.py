@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from parity import BF16_FLOOR, FP32_TOLERANCE, run_parity
+from serve_check import run_serve_check
 from rl_torch_engine.bench import matmul_peak
 from throughput import Sizes, card_peak, default_sizes, fraction, run_throughput
 
@@ -73,6 +74,18 @@ def summary(report: Dict[str, Any]) -> str:
             f"parity with transformers, max |log-prob difference| (fp32 on the CPU, within {FP32_TOLERANCE:g}; bf16 as the engine runs on CUDA, "
             f"no further from transformers' fp32 than transformers' bf16 is, x2 or {BF16_FLOOR:g}):\n"
             + table(["architecture", "fp32", "bf16 vs transformers bf16", "bf16 vs fp32: ours / transformers", "verdict"], rows)
+        )
+    serve = report["serve"]
+    if "error" in serve:
+        parts.append(f"serve: FAILED to run: {serve['error']}")
+    else:
+        full, lora = serve["full_mean_logprob_by_step"], serve["lora_mean_logprob_by_step"]
+        parts.append(
+            f"serve (the engine as a child process on {serve['hello']['device']}): log-probs vs fp32 on the CPU max "
+            f"{serve['logprob_max_abs_diff_vs_cpu_fp32']:.2e} (mean {serve['logprob_mean_abs_diff_vs_cpu_fp32']:.2e}), after training "
+            f"{serve['trained_logprob_max_abs_diff_vs_cpu_fp32']:.2e}; mean log-prob over {len(full) - 1} steps {full[0]:.3f} -> {full[-1]:.3f} "
+            f"(LoRA r=8: {lora[0]:.3f} -> {lora[-1]:.3f}); saved directory = weights op: {serve['saved_equals_weights_op']}; "
+            f"LoRA reference = base: {serve['lora_reference_is_base_max_abs_diff']:.2e}; {'ok' if serve['ok'] else 'FAILED'}"
         )
     t = report["throughput"]
     if "error" in t:
@@ -147,6 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         peak["flops"] = matmul["gflops"] * 1e9
     report: Dict[str, Any] = {"smoke": args.smoke, "environment": env, "matmul": matmul, "peak": peak}
     report["parity"] = attempt(lambda: run_parity(device, args.smoke))
+    report["serve"] = attempt(lambda: run_serve_check(device))
     report["throughput"] = attempt(lambda: run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing))
     report["seconds"] = time.perf_counter() - started
     os.makedirs(args.out_dir, exist_ok=True)
@@ -159,7 +173,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 def failures(report: Dict[str, Any]) -> List[str]:
     """What failed: a parity row, a part that did not run, a pass that did not run."""
     parity, throughput = report["parity"], report["throughput"]
-    out = [f"{part}: {report[part]['error']}" for part in ("parity", "throughput") if isinstance(report[part], dict) and "error" in report[part]]
+    out = [f"{part}: {report[part]['error']}" for part in ("parity", "serve", "throughput") if isinstance(report[part], dict) and "error" in report[part]]
+    if "ok" in report["serve"] and not report["serve"]["ok"]:
+        out.append("serve: a figure is out of bounds")
     if isinstance(parity, list):
         out += [f"parity: {r['architecture']}" for r in parity if not (r["fp32_ok"] and r.get("bf16_ok", True))]
     if "rows" in throughput:

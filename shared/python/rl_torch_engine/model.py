@@ -77,7 +77,8 @@ class Attention(nn.Module):
             self.q_norm = RMSNorm(d, spec.rms_norm_eps)
             self.k_norm = RMSNorm(d, spec.rms_norm_eps)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
+        """mask: an additive [B, 1, T, T] mask, or None for causal attention alone (rows padded on the right only)."""
         s = self.spec
         b, t, _ = x.shape
         q = self.q_proj(x).view(b, t, s.num_heads, s.head_dim)
@@ -93,11 +94,19 @@ class Attention(nn.Module):
         n_rep = s.num_heads // s.num_kv_heads
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         if hasattr(nn.functional, "scaled_dot_product_attention"):  # torch >= 2: fused kernels
-            # The fp32 mask's minimum rounds to -inf in bf16, which makes a fully masked row (a left-padding
-            # query) NaN, and 0 x NaN reaches the real rows through the next layer's values: clamp first.
-            bias = mask.clamp(min=torch.finfo(q.dtype).min).to(q.dtype)
-            out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+            if mask is None:  # the flash / cuDNN kernels, which take no mask
+                out = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                # The fp32 mask's minimum rounds to -inf in bf16, which makes a fully masked row (a left-padding
+                # query) NaN, and 0 x NaN reaches the real rows through the next layer's values: clamp first.
+                bias = mask.clamp(min=torch.finfo(q.dtype).min).to(q.dtype)
+                out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
         else:
+            if mask is None:
+                t_q = q.shape[2]
+                mask = torch.zeros(t_q, t_q, dtype=q.dtype, device=q.device).masked_fill(
+                    ~torch.ones(t_q, t_q, dtype=torch.bool, device=q.device).tril(), torch.finfo(q.dtype).min
+                )
             scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
             probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
             out = torch.matmul(probs, v)
@@ -124,7 +133,7 @@ class Layer(nn.Module):
         self.post_attention_layernorm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
         self.mlp = Mlp(spec)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
         x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask)
         return x + self.mlp(self.post_attention_layernorm(x))
 
@@ -140,17 +149,23 @@ class Decoder(nn.Module):
         # Recompute each layer's activations in the backward pass instead of keeping them (training only).
         self.gradient_checkpointing = False
 
-    def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
-        """Final-norm hidden states [B, T, D]. attention_mask [B, T] is 1 on real tokens."""
+    def forward(self, ids: torch.Tensor, attention_mask: Optional[torch.Tensor] = None, position_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Final-norm hidden states [B, T, D]. attention_mask [B, T] is 1 on real tokens; without one, every row
+        is taken as real tokens then padding on the right (causal attention alone is then exact for the real
+        tokens, and the fused kernels that take no mask run). position_ids default to 0, 1, ..."""
         x = self.embed_tokens(ids)
+        t = ids.shape[1]
+        if position_ids is None:
+            position_ids = torch.arange(t, device=ids.device)[None]
         # RoPE angles in fp32 even under autocast, as transformers computes them.
         with torch.autocast(device_type=ids.device.type, enabled=False):
             freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
             emb = torch.cat((freqs, freqs), dim=-1)
             cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
-        t = ids.shape[1]
-        allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
-        mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+        mask: Optional[torch.Tensor] = None
+        if attention_mask is not None:
+            allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
+            mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
         checkpointed = self.gradient_checkpointing and torch.is_grad_enabled()
         for layer in self.layers:
             if checkpointed:

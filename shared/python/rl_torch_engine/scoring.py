@@ -1,6 +1,8 @@
-"""Teacher-forced log-probs and entropies of response tokens given their prompts:
-prompts left-padded, responses right-padded, position ids from the mask (the
-layout verl's actor scores), the head and softmax in fp32."""
+"""Teacher-forced log-probs and entropies of response tokens given their prompts.
+Each row is its prompt then its response then padding on the right, so causal
+attention alone is exact for the real tokens and the fused attention kernels
+that take no mask (flash, cuDNN) run; positions count from the prompt's first
+token, as in verl's left-padded layout. The head and softmax are in fp32."""
 
 from __future__ import annotations
 
@@ -31,19 +33,18 @@ def check_pairs(pairs: Sequence[Pair]) -> None:
 
 
 def blocks(pairs: Sequence[Pair], max_tokens: int) -> List[Tuple[int, int]]:
-    """Consecutive [start, end) runs of pairs whose padded block (rows x (longest prompt + longest
-    response)) stays within max_tokens; a single pair longer than that runs alone."""
+    """Consecutive [start, end) runs of pairs whose padded block (rows x the longest prompt + response)
+    stays within max_tokens; a single pair longer than that runs alone."""
     out: List[Tuple[int, int]] = []
     start = 0
     while start < len(pairs):
         end = start + 1
         width = len(pairs[start][0]) + len(pairs[start][1])
-        p_max, r_max = len(pairs[start][0]), len(pairs[start][1])
         while end < len(pairs):
-            p2, r2 = max(p_max, len(pairs[end][0])), max(r_max, len(pairs[end][1]))
-            if (end - start + 1) * (p2 + r2) > max(max_tokens, width):
+            w2 = max(width, len(pairs[end][0]) + len(pairs[end][1]))
+            if (end - start + 1) * w2 > max(max_tokens, width):
                 break
-            p_max, r_max, end = p2, r2, end + 1
+            width, end = w2, end + 1
         out.append((start, end))
         start = end
     return out
@@ -51,40 +52,41 @@ def blocks(pairs: Sequence[Pair], max_tokens: int) -> List[Tuple[int, int]]:
 
 @dataclass
 class Block:
-    """One padded micro-batch: ids, attention mask and positions [B, P + R] on the device, the
-    prompt width P, the response width R, and the mask of real response tokens [B, R]."""
+    """One padded micro-batch on the device: ids [B, W] (prompt, response, padding), the index of the state
+    that predicts each response token [B, R] (prompt length - 1 + t; padding's points at the last column),
+    the response tokens [B, R], and the mask of real response tokens [B, R]."""
 
     ids: torch.Tensor
-    mask: torch.Tensor
-    positions: torch.Tensor
-    p_max: int
-    r_max: int
+    state_index: torch.Tensor
+    targets: torch.Tensor
     response_mask: torch.Tensor
 
 
 def pack(pairs: Sequence[Pair], device: torch.device) -> Block:
-    p_max = max(len(p) for p, _ in pairs)
+    width = max(len(p) + len(r) for p, r in pairs)
     r_max = max(1, max(len(r) for _, r in pairs))
     b = len(pairs)
-    ids = torch.zeros(b, p_max + r_max, dtype=torch.long)
-    mask = torch.zeros(b, p_max + r_max, dtype=torch.long)
+    ids = torch.zeros(b, width, dtype=torch.long)
+    index = torch.full((b, r_max), width - 1, dtype=torch.long)
+    targets = torch.zeros(b, r_max, dtype=torch.long)
+    response_mask = torch.zeros(b, r_max, dtype=torch.bool)
     for i, (prompt, response) in enumerate(pairs):
         lp, lr = len(prompt), len(response)
-        ids[i, p_max - lp : p_max] = torch.tensor(list(prompt), dtype=torch.long)
+        row = torch.tensor(list(prompt) + list(response), dtype=torch.long)
+        ids[i, : lp + lr] = row
         if lr:
-            ids[i, p_max : p_max + lr] = torch.tensor(list(response), dtype=torch.long)
-        mask[i, p_max - lp : p_max + lr] = 1
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
-    response_mask = mask[:, p_max:].bool()
-    return Block(ids.to(device), mask.to(device), positions.to(device), p_max, r_max, response_mask.to(device))
+            index[i, :lr] = torch.arange(lp - 1, lp - 1 + lr)
+            targets[i, :lr] = row[lp:]
+            response_mask[i, :lr] = True
+    return Block(ids.to(device), index.to(device), targets.to(device), response_mask.to(device))
 
 
 def response_states(model: CausalLM, block: Block) -> torch.Tensor:
-    """Final-norm hidden states [B, R, D] (fp32) of the positions that predict the response tokens:
-    position P - 1 + t predicts response token t."""
+    """Final-norm hidden states [B, R, D] (fp32) of the positions that predict the response tokens."""
     with autocast(block.ids.device):
-        hidden = model.model(block.ids, block.mask, block.positions)
-    return hidden[:, block.p_max - 1 : block.p_max - 1 + block.r_max].float()
+        hidden = model.model(block.ids)
+    index = block.state_index[..., None].expand(-1, -1, hidden.shape[-1])
+    return hidden.gather(1, index).float()
 
 
 def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Block) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -94,8 +96,7 @@ def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Blo
     with autocast(states.device):
         logits = torch.nn.functional.linear(states, model.head_weight())
     logp = torch.log_softmax(logits.float(), dim=-1)
-    targets = block.ids[:, block.p_max : block.p_max + block.r_max]
-    token_logp = logp.gather(-1, targets[..., None])[..., 0]
+    token_logp = logp.gather(-1, block.targets[..., None])[..., 0]
     entropy = -(logp.exp() * logp).sum(-1)
     return token_logp, entropy
 
