@@ -118,6 +118,13 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
         out["trained_logprob_max_abs_diff_vs_cpu_fp32"] = float((after["logprobs"] - cpu_after).abs().max())
         out["full_exit"] = child.close()
 
+        if device.type == "cuda" and hasattr(torch.nn.Module, "compile"):
+            # verl's use_torch_compile through the serve loop: uneven micro-batches, so shapes vary between calls.
+            child = Child(device.type)
+            child.ask({"op": "open", "model": base, "train": True, "optimizer": optimizer, "max_tokens": 512, "compile": True})
+            out["compiled_mean_logprob_by_step"] = train(child, pairs)
+            out["compiled_exit"] = child.close()
+
         child = Child(device.type)
         child.ask({"op": "open", "model": base, "train": True, "optimizer": {**optimizer, "lr": 1e-2}, "lora": {"r": 8, "lora_alpha": 16, "target_modules": "all-linear"}})
         out["lora_mean_logprob_by_step"] = train(child, pairs)
@@ -135,6 +142,8 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
         and lora[-1] > lora[0] + 0.1
         and out["lora_reference_is_base_max_abs_diff"] < 0.1
         and out["full_exit"] == 0
+        and all(abs(a - b) < 0.05 for a, b in zip(out.get("compiled_mean_logprob_by_step", full), full))
+        and out.get("compiled_exit", 0) == 0
         and out["lora_exit"] == 0
     )
     return out

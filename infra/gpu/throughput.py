@@ -20,7 +20,7 @@ import torch
 from rl_torch_engine.bench import UpdatePass, measure, profile_ops, random_pairs, score_flops, train_flops
 from rl_torch_engine.config import parse_hf_config
 from rl_torch_engine.lora import apply_lora
-from rl_torch_engine.model import CausalLM
+from rl_torch_engine.model import CausalLM, compile_model
 from rl_torch_engine.scoring import score_pairs
 
 # Qwen/Qwen3-0.6B's config.json, the sizes that matter.
@@ -103,9 +103,18 @@ def _rate(row: Dict[str, Any], tokens: int, flops: float, peak: Optional[float])
 
 
 def profile_update(model: CausalLM, pairs: List[Any], sizes: Sizes, device: torch.device) -> List[Dict[str, Any]]:
-    """Where one update micro-batch spends its device time, by op."""
+    """Where one update micro-batch spends its device time, by op (a failure is one row saying so)."""
     batch = pairs[: max(1, sizes.update_tokens // (sizes.prompt + sizes.response))]
-    return profile_ops(UpdatePass(model, batch, sizes.update_tokens), device)
+    try:
+        return profile_ops(UpdatePass(model, batch, sizes.update_tokens), device)
+    except Exception as err:  # noqa: BLE001 - out of memory, say: the rows measured stay
+        traceback.print_exc(file=sys.stderr)
+        return [{"op": f"profile failed: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:160], "ms": 0.0, "share": 0.0, "calls": 0}]
+
+
+def can_compile(device: torch.device) -> bool:
+    """torch.compile (nn.Module.compile, torch >= 2.2) where it pays: on CUDA, or in the smoke run where torch has it."""
+    return hasattr(torch.nn.Module, "compile")
 
 
 def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[str, Any], gradient_checkpointing: bool) -> Dict[str, Any]:
@@ -115,31 +124,58 @@ def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[s
     pairs = random_pairs(sizes.rows, sizes.prompt, sizes.response, spec.vocab_size)
     tokens = sizes.rows * (sizes.prompt + sizes.response)
     forward = score_flops(spec, sizes.rows, sizes.prompt, sizes.response)
+    train = train_flops(spec, sizes.rows, sizes.prompt, sizes.response)
     flops_peak = peak["flops"]
     out: Dict[str, Any] = {
         "model": {k: config[k] for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size")},
         "parameters": sum(p.numel() for p in model.parameters()),
         "sizes": sizes.__dict__,
         "tokens": tokens,
-        "flops": {"score": forward, "update": 3 * forward},
+        "flops": {"score": forward, "update": train},
     }
     rows: List[Dict[str, Any]] = []
-    score = _phase(device, lambda: score_pairs(model, pairs, max_tokens=sizes.score_tokens), sizes.seconds)
-    rows.append({"pass": "log-prob", **_rate(score, tokens, forward, flops_peak)})
-    update = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
-    rows.append({"pass": "update", **_rate(update, tokens, train_flops(spec, sizes.rows, sizes.prompt, sizes.response), flops_peak)})
-    if gradient_checkpointing:
-        model.model.gradient_checkpointing = True
-        # Recomputation runs the forward twice; MFU counts the model's FLOPs once (forward + 2x backward), as usual.
-        update_gc = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
-        rows.append({"pass": "update, gradient checkpointing", **_rate(update_gc, tokens, train_flops(spec, sizes.rows, sizes.prompt, sizes.response), flops_peak)})
-        model.model.gradient_checkpointing = False
+
+    def add(row: Dict[str, Any]) -> None:
+        rows.append(row)
+        print(f"measured: {row}", file=sys.stderr, flush=True)  # a check cut short still shows its rows
+
+    def passes(suffix: str) -> None:
+        score = _phase(device, lambda: score_pairs(model, pairs, max_tokens=sizes.score_tokens), sizes.seconds)
+        add({"pass": f"log-prob{suffix}", **_rate(score, tokens, forward, flops_peak)})
+        update = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
+        add({"pass": f"update{suffix}", **_rate(update, tokens, train, flops_peak)})
+        if gradient_checkpointing:
+            model.model.gradient_checkpointing = True
+            # Recomputation runs the forward twice; MFU counts the model's FLOPs once (forward + 2x backward), as usual.
+            update_gc = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
+            add({"pass": f"update, gradient checkpointing{suffix}", **_rate(update_gc, tokens, train, flops_peak)})
+            model.model.gradient_checkpointing = False
+
+    def lora_pass(suffix: str, compiled: bool) -> None:
+        nonlocal model
+        model = None  # type: ignore[assignment]  # one 0.6B model on the device at a time
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        model = random_model(config, device)
+        apply_lora(model, dict(LORA))
+        if compiled:
+            compile_model(model)
+        out["lora"] = dict(LORA, trainable_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad))
+        # Frozen base weights get no weight gradients: forward + input gradients, 2x forward (the adapters' FLOPs are left out).
+        lora = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
+        add({"pass": f"update, LoRA r={LORA['r']}{suffix}", **_rate(lora, tokens, 2 * forward, flops_peak)})
+
+    passes("")
     out["profile_update"] = profile_update(model, pairs, sizes, device)
-    apply_lora(model, dict(LORA))
-    out["lora"] = dict(LORA, trainable_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad))
-    # Frozen base weights get no weight gradients: forward + input gradients, 2x forward (the adapters' FLOPs are left out).
-    lora = _phase(device, UpdatePass(model, pairs, sizes.update_tokens), sizes.seconds)
-    rows.append({"pass": f"update, LoRA r={LORA['r']}", **_rate(lora, tokens, 2 * forward, flops_peak)})
+    compiled = can_compile(device)
+    if compiled:
+        # verl's use_torch_compile: the first call of each pass (its "first_ms") includes compiling it.
+        compile_model(model)
+        passes(", torch.compile")
+        out["profile_update_compiled"] = profile_update(model, pairs, sizes, device)
+    lora_pass("", False)
+    if compiled:
+        lora_pass(", torch.compile", True)
     out["rows"] = rows
     return out
 

@@ -8,7 +8,7 @@ carries `elapsed_ms`, the time the engine spent on it; pairs travel as I32
 tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   hello (sent first, unasked)  -> {ok, engine: "torch", torch, device, world_size}
   {op: "open", model: DIR, train?, optimizer?: {lr, betas, eps, weight_decay, max_grad_norm},
-   gradient_checkpointing?, max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
+   gradient_checkpointing?, compile? (torch.compile, torch >= 2.2), max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
                                -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}}
   {op: "score", leaves?, adapters?} + pairs
                                -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph;

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from .checkpoint import encode_adam_state, encode_weights, load_adam_state, model_tensors, save_model_dir
-from .model import CausalLM, load_model_dir
+from .model import CausalLM, compile_model, load_model_dir
 from .protocol import Payload
 from .safetensors import encode_safetensors, raw_bytes
 from .scoring import DEFAULT_MAX_TOKENS, LEAVES, Pair, compute_leaves
@@ -87,6 +87,7 @@ class Engine:
             raise ValueError("open: model must be a directory path")
         train = header.get("train", False)
         checkpointing = header.get("gradient_checkpointing", False)
+        compiled = header.get("compile", False)
         lora = header.get("lora")
         adapter = header.get("adapter")
         max_tokens = header.get("max_tokens", DEFAULT_MAX_TOKENS)
@@ -94,6 +95,10 @@ class Engine:
             raise ValueError("open: train must be a boolean")
         if not isinstance(checkpointing, bool):
             raise ValueError("open: gradient_checkpointing must be a boolean")
+        if not isinstance(compiled, bool):
+            raise ValueError("open: compile must be a boolean")
+        if compiled and not hasattr(torch.nn.Module, "compile"):
+            raise ValueError(f"open: compile needs torch >= 2.2 (this is torch {torch.__version__})")
         if lora is not None and not isinstance(lora, dict):
             raise ValueError("open: lora must be an object")
         if adapter is not None and (not isinstance(adapter, str) or not adapter):
@@ -112,6 +117,8 @@ class Engine:
 
             load_adapter(model, adapter)  # onto the adapters `lora` made (resume), or its own
         model.model.gradient_checkpointing = checkpointing
+        if compiled:
+            compile_model(model)  # after LoRA: compiled code traces the modules it finds
         model.train(train)
         if not train:
             model.requires_grad_(False)

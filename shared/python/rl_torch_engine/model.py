@@ -175,10 +175,23 @@ class Decoder(nn.Module):
         return self.norm(x)
 
 
+def compile_model(model: "CausalLM") -> None:
+    """torch.compile each decoder layer in place (parameter names unchanged; identical layers share one
+    graph, as torchtitan compiles per block) and the softmax over the vocabulary (scoring.py): the
+    elementwise work between the matmuls (RMSNorm, RoPE, SwiGLU, the fp32 casts) is fused. verl's
+    actor.use_torch_compile; needs torch >= 2.2. Apply LoRA first: compiled code traces the modules it finds."""
+    if not hasattr(nn.Module, "compile"):
+        raise ValueError(f"open: compile needs torch >= 2.2 (this is torch {torch.__version__})")
+    for layer in model.model.layers:
+        layer.compile(dynamic=None)
+    model.compiled = True
+
+
 class CausalLM(nn.Module):
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__()
         self.spec = spec
+        self.compiled = False  # compile_model
         self.model = Decoder(spec)
         # A ...ForTokenClassification critic has no LM head whatever tie_word_embeddings says (as hf/model-dir.ts reads it).
         if not spec.tie_word_embeddings and not spec.value_head:

@@ -7,7 +7,7 @@ token, as in verl's left-padded layout. The head and softmax are in fp32."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 import torch
 
@@ -89,16 +89,32 @@ def response_states(model: CausalLM, block: Block) -> torch.Tensor:
     return hidden.gather(1, index).float()
 
 
+def _logp_and_entropy(logits: torch.Tensor, targets: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    return logp.gather(-1, targets[..., None])[..., 0], -(logp.exp() * logp).sum(-1)
+
+
+_compiled_logp_and_entropy = None
+
+
+def _logp_and_entropy_of(model: CausalLM) -> Callable[[torch.Tensor, torch.Tensor], Tuple[torch.Tensor, torch.Tensor]]:
+    """The compiled softmax (one fused pass over the vocabulary, as verl compiles logprobs_from_logits) for a
+    compiled model."""
+    global _compiled_logp_and_entropy
+    if not getattr(model, "compiled", False):
+        return _logp_and_entropy
+    if _compiled_logp_and_entropy is None:
+        _compiled_logp_and_entropy = torch.compile(_logp_and_entropy, dynamic=True)
+    return _compiled_logp_and_entropy
+
+
 def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Block) -> Tuple[torch.Tensor, torch.Tensor]:
     """[B, R] log-probs of the response tokens and entropies of their distributions, the softmax in fp32.
     The head's matmul runs under the same autocast as the model (bf16 on CUDA, as verl's FSDP actor
     computes its logits): in fp32 it is a sixth of a 0.6B model's FLOPs at a fraction of the bf16 rate."""
     with autocast(states.device):
         logits = torch.nn.functional.linear(states, model.head_weight())
-    logp = torch.log_softmax(logits.float(), dim=-1)
-    token_logp = logp.gather(-1, block.targets[..., None])[..., 0]
-    entropy = -(logp.exp() * logp).sum(-1)
-    return token_logp, entropy
+    return _logp_and_entropy_of(model)(logits, block.targets)
 
 
 def compute_leaves(model: CausalLM, pairs: Sequence[Pair], leaves: Sequence[str], max_tokens: int) -> Dict[str, torch.Tensor]:
