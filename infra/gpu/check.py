@@ -57,8 +57,8 @@ def summary(report: Dict[str, Any]) -> str:
     parity = report["parity"]
     if isinstance(parity, dict):
         parts.append(f"parity: FAILED to run: {parity['error']}")
-    elif parity is None:
-        parts.append("parity: skipped (transformers is not installed)")
+    elif parity is None or isinstance(parity, str):
+        parts.append(f"parity: {parity or 'skipped (transformers is not installed)'}")
     else:
         rows = [
             [
@@ -162,7 +162,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if peak["flops"] is None:
         peak["flops"] = matmul["gflops"] * 1e9
     report: Dict[str, Any] = {"smoke": args.smoke, "environment": env, "matmul": matmul, "peak": peak}
-    report["parity"] = {"error": "skipped (--skip-parity)"} if args.skip_parity else attempt(lambda: run_parity(device, args.smoke))
+    report["parity"] = "skipped (--skip-parity)" if args.skip_parity else attempt(lambda: run_parity(device, args.smoke))
     report["serve"] = attempt(lambda: run_serve_check(device))
     report["throughput"] = attempt(lambda: run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing))
     report["seconds"] = time.perf_counter() - started

@@ -297,7 +297,10 @@ class TorchTrainTest(unittest.TestCase):
             ({"optimizer": {**OPTIM, "momentum": 0.9}}, "optimizer.momentum is not a setting"),
             ({"optimizer": None}, "open: optimizer must be an object"),
             ({"gradient_checkpointing": "yes"}, "gradient_checkpointing must be a boolean"),
+            ({"compile": 1}, "open: compile must be a boolean"),
         ]
+        if not hasattr(torch.nn.Module, "compile"):  # Debian's torch 1.13: the refusal names the version needed
+            cases.append(({"compile": True}, "open: compile needs torch >= 2.2"))
         for extra, message in cases:
             with self.subTest(message), self.assertRaisesRegex(ValueError, message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
                 Engine(torch.device("cpu")).handle({"op": "open", "model": self.dir, "train": True, "optimizer": OPTIM, **extra}, {})

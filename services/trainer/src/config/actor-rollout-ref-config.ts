@@ -90,6 +90,8 @@ export const ActorConfig = z.strictObject({
   use_dynamic_bsz: bool().default(false),
   /** Tokens (sequences x padded length) per forward/backward pass with use_dynamic_bsz. @default 16384 */
   ppo_max_token_len_per_gpu: positiveInt().default(16384),
+  /** torch.compile the actor, reference and critic models (each decoder layer, and the softmax over the vocabulary) where the PyTorch engine runs on CUDA: about 2x the update throughput of a 0.6B model (infra/gpu/README.md). Not applied on the CPU, where compiling costs more than it gains at the demo's sizes. @default true */
+  use_torch_compile: bool().default(true),
   /** Passes over each batch. @default 1 */
   ppo_epochs: positiveInt().default(1),
   /** Reshuffle the sequences every PPO epoch (otherwise mini-batches are taken in order). @default false */
@@ -221,6 +223,8 @@ export const RefConfig = z.strictObject({
   log_prob_micro_batch_size_per_gpu: ignored(positiveInt().nullable()),
   /** Accepted and ignored (compat-keys.ts). */
   fsdp_config: z.strictObject({ param_offload: ignored(bool()) }).optional(),
+  /** Accepted and ignored (compat-keys.ts). */
+  use_torch_compile: ignored(bool()),
 });
 
 /** verl's LoRA keys of `actor_rollout_ref.model` (the actor's; SFT jobs train whole models). */

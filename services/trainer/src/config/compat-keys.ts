@@ -13,6 +13,7 @@ export const COMPAT_KEYS = {
   'actor_rollout_ref.rollout.tensor_model_parallel_size': 'GPU parallelism of the inference engine',
   'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu': 'how many sequences one GPU scores at once (memory, not results)',
   'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu': 'how many sequences one GPU scores at once (memory, not results)',
+  'actor_rollout_ref.ref.use_torch_compile': "the reference policy runs on the actor's engine settings (actor.use_torch_compile)",
   'actor_rollout_ref.ref.fsdp_config.param_offload': 'FSDP CPU offload: the embedded model lives in CPU memory already',
   'actor_rollout_ref.actor.fsdp_config.param_offload': 'FSDP CPU offload: the embedded model lives in CPU memory already',
   'actor_rollout_ref.actor.fsdp_config.optimizer_offload': 'FSDP CPU offload: the optimizer state lives in CPU memory already',

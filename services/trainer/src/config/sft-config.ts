@@ -69,6 +69,8 @@ export const SftModelConfig = ModelConfig.omit({ path: true, use_remove_padding:
   partial_pretrain: text().nullable().default(null),
   /** The engine: "embedded" (jax-js, no Python) or verl's "fsdp" / "fsdp2" (the PyTorch engine). @default "embedded" */
   strategy: strategy().default('embedded'),
+  /** torch.compile the model (each decoder layer, and the softmax over the vocabulary) where the PyTorch engine runs on CUDA, as verl's actor.use_torch_compile does for RL; not applied on the CPU. @default true */
+  use_torch_compile: bool().default(true),
 });
 
 /** `trainer.*` of an SFT job: the RL keys plus verl's `trainer.seed`, with sft_trainer.yaml's defaults. */

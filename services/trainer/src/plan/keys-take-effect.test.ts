@@ -115,6 +115,7 @@ const RL: Record<string, Change> = {
   'actor_rollout_ref.model.seed': { at: 'spec.model.seed', value: 1 },
   'actor_rollout_ref.model.enable_gradient_checkpointing': { at: 'spec.engine.gradient_checkpointing', value: true },
   'actor_rollout_ref.actor.strategy': { at: 'spec.engine.kind', value: 'fsdp' },
+  'actor_rollout_ref.actor.use_torch_compile': { at: 'spec.engine.compile', value: false },
   'actor_rollout_ref.actor.use_dynamic_bsz': { at: 'spec.engine.max_tokens', value: true },
   'actor_rollout_ref.actor.ppo_max_token_len_per_gpu': {
     at: 'spec.engine.max_tokens',
@@ -223,6 +224,7 @@ const SFT: Record<string, Change> = {
   'model.seed': { at: 'spec.model.seed', value: 1 },
   'model.strategy': { at: 'spec.engine.kind', value: 'fsdp2' },
   'model.enable_gradient_checkpointing': { at: 'spec.engine.gradient_checkpointing', value: true },
+  'model.use_torch_compile': { at: 'spec.engine.compile', value: false },
   'optim.lr': { at: 'schedule.peakLr', value: 1e-3 },
   'optim.betas': { at: 'spec.optim.betas', value: [0.8, 0.99] },
   'optim.weight_decay': { at: 'spec.optim.weight_decay', value: 0 },

@@ -58,7 +58,13 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
         seed: m.seed,
         path: f.modelDir,
       },
-      engine: { kind: engineOf(m.strategy), gradient_checkpointing: m.enable_gradient_checkpointing, max_tokens: null, world_size: processes },
+      engine: {
+        kind: engineOf(m.strategy),
+        gradient_checkpointing: m.enable_gradient_checkpointing,
+        max_tokens: null,
+        world_size: processes,
+        compile: m.use_torch_compile,
+      },
       optim: { lr: o.lr, weight_decay: o.weight_decay, betas: o.betas, grad_clip: o.clip_grad },
       // An SFT job publishes nothing; the name only keeps two jobs' objects apart.
       weights: { bucket: 'rl-policy', name: `sft-${t.experiment_name}` },

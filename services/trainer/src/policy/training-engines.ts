@@ -26,6 +26,8 @@ export interface EngineChoice {
   maxTokens: number | null;
   /** Processes of the torch engine. */
   worldSize: number;
+  /** torch.compile where the torch engine runs on CUDA. */
+  compile: boolean;
 }
 
 /** The torch engine's settings of a choice. */
@@ -33,6 +35,7 @@ function torchOptions(choice: EngineChoice) {
   return {
     gradientCheckpointing: choice.gradientCheckpointing,
     worldSize: choice.worldSize,
+    compile: choice.compile,
     ...(choice.maxTokens !== null && { maxTokens: choice.maxTokens }),
   };
 }

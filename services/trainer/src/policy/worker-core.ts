@@ -383,11 +383,12 @@ function actorEngine(spec: WorkerSpec): EngineChoice {
     gradientCheckpointing: spec.engine.gradient_checkpointing,
     maxTokens: spec.engine.max_tokens,
     worldSize: spec.engine.world_size,
+    compile: spec.engine.compile,
   };
 }
 
 /** The critic's engine (verl critic.strategy). */
 function criticEngine(spec: WorkerSpec): EngineChoice {
   const e = spec.critic?.engine ?? spec.engine;
-  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing, maxTokens: e.max_tokens, worldSize: e.world_size };
+  return { kind: e.kind, gradientCheckpointing: e.gradient_checkpointing, maxTokens: e.max_tokens, worldSize: e.world_size, compile: e.compile };
 }

@@ -31,6 +31,8 @@ export const EngineSpec = z.object({
   max_tokens: z.number().int().positive().nullable().default(null),
   /** Processes of the torch engine (trainer.n_gpus_per_node): data parallel, gradients summed before each step. */
   world_size: z.number().int().positive().default(1),
+  /** torch.compile the model where the torch engine runs on CUDA (verl actor.use_torch_compile). */
+  compile: z.boolean().default(false),
 });
 
 /** The family's Linear modules of the decoder layers: what LoRA may target (the heads are not targets). */
@@ -68,7 +70,7 @@ export const WorkerSpec = z.object({
   /** LoRA on the actor; absent: the whole model trains. */
   lora: LoraSpec.optional(),
   /** The actor's and the reference policy's engine. */
-  engine: EngineSpec.default({ kind: 'jax', gradient_checkpointing: false, max_tokens: null, world_size: 1 }),
+  engine: EngineSpec.default({ kind: 'jax', gradient_checkpointing: false, max_tokens: null, world_size: 1, compile: false }),
   optim: z.object({ lr: z.number().positive(), weight_decay: z.number().min(0), betas: z.tuple([z.number(), z.number()]), grad_clip: z.number().positive() }),
   /** The actor loss of an RL job (an SFT job has none). */
   loss: WorkerLossSpec.optional(),

@@ -75,6 +75,7 @@ export class TorchEngine {
   private readonly what: string;
   private readonly costs = new Map<string, BoundaryCost>();
   #worldSize = 1;
+  #device = 'cpu';
 
   private constructor(child: ChildProcessWithoutNullStreams, requestTimeoutMs: number, what: string) {
     this.child = child;
@@ -107,12 +108,18 @@ export class TorchEngine {
       throw new AppError(ErrorCode.Unavailable, `torch engine: ${cmd} did not answer as rl_torch_engine`);
     }
     engine.#worldSize = typeof hello.header.world_size === 'number' ? hello.header.world_size : 1;
+    engine.#device = typeof hello.header.device === 'string' ? hello.header.device : 'cpu';
     return engine;
   }
 
   /** The processes the engine runs as (its hello says). */
   get worldSize(): number {
     return this.#worldSize;
+  }
+
+  /** The device the engine computes on (its hello says: "cpu", "cuda", "cuda:0"). */
+  get device(): string {
+    return this.#device;
   }
 
   /** The child's process id (undefined if it never started). */

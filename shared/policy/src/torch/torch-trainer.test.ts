@@ -193,6 +193,26 @@ describe('TorchTrainer and PolicyTrainer on one checkpoint', () => {
   );
 });
 
+describe('TorchTrainer compile (verl use_torch_compile)', () => {
+  it(
+    'is applied on CUDA only: on the CPU the model opens and steps exactly as without it',
+    async () => {
+      const batch: TrainBatch = { pairs: PAIRS, inputs: { old_logprobs: perToken(8, 0.2, () => -5), advantages: perToken(9, 1) } };
+      const plain = await TorchTrainer.open(policyDir, OPTIMIZER);
+      const compiled = await TorchTrainer.open(policyDir, OPTIMIZER, { compile: true });
+      try {
+        const [a, b] = [await plain.step(batch, ppo), await compiled.step(batch, ppo)];
+        expect(b.gradNorm).toBe(a.gradNorm);
+        expect(maxDiff((await plain.exportWeights('1')).params, (await compiled.exportWeights('1')).params)).toBe(0);
+      } finally {
+        plain.dispose();
+        compiled.dispose();
+      }
+    },
+    SLOW_MS,
+  );
+});
+
 describe('TorchTrainer micro-batches', () => {
   it(
     'queued without awaiting run one after another (each forward meets its own backward) and sum as on jax-js',

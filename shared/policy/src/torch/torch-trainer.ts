@@ -34,6 +34,8 @@ export interface TorchTrainerOptions extends TorchEngineOptions {
   gradientCheckpointing?: boolean;
   /** Tokens (rows x padded width) per forward pass inside the child; a larger micro-batch runs in parts. @default 16384 */
   maxTokens?: number;
+  /** torch.compile the model when the child runs on CUDA (verl's use_torch_compile); not applied on the CPU. @default false */
+  compile?: boolean;
   /** LoRA settings (PEFT's LoraConfig names: r, lora_alpha, target_modules, ...); the base is then frozen. */
   lora?: Record<string, unknown>;
   /** A PEFT adapter directory loaded onto the adapters `lora` makes (resuming LoRA training). */
@@ -104,6 +106,7 @@ export class TorchTrainer implements TrainingEngine {
           max_grad_norm: optimizer.maxGradNorm,
         },
         gradient_checkpointing: options.gradientCheckpointing ?? false,
+        ...(options.compile === true && engine.device.startsWith('cuda') && { compile: true }),
         ...(options.maxTokens !== undefined && { max_tokens: options.maxTokens }),
         ...(options.lora !== undefined && { lora: options.lora }),
         ...(options.adapter !== undefined && { adapter: options.adapter }),
