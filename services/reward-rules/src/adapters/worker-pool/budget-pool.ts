@@ -92,6 +92,8 @@ export class BudgetPool {
   #nextJobId = 1;
   #watchdog: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Terminations in flight: close() waits for them, since exiting while a worker is still being torn down can abort the process. */
+  readonly #dying = new Set<Promise<number>>();
   #crashStreak = 0;
 
   constructor(options: BudgetPoolOptions) {
@@ -177,7 +179,14 @@ export class BudgetPool {
     for (const slot of this.#slots) if (slot.job !== undefined) this.#finish(slot.job, err);
     const all = this.#spare === undefined ? this.#slots : [...this.#slots, this.#spare];
     this.#spare = undefined;
-    await Promise.all(all.map((s) => s.worker.terminate()));
+    for (const s of all) this.#kill(s.worker);
+    await Promise.all([...this.#dying]);
+  }
+
+  #kill(worker: Worker): void {
+    const dying = worker.terminate();
+    this.#dying.add(dying);
+    void dying.finally(() => this.#dying.delete(dying));
   }
 
   #spawn(): Slot {
@@ -256,7 +265,7 @@ export class BudgetPool {
     if (slot === this.#spare) {
       this.#spare = undefined;
       clearTimeout(this.#spareTimer);
-      void slot.worker.terminate();
+      this.#kill(slot.worker);
       if (++this.#crashStreak > MAX_CRASH_STREAK) this.#breakPool(err);
       return;
     }
@@ -291,7 +300,7 @@ export class BudgetPool {
 
   #replaceWorker(slot: Slot): void {
     slot.job = undefined;
-    void slot.worker.terminate();
+    this.#kill(slot.worker);
     this.#slots[this.#slots.indexOf(slot)] = this.#spare ?? this.#spawn();
     this.#spare = this.#closed || this.#opts.spare === 'none' ? undefined : this.#spawn();
     if (this.#spare !== undefined && this.#opts.spare === 'on-demand') this.#retireSpareLater();
@@ -304,7 +313,7 @@ export class BudgetPool {
       this.#spareTimer = undefined;
       const spare = this.#spare;
       this.#spare = undefined;
-      if (spare !== undefined) void spare.worker.terminate();
+      if (spare !== undefined) this.#kill(spare.worker);
     }, this.#opts.spareIdleMs);
     this.#spareTimer.unref();
   }
