@@ -13,6 +13,11 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   {op: "score", leaves?, adapters?} + pairs
                                -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph;
                                   adapters: false scores a LoRA model's base (the reference policy)
+  {op: "generate", max_tokens, temperature?, top_k?, top_p?, stop_token_ids?, seed?, adapters?}
+   + I32 prompt_lengths [N], ids [their sum], row_seeds? [N]
+                               -> {ok, finish_reasons: ["stop"|"length"], stop_ids: [id|null]} + I32 lengths [N],
+                                  I32 ids [sum of lengths] (a stop id kept), F32 logprobs (before temperature);
+                                  sampled with a KV cache (generate.py), each row from its own seed
   {op: "forward", leaves?} + pairs
                                -> F32 leaves (logprobs, entropies; values for a critic) [sum of response_lengths];
                                   the graph is kept for the next backward

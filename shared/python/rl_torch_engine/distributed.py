@@ -45,7 +45,7 @@ CONTROL_TIMEOUT = timedelta(days=30)
 STARTUP_TIMEOUT = timedelta(seconds=600)
 DEFAULT_TIMEOUT_S = 300.0
 EXIT = "__exit__"
-RANK0_ONLY = ("save", "weights", "adapter", "save_optimizer")  # answers from rank 0's replica; every other op runs on every rank
+RANK0_ONLY = ("save", "weights", "adapter", "save_optimizer", "generate")  # answers from rank 0's replica; every other op runs on every rank
 SLICED = ("score", "forward")
 BUCKET_ELEMENTS = 1 << 24
 

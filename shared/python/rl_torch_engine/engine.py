@@ -11,6 +11,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from .checkpoint import encode_adam_state, encode_weights, load_adam_state, model_tensors, save_model_dir
+from .generate import generate as generate_rows
+from .generate import parse_prompts, parse_sampling, parse_seeds
 from .model import CausalLM, compile_model, load_model_dir
 from .protocol import Payload
 from .safetensors import encode_safetensors, raw_bytes
@@ -145,6 +147,27 @@ class Engine:
             raise ValueError(f"score: {err}") from None
         return {"ok": True}, {name: t.cpu() for name, t in out.items()}
 
+    def generate(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
+        """Continuations of the prompts (generate.py) on the current weights; adapters: false samples a LoRA model's base."""
+        assert self.model is not None
+        spec = self.model.spec
+        sampling = parse_sampling(header, spec.vocab_size)
+        prompts = parse_prompts(tensors, spec.vocab_size, spec.max_position_embeddings)
+        seeds = parse_seeds(header, tensors, len(prompts))
+        adapters = header.get("adapters", True)
+        if not isinstance(adapters, bool):
+            raise ValueError("generate: adapters must be a boolean")
+        if not adapters and not self.lora:
+            raise ValueError("generate: adapters: false needs a model opened with LoRA (lora or adapter)")
+        with contextlib.nullcontext() if adapters else _adapters_disabled(self.model):
+            rows = generate_rows(self.model, prompts, sampling, seeds, self.max_tokens)
+        header = {"ok": True, "finish_reasons": [r.finish_reason for r in rows], "stop_ids": [r.stop_id for r in rows]}
+        return header, {
+            "lengths": torch.tensor([len(r.ids) for r in rows], dtype=torch.int32),
+            "ids": torch.tensor([t for r in rows for t in r.ids], dtype=torch.int32),
+            "logprobs": torch.tensor([lp for r in rows for lp in r.logprobs], dtype=torch.float32),
+        }
+
     def forward(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         trainer = self.training("forward")
         trainer.release()
@@ -270,6 +293,7 @@ class Engine:
 OPS = {
     "open": Engine.open,
     "score": Engine.score,
+    "generate": Engine.generate,
     "forward": Engine.forward,
     "backward": Engine.backward,
     "release": Engine.release,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -64,6 +64,37 @@ def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     return x[:, :, None].expand(b, kv, n_rep, t, d).reshape(b, kv * n_rep, t, d)
 
 
+class KVCache:
+    """Keys and values of the positions seen so far, per layer [B, kv_heads, capacity, head_dim] (allocated at
+    the first write, in the dtype the projections compute in), for generation; `length` columns are filled."""
+
+    def __init__(self, layers: int, capacity: int) -> None:
+        self.capacity = capacity
+        self.length = 0
+        self.keys: List[Optional[torch.Tensor]] = [None] * layers
+        self.values: List[Optional[torch.Tensor]] = [None] * layers
+
+    def extend(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Writes k, v [B, kv, t, d] after the filled columns; the layer's keys and values so far."""
+        end = self.length + k.shape[2]
+        if end > self.capacity:
+            raise ValueError(f"KV cache: {end} positions, capacity {self.capacity}")
+        if self.keys[layer] is None:
+            b, kv, _, d = k.shape
+            self.keys[layer] = k.new_empty(b, kv, self.capacity, d)
+            self.values[layer] = v.new_empty(b, kv, self.capacity, d)
+        keys, values = self.keys[layer], self.values[layer]
+        assert keys is not None and values is not None
+        keys[:, :, self.length : end] = k
+        values[:, :, self.length : end] = v
+        return keys[:, :, :end], values[:, :, :end]
+
+    def keep_rows(self, rows: torch.Tensor) -> None:
+        """Only the batch rows `rows` (indices) go on: finished rows stop costing compute."""
+        self.keys = [None if k is None else k.index_select(0, rows) for k in self.keys]
+        self.values = [None if v is None else v.index_select(0, rows) for v in self.values]
+
+
 class Attention(nn.Module):
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__()
@@ -77,8 +108,11 @@ class Attention(nn.Module):
             self.q_norm = RMSNorm(d, spec.rms_norm_eps)
             self.k_norm = RMSNorm(d, spec.rms_norm_eps)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
-        """mask: an additive [B, 1, T, T] mask, or None for causal attention alone (rows padded on the right only)."""
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor], cache: Optional[Tuple[KVCache, int]] = None
+    ) -> torch.Tensor:
+        """mask: an additive [B, 1, T, T] mask ([B, 1, T, past + T] with a cache), or None for causal attention
+        alone (rows padded on the right only). cache: (the cache, this layer's index) during generation."""
         s = self.spec
         b, t, _ = x.shape
         q = self.q_proj(x).view(b, t, s.num_heads, s.head_dim)
@@ -91,6 +125,8 @@ class Attention(nn.Module):
         k = k * cos + rotate_half(k) * sin
         # Elementwise ops keep the transposed strides; the attention matmuls run about twice as fast on contiguous inputs.
         q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+        if cache is not None:
+            k, v = cache[0].extend(cache[1], k, v)
         n_rep = s.num_heads // s.num_kv_heads
         k, v = repeat_kv(k, n_rep), repeat_kv(v, n_rep)
         if hasattr(nn.functional, "scaled_dot_product_attention"):  # torch >= 2: fused kernels
@@ -133,8 +169,10 @@ class Layer(nn.Module):
         self.post_attention_layernorm = RMSNorm(spec.hidden_size, spec.rms_norm_eps)
         self.mlp = Mlp(spec)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask)
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Optional[torch.Tensor], cache: Optional[Tuple[KVCache, int]] = None
+    ) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask, cache)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -149,19 +187,21 @@ class Decoder(nn.Module):
         # Recompute each layer's activations in the backward pass instead of keeping them (training only).
         self.gradient_checkpointing = False
 
-    def forward(self, ids: torch.Tensor, attention_mask: Optional[torch.Tensor] = None, position_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(
+        self, ids: torch.Tensor, attention_mask: Optional[torch.Tensor] = None, position_ids: Optional[torch.Tensor] = None, cache: Optional[KVCache] = None
+    ) -> torch.Tensor:
         """Final-norm hidden states [B, T, D]. attention_mask [B, T] is 1 on real tokens; without one, every row
         is taken as real tokens then padding on the right (causal attention alone is then exact for the real
-        tokens, and the fused kernels that take no mask run). position_ids default to 0, 1, ..."""
+        tokens, and the fused kernels that take no mask run). position_ids default to 0, 1, ...
+        With a cache (generation) ids follow the cache's positions, attention_mask [B, past + T] covers them
+        all, position_ids are required, and the new keys and values are appended."""
+        if cache is not None:
+            return self.forward_cached(ids, attention_mask, position_ids, cache)
         x = self.embed_tokens(ids)
         t = ids.shape[1]
         if position_ids is None:
             position_ids = torch.arange(t, device=ids.device)[None]
-        # RoPE angles in fp32 even under autocast, as transformers computes them.
-        with torch.autocast(device_type=ids.device.type, enabled=False):
-            freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
-            emb = torch.cat((freqs, freqs), dim=-1)
-            cos, sin = emb.cos()[:, None].to(x.dtype), emb.sin()[:, None].to(x.dtype)
+        cos, sin = self.rope(position_ids, x.dtype)
         mask: Optional[torch.Tensor] = None
         if attention_mask is not None:
             allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
@@ -172,6 +212,28 @@ class Decoder(nn.Module):
                 x = checkpoint(layer, x, cos, sin, mask, use_reentrant=False)
             else:
                 x = layer(x, cos, sin, mask)
+        return self.norm(x)
+
+    def rope(self, position_ids: torch.Tensor, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin [B or 1, 1, T, head_dim] of the positions; the angles in fp32 even under autocast, as transformers computes them."""
+        with torch.autocast(device_type=position_ids.device.type, enabled=False):
+            freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
+            emb = torch.cat((freqs, freqs), dim=-1)
+            return emb.cos()[:, None].to(dtype), emb.sin()[:, None].to(dtype)
+
+    def forward_cached(self, ids: torch.Tensor, attention_mask: Optional[torch.Tensor], position_ids: Optional[torch.Tensor], cache: KVCache) -> torch.Tensor:
+        if attention_mask is None or position_ids is None:
+            raise ValueError("a cached forward needs attention_mask and position_ids")
+        x = self.embed_tokens(ids)
+        past, t = cache.length, ids.shape[1]
+        cos, sin = self.rope(position_ids, x.dtype)
+        keys = torch.arange(past + t, device=ids.device)
+        allowed = (keys[None, :] <= (past + torch.arange(t, device=ids.device))[:, None])[None] & attention_mask.bool()[:, None, :]
+        mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+        for i, layer in enumerate(self.layers):
+            # forward, not __call__: a compiled layer (compile_model) would recompile for every cache length.
+            x = layer.forward(x, cos, sin, mask, (cache, i))
+        cache.length = past + t
         return self.norm(x)
 
 
