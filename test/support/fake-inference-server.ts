@@ -2,14 +2,26 @@
 // endpoints and the token-mode OpenAI API the generation service uses, served
 // by the project's own embedded engine from exactly the directory each admin
 // call names (loadModelDir), so a test sees which weights the server was handed.
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { type EmbeddedPolicy, loadModelDir, mergeAdapter, type PolicyWeights, policyFromWeights, readAdapterDir } from '@rl/policy';
 
 /** One admin call as the server received it. */
 export interface AdminCall {
   path: string;
   body: Record<string, unknown>;
+}
+
+/** One completion as the server served it. */
+export interface ServedCompletion {
+  /** `model` of the request: the base model's name or a LoRA adapter's. */
+  model: string;
+  /** Which load made the weights that served it: an index into `loaded` and `loadedFiles`. */
+  load: number;
+  prompt: number[];
+  tokenIds: number[];
 }
 
 /** A canned failure of the next calls to `path`. */
@@ -28,6 +40,10 @@ export interface FakeInferenceServer {
   calls: AdminCall[];
   /** Directories loaded, in order. */
   loaded: string[];
+  /** The files of each directory of `loaded` (name to bytes) as the server read them; the sync may delete them later. */
+  loadedFiles: Array<Record<string, Buffer>>;
+  /** Completions in the order they were served. */
+  completions: ServedCompletion[];
   /** LoRA adapters loaded now, by name. */
   adapterNames(): string[];
   failNext(f: Failure): void;
@@ -59,19 +75,30 @@ const vllmError = (status: number, message: string) => ({ error: { message, type
 export async function startFakeInferenceServer(model: string, options: { baseDir?: string } = {}): Promise<FakeInferenceServer> {
   const calls: AdminCall[] = [];
   const loaded: string[] = [];
+  const loadedFiles: Array<Record<string, Buffer>> = [];
+  const completions: ServedCompletion[] = [];
   const failures: Failure[] = [];
   let base: PolicyWeights | undefined;
   let policy: EmbeddedPolicy | undefined;
   /** LoRA adapters by lora_name: the base with the adapter merged, which is what vLLM's LoRA layers compute. */
   const adapters = new Map<string, EmbeddedPolicy>();
+  const loadOf = new WeakMap<EmbeddedPolicy, number>();
+
+  async function filesOf(dir: string): Promise<Record<string, Buffer>> {
+    const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+    return Object.fromEntries(await Promise.all(names.sort().map(async (n) => [n, await readFile(join(dir, n))] as const)));
+  }
 
   async function load(dir: string): Promise<void> {
+    const files = await filesOf(dir);
     const weights = await loadModelDir(dir);
     const next = await policyFromWeights(weights);
     policy?.dispose();
     base = weights;
     policy = next;
+    loadOf.set(next, loaded.length);
     loaded.push(dir);
+    loadedFiles.push(files);
   }
   if (options.baseDir !== undefined) await load(options.baseDir);
 
@@ -106,9 +133,13 @@ export async function startFakeInferenceServer(model: string, options: { baseDir
       if (adapters.has(name)) return send(res, 400, vllmError(400, `The lora adapter '${name}' has already been loaded.`));
       if (base === undefined) return send(res, 400, vllmError(400, 'no base model'));
       const dir = String(body.lora_path);
+      const files = await filesOf(dir);
       const adapter = await readAdapterDir(dir);
-      adapters.set(name, await policyFromWeights(mergeAdapter(base, adapter, adapter.configFile)));
+      const merged = await policyFromWeights(mergeAdapter(base, adapter, adapter.configFile));
+      adapters.set(name, merged);
+      loadOf.set(merged, loaded.length);
       loaded.push(dir);
+      loadedFiles.push(files);
       send(res, 200, `Success: LoRA adapter '${name}' added successfully.`);
     },
     '/v1/unload_lora_adapter': async (body, res) => {
@@ -147,6 +178,7 @@ export async function startFakeInferenceServer(model: string, options: { baseDir
         ...(Array.isArray(body.stop_token_ids) && { stopTokenIds: body.stop_token_ids as number[] }),
       });
       if (gen === undefined) throw new Error('no generation');
+      completions.push({ model: String(body.model ?? model), load: loadOf.get(p) ?? -1, prompt: body.prompt as number[], tokenIds: gen.tokenIds });
       return {
         id: 'cmpl-fake',
         object: 'text_completion',
@@ -194,6 +226,8 @@ export async function startFakeInferenceServer(model: string, options: { baseDir
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
     loaded,
+    loadedFiles,
+    completions,
     adapterNames: () => [...adapters.keys()],
     failNext: (f) => failures.push(f),
     close: async () => {

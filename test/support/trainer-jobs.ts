@@ -71,27 +71,47 @@ export interface TrainerStack {
   work: string;
   nats: NatsServer;
   trainer: ServiceProcess;
+  /** Starts the generation service with `env` added to the stack's (with `deferGeneration`). */
+  startGeneration(env: NodeJS.ProcessEnv): Promise<ServiceProcess>;
   /** Stops every process and removes the work directory. */
   stop(): Promise<void>;
 }
 
-/** Starts the stack the trainer's integration tests run jobs on; the generation service follows `bucket`'s `actor` object. */
-export async function startTrainerStack(o: { prefix: string; bucket: string; sftRows: number; testRows: number; vocabSize: number }): Promise<TrainerStack> {
+/**
+ * Starts the stack the trainer's integration tests run jobs on; the generation service follows `bucket`'s `actor`
+ * object. With `deferGeneration` the test starts it (`startGeneration`), e.g. once the inference server it fronts
+ * has a model the stack's first job trained.
+ */
+export async function startTrainerStack(o: {
+  prefix: string;
+  bucket: string;
+  sftRows: number;
+  testRows: number;
+  vocabSize: number;
+  deferGeneration?: boolean;
+}): Promise<TrainerStack> {
   const work = mkdtempSync(join(tmpdir(), o.prefix));
   const texts = await writeGsm8kSplit(join(work, 'sft.parquet'), o.sftRows, 1, 0.5);
   await writeGsm8kSplit(join(work, 'rl.parquet'), 32, 2, 1);
   await writeGsm8kSplit(join(work, 'test.parquet'), o.testRows, 3, 1);
   writeFileSync(join(work, 'tokenizer.json'), JSON.stringify(trainBpe(texts, { vocabSize: o.vocabSize, specials: BYTE_SPECIALS, pretokenizer: 'gpt2' })));
   const nats = await startNatsServer();
-  const services = await Promise.all([
-    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }),
-    startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: o.bucket, POLICY_OBJECT_NAME: 'actor' }),
+  const services: ServiceProcess[] = [];
+  const startGeneration = async (env: NodeJS.ProcessEnv) => {
+    const gen = await startService('generation', { NATS_URL: nats.url, POLICY_OBJECT_STORE: o.bucket, POLICY_OBJECT_NAME: 'actor', ...env });
+    services.push(gen);
+    return gen;
+  };
+  await Promise.all([
+    startService('reward-rules', { NATS_URL: nats.url, SCORE_WORKERS: '1' }).then((s) => services.push(s)),
+    o.deferGeneration === true ? undefined : startGeneration({}),
   ]);
   const trainer = await startService('trainer', { NATS_URL: nats.url, TRAINER_BASE_DIR: work });
   return {
     work,
     nats,
     trainer,
+    startGeneration,
     stop: async () => {
       await Promise.all([trainer, ...services].map((s) => s.stop()));
       await nats.stop();
