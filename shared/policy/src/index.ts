@@ -11,7 +11,7 @@ export { rowSeed } from './policy-core.ts';
 export type { PackWidths, PairScores, TokenPair } from './generation/score.ts';
 export { candidates, logSoftmaxAt, sampleToken, type SampledToken, type SamplerSettings } from './generation/sampling.ts';
 export { PolicyTrainer } from './training/policy-trainer.ts';
-export type { AccumulateResult, EngineKind, StepResult, TrainingEngine } from './training/training-engine.ts';
+export type { AccumulateResult, EngineKind, PolicySnapshot, StepResult, TrainingEngine } from './training/training-engine.ts';
 export { withValueHead } from './model/value-head.ts';
 export { trainBpe, type TrainBpeOptions } from './tokenizers/bpe/train-bpe.ts';
 export { PreTokenizerStyle, type TokenizerJson } from './tokenizers/bpe/tokenizer-json.ts';

@@ -15,8 +15,8 @@ import {
   saveWeights,
   writeAdapterDir,
   type LoraAdapter,
-  type EmbeddedPolicy,
   type PolicyLoss,
+  type PolicySnapshot,
   type PolicyWeights,
   type TrainingEngine,
 } from '@rl/policy';
@@ -46,7 +46,7 @@ export class PolicyWorkerCore {
   #trainer: TrainingEngine;
   #ref: ScoringModel;
   #refWeights: PolicyWeights;
-  #snapshot: EmbeddedPolicy | null = null;
+  #snapshot: PolicySnapshot | null = null;
   #loss: PolicyLoss | null = null;
   readonly #updates = new AppliedOnce<Out<typeof UpdateReply>>();
   readonly #sftSteps = new AppliedOnce<Out<typeof SftStepReply>>();
@@ -159,8 +159,8 @@ export class PolicyWorkerCore {
     return this.#loss;
   }
 
-  /** An immutable embedded copy of the current actor, for generation (cached until the next update). */
-  async actor(): Promise<EmbeddedPolicy> {
+  /** The current actor as a policy that generates (the engine's snapshot: an embedded copy, or the torch child itself), cached until the next update. */
+  async actor(): Promise<PolicySnapshot> {
     if (this.#snapshot === null || this.#snapshot.version !== this.version) {
       const next = await this.#trainer.snapshot(this.version);
       this.#snapshot?.dispose();

@@ -5,8 +5,8 @@ import { decodeWithCache } from './decode-cached.ts';
 import { decodeWithoutCache } from './decode-uncached.ts';
 import { makeChunk } from './generation-chunk.ts';
 import { checkTokenLists, type PolicyCore } from '../policy-core.ts';
-import { resolveSampling } from './sampling-params.ts';
-import type { Generation, SamplingParams } from '../types.ts';
+import { resolveSampling, type ResolvedSampling } from './sampling-params.ts';
+import type { Generation, SamplingParams, Tokenizer } from '../types.ts';
 
 /** Options of {@link generateTokens}. */
 export interface GenerateOptions {
@@ -19,14 +19,25 @@ export interface GenerateOptions {
   nextSeed: () => number;
 }
 
-/** Generates a continuation of every prompt; row `i` samples with a seed mixed from the request seed and `i`. */
-export async function generateTokens(core: PolicyCore, prompts: readonly number[][], params: SamplingParams, options: GenerateOptions): Promise<Generation[]> {
-  const { tokenizer, config } = core;
-  const sampling = resolveSampling(params, tokenizer.eosIds, tokenizer.vocabSize, options.nextSeed);
-  checkTokenLists(prompts, 'prompts', tokenizer.vocabSize, config.maxSeqLen, false);
+/** A generation request's checks and its sampling with defaults applied (any engine): a bad prompt or parameter is a 400 naming it. */
+export function prepareGeneration(
+  tokenizer: Tokenizer,
+  maxSeqLen: number,
+  prompts: readonly number[][],
+  params: SamplingParams,
+  nextSeed: () => number,
+): ResolvedSampling {
+  const sampling = resolveSampling(params, tokenizer.eosIds, tokenizer.vocabSize, nextSeed);
+  checkTokenLists(prompts, 'prompts', tokenizer.vocabSize, maxSeqLen, false);
   if (sampling.rowSeeds !== undefined && sampling.rowSeeds.length !== prompts.length) {
     throw new AppError(ErrorCode.InvalidParams, `params.rowSeeds: expected one seed per prompt (${prompts.length}), got ${sampling.rowSeeds.length}`);
   }
+  return sampling;
+}
+
+/** Generates a continuation of every prompt; row `i` samples with a seed mixed from the request seed and `i`. */
+export async function generateTokens(core: PolicyCore, prompts: readonly number[][], params: SamplingParams, options: GenerateOptions): Promise<Generation[]> {
+  const sampling = prepareGeneration(core.tokenizer, core.config.maxSeqLen, prompts, params, options.nextSeed);
   const maxBatch = options.maxBatchSize ?? 64;
   const out: Generation[] = [];
   for (let start = 0; start < prompts.length; start += maxBatch) {

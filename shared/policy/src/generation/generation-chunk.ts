@@ -16,14 +16,24 @@ export interface Chunk {
   capacity: number;
 }
 
+/** Tokens a row may generate: max_tokens, cut where the sequence would pass the model's `maxSeqLen` (the row then ends with length). */
+export function rowBudget(s: ResolvedSampling, maxSeqLen: number, promptLength: number): number {
+  return Math.min(s.maxTokens, maxSeqLen - promptLength);
+}
+
+/** The seed row `row` of a request samples from: its own from rowSeeds, else mixed from the request's seed. */
+export function seedOfRow(s: ResolvedSampling, row: number): number {
+  return s.rowSeeds?.[row] ?? rowSeed(s.seed, row);
+}
+
 /** Lays out `prompts` (rows `firstRow`.. of the request) for decoding. */
 export function makeChunk(core: PolicyCore, prompts: readonly number[][], s: ResolvedSampling, firstRow: number): Chunk {
-  const budgets = prompts.map((p) => Math.min(s.maxTokens, core.config.maxSeqLen - p.length));
+  const budgets = prompts.map((p) => rowBudget(s, core.config.maxSeqLen, p.length));
   const width = widthBucket(Math.max(...prompts.map((p) => p.length)));
   const steps = Math.max(0, ...budgets);
   return {
     rows: budgets.map((b) => new StopChecker(core.tokenizer, s.stopTokenIds, s.stop, b)),
-    rngs: prompts.map((_, i) => createRng(s.rowSeeds?.[firstRow + i] ?? rowSeed(s.seed, firstRow + i))),
+    rngs: prompts.map((_, i) => createRng(seedOfRow(s, firstRow + i))),
     lengths: prompts.map((p) => p.length),
     block: leftPad(prompts, batchBucket(prompts.length), width, core.tokenizer.padId),
     capacity: widthBucket(width + steps, 16),

@@ -46,6 +46,23 @@ export interface OpenedModel {
   valueHead: boolean;
 }
 
+/** The generate op's sampling settings (vLLM's names; temperature 0 is greedy, top_k 0 or -1 off). */
+export interface GenerateSettings {
+  max_tokens: number;
+  temperature: number;
+  top_k: number;
+  top_p: number;
+  stop_token_ids: number[];
+}
+
+/** One row the generate op answered: its tokens (a stop id kept), their log-probs before temperature, why it ended. */
+export interface GeneratedRow {
+  ids: Int32Array;
+  logprobs: Float32Array;
+  finishReason: 'stop' | 'length';
+  stopId: number | null;
+}
+
 /** The cost of the process boundary for one operation, summed over its requests. */
 export interface BoundaryCost {
   requests: number;
@@ -158,6 +175,40 @@ export class TorchEngine {
       const out = { logprobs: logprobs.subarray(at, at + n), entropies: entropies.subarray(at, at + n) };
       at += n;
       return out;
+    });
+  }
+
+  /** A continuation of every prompt from the generate op (each row from its seed in `rowSeeds`). */
+  async generate(prompts: readonly (readonly number[])[], settings: GenerateSettings, rowSeeds: Int32Array): Promise<GeneratedRow[]> {
+    const tensors = { prompt_lengths: Int32Array.from(prompts, (p) => p.length), ids: Int32Array.from(prompts.flat()), row_seeds: rowSeeds };
+    const answer = await this.request({ op: 'generate', ...settings }, tensors, `generating for ${prompts.length} prompts`);
+    const lengths = answer.tensors.get('lengths');
+    const ids = answer.tensors.get('ids');
+    const logprobs = answer.tensors.get('logprobs');
+    const { finish_reasons: finish, stop_ids: stopIds } = answer.header as { finish_reasons?: unknown; stop_ids?: unknown };
+    const total = lengths instanceof Int32Array ? lengths.reduce((n, l) => n + l, 0) : -1;
+    if (
+      !(lengths instanceof Int32Array && ids instanceof Int32Array && logprobs instanceof Float32Array) ||
+      lengths.length !== prompts.length ||
+      ids.length !== total ||
+      logprobs.length !== total ||
+      !Array.isArray(finish) ||
+      !Array.isArray(stopIds) ||
+      finish.length !== prompts.length ||
+      stopIds.length !== prompts.length
+    ) {
+      throw new AppError(ErrorCode.Internal, `torch engine: the generate answer does not hold ${prompts.length} rows`);
+    }
+    let at = 0;
+    return Array.from(lengths, (n, i) => {
+      const row = {
+        ids: ids.subarray(at, at + n),
+        logprobs: logprobs.subarray(at, at + n),
+        finishReason: finish[i] === 'stop' ? ('stop' as const) : ('length' as const),
+        stopId: typeof stopIds[i] === 'number' ? (stopIds[i] as number) : null,
+      };
+      at += n;
+      return row;
     });
   }
 

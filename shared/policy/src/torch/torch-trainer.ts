@@ -9,13 +9,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import { type EmbeddedPolicy, type PolicyWeights, policyFromWeights } from '../embedded-policy.ts';
+import type { PolicyWeights } from '../embedded-policy.ts';
 import type { PackWidths, PairScores, TokenPair } from '../generation/score.ts';
 import { parseHfConfig } from '../hf/hf-config.ts';
 import { CONFIG_FILE, isModelDir, saveModelDir } from '../hf/model-dir.ts';
 import type { ModelConfig } from '../model/model-config.ts';
 import { checkHostParams } from '../model/params.ts';
-import type { TokenizerConfig } from '../tokenizers/tokenizer.ts';
+import { createTokenizer, type PolicyTokenizer, type TokenizerConfig } from '../tokenizers/tokenizer.ts';
 import { tokenizerFromDir } from '../tokenizers/tokenizer-dir.ts';
 import { decodeSafetensors } from '../weights/safetensors.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
@@ -25,8 +25,9 @@ import type { TrainBatch } from '../training/train-batch.ts';
 import type { AccumulateResult, StepResult, TrainingEngine } from '../training/training-engine.ts';
 import { parseAdapterConfig } from '../lora/adapter-config.ts';
 import { checkAdapter, type LoraAdapter } from '../lora/lora-adapter.ts';
-import type { WireData } from './frames.ts';
+import type { Frame, WireData } from './frames.ts';
 import { type BoundaryCost, pairTensors, TorchEngine, type TorchEngineOptions } from './torch-engine.ts';
+import { TorchPolicy } from './torch-policy.ts';
 
 /** Options of {@link TorchTrainer}: the child's, and how it trains. */
 export interface TorchTrainerOptions extends TorchEngineOptions {
@@ -55,6 +56,9 @@ export class TorchTrainer implements TrainingEngine {
   readonly #tokenizer: TokenizerConfig;
   readonly #ownDir: string | null;
   #updates = 0;
+  /** Optimizer steps that changed (or may have changed) the weights: a snapshot serves while this is what it was. */
+  #weightChanges = 0;
+  #tokenizerInstance: PolicyTokenizer | undefined;
   /** The last operation queued: a micro-batch is several requests (forward, backward), so operations run one after another. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -181,7 +185,14 @@ export class TorchTrainer implements TrainingEngine {
   }
 
   async #applyGradients(options: { lr?: number }): Promise<StepResult> {
-    const answer = await this.#engine.request({ op: 'step', ...(options.lr !== undefined && { lr: options.lr }) }, {}, 'an optimizer step');
+    let answer: Frame;
+    try {
+      answer = await this.#engine.request({ op: 'step', ...(options.lr !== undefined && { lr: options.lr }) }, {}, 'an optimizer step');
+    } catch (err) {
+      this.#weightChanges += 1; // a step that failed midway may have changed the weights
+      throw err;
+    }
+    if (answer.header.skipped !== true) this.#weightChanges += 1;
     const norm = answer.tensors.get('grad_norm');
     if (!(norm instanceof Float32Array) || norm.length !== 1 || typeof answer.header.step !== 'number') {
       throw new AppError(ErrorCode.Internal, 'torch engine: the step answer holds no grad_norm or step');
@@ -238,9 +249,33 @@ export class TorchTrainer implements TrainingEngine {
     });
   }
 
-  /** The current weights as an embedded jax-js policy (generation on this host); the caller disposes it. */
-  async snapshot(version: string): Promise<EmbeddedPolicy> {
-    return policyFromWeights(await this.exportWeights(version));
+  /**
+   * The current weights as a policy that generates and scores in the child (no weights cross the pipe), usable
+   * until the next optimizer step; the caller disposes it.
+   */
+  async snapshot(version: string): Promise<TorchPolicy> {
+    const epoch = this.#weightChanges;
+    const current = (doing: string) => {
+      if (this.#weightChanges !== epoch) {
+        throw new AppError(
+          ErrorCode.Conflict,
+          `torch engine: ${doing} policy ${version}: the weights have changed since (an optimizer step); take a new snapshot`,
+        );
+      }
+    };
+    this.#tokenizerInstance ??= createTokenizer(this.#tokenizer);
+    return new TorchPolicy(version, this.#tokenizerInstance, this.#config.maxSeqLen, {
+      generate: (prompts, settings, rowSeeds) =>
+        this.#exclusive(() => {
+          current('generating with');
+          return this.#engine.generate(prompts, settings, rowSeeds);
+        }),
+      logprobs: (pairs) =>
+        this.#exclusive(async () => {
+          current('scoring with');
+          return (await this.#score(pairs, true)).map((s) => s.logprobs);
+        }),
+    });
   }
 
   /** Host copy of the weights (F32, Hugging Face names), for saving or publishing. */

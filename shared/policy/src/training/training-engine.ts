@@ -4,11 +4,15 @@
 // controller never know which one runs. Losses are not the engine's: an engine
 // computes per-token log-probs, entropies and values, and the loss over them is
 // the one TypeScript implementation (PolicyLoss) for every engine.
-import type { EmbeddedPolicy, PolicyWeights } from '../embedded-policy.ts';
+import type { PolicyWeights } from '../embedded-policy.ts';
 import type { PairScores, TokenPair } from '../generation/score.ts';
 import type { PackWidths } from '../generation/score.ts';
 import type { PolicyLoss } from './loss-inputs.ts';
 import type { TrainBatch } from './train-batch.ts';
+import type { PolicyModel } from '../types.ts';
+
+/** A version of an engine's weights that generates and scores (TrainingEngine.snapshot). */
+export type PolicySnapshot = PolicyModel & { dispose(): void };
 
 /** Loss and metrics of one accumulated micro-batch. */
 export interface AccumulateResult {
@@ -44,8 +48,11 @@ export interface TrainingEngine {
   score(pairs: readonly TokenPair[], widths?: PackWidths): Promise<Required<PairScores>[]>;
   /** Values of the state before each response token (a model with a value head). */
   values(pairs: readonly TokenPair[], widths?: PackWidths): Promise<Float32Array[]>;
-  /** The current weights as an immutable embedded policy (generation on this host); the caller disposes it. */
-  snapshot(version: string): Promise<EmbeddedPolicy>;
+  /**
+   * The current weights as a policy that generates: the jax-js engines an immutable embedded copy, the torch engine
+   * its child while no optimizer step has been applied since. The caller disposes it.
+   */
+  snapshot(version: string): Promise<PolicySnapshot>;
   /** Host copy of the weights, for saving or publishing. */
   exportWeights(version: string): Promise<PolicyWeights>;
   /** AdamW state in the shared checkpoint format (optimizer-state.ts): either engine reads the other's. */
