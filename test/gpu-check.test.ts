@@ -32,7 +32,12 @@ interface PassRow {
 interface Report {
   smoke: boolean;
   parity: Array<{ architecture: string; fp32_ok: boolean }> | null;
-  serve: { ok: boolean; full_mean_logprob_by_step: number[]; saved_equals_weights_op: boolean };
+  serve: {
+    ok: boolean;
+    full_mean_logprob_by_step: number[];
+    saved_equals_weights_op: boolean;
+    generate: { greedy_tokens_equal_cpu_fp32: number; seeded_sampling_reproduces: boolean };
+  };
   throughput: {
     model: Record<
       'hidden_size' | 'num_hidden_layers' | 'num_attention_heads' | 'num_key_value_heads' | 'head_dim' | 'intermediate_size' | 'vocab_size',
@@ -54,16 +59,24 @@ describe.skipIf(!hasTorch())('infra/gpu/check.sh --smoke', () => {
     expect(stdout).toMatch(/where one update micro-batch spends its time/);
     const report = JSON.parse(readFileSync(join(out, 'gpu-check.json'), 'utf8')) as Report;
     expect(report.smoke).toBe(true);
-    expect(report.throughput.rows.map((r) => r.pass)).toEqual(['log-prob', 'update', 'update, gradient checkpointing', 'update, LoRA r=16']);
+    expect(report.throughput.rows.map((r) => r.pass)).toEqual([
+      'log-prob',
+      'update',
+      'update, gradient checkpointing',
+      'generate 4 x 8 new tokens (eager, tokens/s = new tokens)',
+      'update, LoRA r=16',
+    ]);
     for (const row of report.throughput.rows) {
       expect(row.best_ms, row.pass).toBeGreaterThan(0);
       expect(row.tokens_per_s, row.pass).toBeGreaterThan(0);
-      expect(row.mfu, row.pass).toBeGreaterThan(0);
+      // Generation counts tokens, not FLOPs.
+      if (!row.pass.startsWith('generate')) expect(row.mfu, row.pass).toBeGreaterThan(0);
     }
     for (const row of report.parity ?? []) expect(row.fp32_ok, row.architecture).toBe(true);
     // The engine as the worker runs it: trains, saves what it serves, and LoRA trains and exports.
     expect(report.serve.ok, JSON.stringify(report.serve)).toBe(true);
     expect(report.serve.saved_equals_weights_op).toBe(true);
+    expect(report.serve.generate).toMatchObject({ greedy_tokens_equal_cpu_fp32: 1, seeded_sampling_reproduces: true });
 
     const m = report.throughput.model;
     const { rows, prompt, response } = report.throughput.sizes;

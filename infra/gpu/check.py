@@ -85,7 +85,9 @@ def summary(report: Dict[str, Any]) -> str:
             f"{serve['logprob_max_abs_diff_vs_cpu_fp32']:.2e} (mean {serve['logprob_mean_abs_diff_vs_cpu_fp32']:.2e}), after training "
             f"{serve['trained_logprob_max_abs_diff_vs_cpu_fp32']:.2e}; mean log-prob over {len(full) - 1} steps {full[0]:.3f} -> {full[-1]:.3f} "
             f"(LoRA r=8: {lora[0]:.3f} -> {lora[-1]:.3f}); saved directory = weights op: {serve['saved_equals_weights_op']}; "
-            f"LoRA reference = base: {serve['lora_reference_is_base_max_abs_diff']:.2e}; {'ok' if serve['ok'] else 'FAILED'}"
+            f"LoRA reference = base: {serve['lora_reference_is_base_max_abs_diff']:.2e}; generate: greedy tokens equal to fp32 on the CPU "
+            f"{100 * serve['generate']['greedy_tokens_equal_cpu_fp32']:.0f}%, reported log-probs vs teacher-forced {serve['generate']['logprob_vs_teacher_forced_max_abs_diff']:.2e}, "
+            f"seeded sampling reproduces: {serve['generate']['seeded_sampling_reproduces']}; {'ok' if serve['ok'] else 'FAILED'}"
         )
     t = report["throughput"]
     if "error" in t:

@@ -82,6 +82,36 @@ def train(child: Child, pairs: Sequence[Tuple[List[int], List[int]]]) -> List[fl
     return means
 
 
+def generation_check(child: Child, cpu_model: Any, pairs: Sequence[Tuple[List[int], List[int]]]) -> Dict[str, Any]:
+    """The generate op on the device: greedy continuations against the same weights greedy in fp32 on the CPU
+    (the trained model's own responses, so the greedy path has clear winners), the log-probs it reports against
+    teacher-forced scoring of what it generated, and seeded sampling reproduced."""
+    from rl_torch_engine.generate import Sampling, generate
+
+    prompts = [p for p, _ in pairs[:8]]
+    request = {"prompt_lengths": torch.tensor([len(p) for p in prompts], dtype=torch.int32), "ids": torch.tensor([t for p in prompts for t in p], dtype=torch.int32)}
+    answer, tensors = child.ask({"op": "generate", "max_tokens": 16, "temperature": 0}, request)
+    lengths = tensors["lengths"].tolist()
+    flat = tensors["ids"].tolist()
+    rows, at = [], 0
+    for n in lengths:
+        rows.append(flat[at : at + n])
+        at += n
+    cpu = generate(cpu_model, prompts, Sampling(0.0, 0, 1.0, 16, frozenset()), [0] * len(prompts), 16384)
+    same = sum(a == b for r, c in zip(rows, cpu) for a, b in zip(r, c.ids))
+    total = sum(max(len(r), len(c.ids)) for r, c in zip(rows, cpu))
+    generated = [(p, r) for p, r in zip(prompts, rows) if r]
+    _, scored = child.ask({"op": "score"}, pair_tensors(generated))
+    reported = tensors["logprobs"]
+    sampled = [child.ask({"op": "generate", "max_tokens": 16, "temperature": 1.0, "seed": 7}, request)[1]["ids"].tolist() for _ in range(2)]
+    return {
+        "greedy_tokens_equal_cpu_fp32": same / max(total, 1),
+        "logprob_vs_teacher_forced_max_abs_diff": float((reported - scored["logprobs"]).abs().max()) if reported.numel() else 0.0,
+        "seeded_sampling_reproduces": sampled[0] == sampled[1],
+        "finish_reasons": answer["finish_reasons"],
+    }
+
+
 def run_serve_check(device: torch.device) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,6 +146,7 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
         _, after = child.ask({"op": "score"}, pair_tensors(pairs))
         cpu_after = torch.cat([lp for lp, _ in score_pairs(reloaded, pairs)])
         out["trained_logprob_max_abs_diff_vs_cpu_fp32"] = float((after["logprobs"] - cpu_after).abs().max())
+        out["generate"] = generation_check(child, reloaded, pairs)
         out["full_exit"] = child.close()
 
         if device.type == "cuda" and hasattr(torch.nn.Module, "compile"):
@@ -123,6 +154,7 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
             child = Child(device.type)
             child.ask({"op": "open", "model": base, "train": True, "optimizer": optimizer, "max_tokens": 512, "compile": True})
             out["compiled_mean_logprob_by_step"] = train(child, pairs)
+            out["compiled_generate"] = generation_check(child, load_model_dir(base), pairs)  # weights differ: only that it runs
             out["compiled_exit"] = child.close()
 
         child = Child(device.type)
@@ -138,6 +170,9 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
         out["logprob_max_abs_diff_vs_cpu_fp32"] < 0.1
         and out["trained_logprob_max_abs_diff_vs_cpu_fp32"] < 0.1
         and out["saved_equals_weights_op"]
+        and out["generate"]["greedy_tokens_equal_cpu_fp32"] >= 0.9
+        and out["generate"]["logprob_vs_teacher_forced_max_abs_diff"] < 0.1
+        and out["generate"]["seeded_sampling_reproduces"]
         and full[-1] > full[0] + 0.1
         and lora[-1] > lora[0] + 0.1
         and out["lora_reference_is_base_max_abs_diff"] < 0.1

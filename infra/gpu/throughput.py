@@ -20,6 +20,7 @@ import torch
 from rl_torch_engine.bench import UpdatePass, measure, profile_ops, random_pairs, score_flops, train_flops
 from rl_torch_engine.config import parse_hf_config
 from rl_torch_engine.lora import apply_lora
+from rl_torch_engine.generate import Sampling, generate
 from rl_torch_engine.model import CausalLM, compile_model
 from rl_torch_engine.scoring import score_pairs
 
@@ -166,6 +167,15 @@ def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[s
         add({"pass": f"update, LoRA r={LORA['r']}{suffix}", **_rate(lora, tokens, 2 * forward, flops_peak)})
 
     passes("")
+    # Rollouts on the engine (the generate op): the prompts of the pairs, greedy, no stop ids, KV cache.
+    new_tokens = max(1, sizes.response // 6)
+    sampling = Sampling(0.0, 0, 1.0, new_tokens, frozenset())
+    prompts = [p for p, _ in pairs]
+    gen = _phase(device, lambda: generate(model, prompts, sampling, [0] * len(prompts), sizes.score_tokens), sizes.seconds)
+    if "best_ms" in gen:
+        gen["tokens_per_s"] = len(prompts) * new_tokens / (gen["best_ms"] / 1e3)
+        gen["tflops"], gen["mfu"] = 0.0, None
+    add({"pass": f"generate {len(prompts)} x {new_tokens} new tokens (eager, tokens/s = new tokens)", **gen})
     out["profile_update"] = profile_update(model, pairs, sizes, device)
     compiled = can_compile(device)
     if compiled:
