@@ -266,15 +266,45 @@ describe('INFERENCE_SYNC=vllm-lora', () => {
     expect(await gap(second.body.results, a2)).toBeLessThan(SAME);
     expect(await gap(second.body.results, a1)).toBeGreaterThan(100 * SAME);
     const loads = fake.calls.filter((c) => c.path === '/v1/load_lora_adapter');
-    expect(loads.map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1`, `${MODEL}@a2`]);
+    expect(loads.map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1#1`, `${MODEL}@a2#2`]);
     const dir = String(loads[1]?.body.lora_path);
     expect(dirname(dir)).toBe(syncDir);
     expect((await readdir(dir)).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
 
     await waitForLine(gen, /"version":"a1".*"msg":"superseded policy version released"/, 30_000);
-    expect(fake.calls.filter((c) => c.path === '/v1/unload_lora_adapter').map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1`]);
-    expect(fake.adapterNames()).toEqual([`${MODEL}@a2`]);
+    expect(fake.calls.filter((c) => c.path === '/v1/unload_lora_adapter').map((c) => c.body.lora_name)).toEqual([`${MODEL}@a1#1`]);
+    expect(fake.adapterNames()).toEqual([`${MODEL}@a2#2`]);
     expect(await readdir(syncDir)).toEqual([dir.slice(syncDir.length + 1)]);
+  });
+
+  it('a version published again (a resumed job republishes its checkpoint) is loaded anew and served', { timeout: 180_000 }, async () => {
+    const again = await publish('a2', 303);
+    // The first a2 is released once the second serves in its place.
+    await waitForLine(gen, /"version":"a2".*"msg":"superseded policy version released"/, 30_000);
+    const out = await rollout(gen, { model_version: 'a2' });
+    expect(out.status).toBe(200);
+    expect(versionsOf(out.body)).toEqual(['a2', 'a2', 'a2', 'a2']);
+    expect(await gap(out.body.results, again)).toBeLessThan(SAME);
+    // Under a name of its own: the first a2's was unloaded when it was released.
+    expect(fake.calls.filter((c) => c.path === '/v1/load_lora_adapter').map((c) => c.body.lora_name)).toEqual([
+      `${MODEL}@a1#1`,
+      `${MODEL}@a2#2`,
+      `${MODEL}@a2#3`,
+    ]);
+    expect(fake.adapterNames()).toEqual([`${MODEL}@a2#3`]);
+  });
+
+  it('a load whose answer was lost is loaded again under its name, unloading what the first attempt loaded', { timeout: 180_000 }, async () => {
+    fake.failNext({ path: '/v1/load_lora_adapter', status: 503, body: { error: { message: 'busy', code: 503 } }, afterEffect: true });
+    const a3 = await publish('a3', 404);
+    const out = await rollout(gen, { model_version: 'a3' });
+    expect(out.status).toBe(200);
+    expect(versionsOf(out.body)).toEqual(['a3', 'a3', 'a3', 'a3']);
+    expect(await gap(out.body.results, a3)).toBeLessThan(SAME);
+    // The retry was told the name is taken ("already been loaded"): the server serves the directory all the same.
+    const name = `${MODEL}@a3#4`;
+    const calls = fake.calls.filter((c) => c.body.lora_name === name).map((c) => c.path);
+    expect(calls).toEqual(['/v1/load_lora_adapter', '/v1/load_lora_adapter', '/v1/unload_lora_adapter', '/v1/load_lora_adapter']);
   });
 
   it('full weights published to an adapter sync fail the rollout with what was expected', { timeout: 180_000 }, async () => {

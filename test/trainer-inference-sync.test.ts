@@ -108,10 +108,10 @@ interface Case {
   /** The published object's files in a checkpoint's actor directory. */
   checkpointDir: string;
   weightsFile: string;
-  /** The version a load call loaded, from the call and the files the server read. */
-  versionOf(call: AdminCall, files: Record<string, Buffer>): string;
-  /** The model name the rollouts of `version` ask for. */
-  modelOf(version: string): string;
+  /** The version a load carried, from the files the server read. */
+  versionOf(files: Record<string, Buffer>): string;
+  /** The model name rollouts ask for once the server made a load call. */
+  modelOf(call: AdminCall): string;
   /** A version's weights as its checkpoint directory holds them (`base`: the SFT model the job starts from). */
   weightsAt(dir: string, base: PolicyWeights): Promise<PolicyWeights>;
 }
@@ -125,8 +125,9 @@ const CASES: Case[] = [
     weightsFormat: 'adapter',
     checkpointDir: 'lora_adapter',
     weightsFile: 'adapter_model.safetensors',
-    versionOf: (call) => String(call.body.lora_name).slice(`${MODEL}@`.length),
-    modelOf: (v) => `${MODEL}@${v}`,
+    // The adapter file the sync wrote is the published object's bytes, which carry the version.
+    versionOf: (files) => decodeSafetensors(files['adapter_model.safetensors']!, 'adapter').metadata.version ?? '',
+    modelOf: (call) => String(call.body.lora_name),
     weightsAt: async (dir, base) => mergeAdapter(base, await readAdapterDir(dir)),
   },
   {
@@ -137,7 +138,7 @@ const CASES: Case[] = [
     weightsFormat: 'full',
     checkpointDir: 'huggingface',
     weightsFile: 'model.safetensors',
-    versionOf: (_call, files) => (JSON.parse(files['config.json']!.toString('utf8')) as { rl_policy_version: string }).rl_policy_version,
+    versionOf: (files) => (JSON.parse(files['config.json']!.toString('utf8')) as { rl_policy_version: string }).rl_policy_version,
     modelOf: () => MODEL,
     weightsAt: (dir) => loadModelDir(dir),
   },
@@ -182,6 +183,21 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
     });
   }, 300_000);
 
+  const rlJob = (steps: number, resume: 'disable' | 'auto') => ({
+    data: { train_files: 'rl.parquet', train_batch_size: 2, max_prompt_length: 128, max_response_length: 8 },
+    actor_rollout_ref: {
+      model: c.model,
+      rollout: { n: 2 },
+      // The entropy bonus moves the policy even when every response of a group gets the same reward.
+      actor: { strategy: 'embedded', optim: { lr: 1e-2 }, entropy_coeff: 0.01 },
+    },
+    algorithm: { adv_estimator: 'grpo' },
+    reward: { params: { 'openai/gsm8k': { method: 'strict' } } },
+    rollout: { mode: 'remote', weights_bucket: bucket, weights_name: 'actor', weights_format: c.weightsFormat, timeout_ms: 120_000 },
+    trainer: { default_local_dir: 'rl', total_training_steps: steps, save_freq: 1, test_freq: -1, val_before_train: false, resume_mode: resume },
+  });
+  const checkpointOf = (step: number) => join(stack.work, 'rl', `global_step_${step}`, 'actor', c.checkpointDir);
+
   afterAll(async () => {
     await nc?.close();
     await stack?.stop();
@@ -190,19 +206,7 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
 
   it('every published version reaches the server as the checkpoint holds it, and step k samples from version k-1', { timeout: 600_000 }, async () => {
     const bus = watchRollouts(nc);
-    await submitJob(stack.trainer.baseUrl, 'rl', {
-      data: { train_files: 'rl.parquet', train_batch_size: 2, max_prompt_length: 128, max_response_length: 8 },
-      actor_rollout_ref: {
-        model: c.model,
-        rollout: { n: 2 },
-        // The entropy bonus moves the policy even when every response of a group gets the same reward.
-        actor: { strategy: 'embedded', optim: { lr: 1e-2 }, entropy_coeff: 0.01 },
-      },
-      algorithm: { adv_estimator: 'grpo' },
-      reward: { params: { 'openai/gsm8k': { method: 'strict' } } },
-      rollout: { mode: 'remote', weights_bucket: bucket, weights_name: 'actor', weights_format: c.weightsFormat, timeout_ms: 120_000 },
-      trainer: { default_local_dir: 'rl', total_training_steps: STEPS, save_freq: 1, test_freq: -1, val_before_train: false, resume_mode: 'disable' },
-    });
+    await submitJob(stack.trainer.baseUrl, 'rl', rlJob(STEPS, 'disable'));
     const steps = jobSteps(await followJob(stack.trainer.baseUrl, 'rl'));
     expect(steps.map((m) => m.step)).toEqual([1, 2, 3]);
     for (const m of steps) {
@@ -212,17 +216,16 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
     // The last step publishes the last version; the job does not wait for a rollout of it.
     await waitForLine(gen, new RegExp(`"version":"v${STEPS}".*"msg":"policy version loaded by the inference server"`), 60_000);
     await nc.flush(); // every message the bus delivered before now has reached the watch
-    bus.stop();
 
     // Every version, v0 (what the job starts from) to the last, loaded once each, in order.
     const first = c.serveBase ? 1 : 0;
     const loads = fake.calls.filter((call) => call.path === c.loadPath);
-    expect(loads.map((call, i) => c.versionOf(call, fake.loadedFiles[first + i]!))).toEqual(VERSIONS);
+    expect(fake.loadedFiles.slice(first).map((f) => c.versionOf(f))).toEqual(VERSIONS);
     expect(fake.loadedFiles.length).toBe(first + VERSIONS.length);
     const served = VERSIONS.map((v, k) => servedFiles(fake.loadedFiles[first + k]!, v));
     // Versions 1.. are exactly the files of the job's checkpoint of that step.
     for (let k = 1; k <= STEPS; k++) {
-      const saved = await filesIn(join(stack.work, 'rl', `global_step_${k}`, 'actor', c.checkpointDir));
+      const saved = await filesIn(checkpointOf(k));
       expect(Object.keys(saved[c.weightsFile] as object).length, `v${k}`).toBeGreaterThan(0);
       expect(served[k], `v${k} as the server read it`).toEqual(saved);
       expect(served[k]![c.weightsFile], `v${k} differs from v${k - 1}`).not.toEqual(served[k - 1]![c.weightsFile]);
@@ -244,13 +247,13 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
     // Step k's completions were all served by version k-1's load, under its model name, and nothing else was served.
     const perStep = (f: (v: string, k: number) => unknown) => VERSIONS.slice(0, STEPS).flatMap((v, k) => Array(PER_STEP).fill(f(v, k)));
     expect(fake.completions.map((x) => x.load)).toEqual(perStep((_v, k) => first + k));
-    expect(fake.completions.map((x) => x.model)).toEqual(perStep((v) => c.modelOf(v)));
+    expect(fake.completions.map((x) => x.model)).toEqual(perStep((_v, k) => c.modelOf(loads[k]!)));
     // The trainer asked for version k-1 at step k and got trajectories recording it: the very completions the
     // server logged, with the log-probs of that version's weights as the job's checkpoint of step k-1 holds them.
     const rollouts = bus.rollouts();
     expect(rollouts.map((r) => r.asked)).toEqual(VERSIONS.slice(0, STEPS));
     const base = await loadModelDir(join(stack.work, 'sft', 'hf_model'));
-    const weightsOf = (k: number) => (k === 0 ? base : c.weightsAt(join(stack.work, 'rl', `global_step_${k}`, 'actor', c.checkpointDir), base));
+    const weightsOf = (k: number) => (k === 0 ? base : c.weightsAt(checkpointOf(k), base));
     for (const [k, r] of rollouts.entries()) {
       expect(r.trajectories.map((t) => t.model_version)).toEqual(Array(PER_STEP).fill(VERSIONS[k]));
       const logged = fake.completions.slice(k * PER_STEP, (k + 1) * PER_STEP).map((x) => JSON.stringify([x.prompt, x.tokenIds]));
@@ -259,5 +262,28 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
       // Not the weights the step's own update made (v(k+1)): the versions differ enough to tell.
       expect(await gap(r.trajectories, await weightsOf(k + 1)), `step ${k + 1}: against v${k + 1}'s weights`).toBeGreaterThan(5 * SAME);
     }
+
+    // The trainer restarts and the job resumes from its last checkpoint with the same generation service and server:
+    // it publishes the checkpoint's version, v3, once more, then steps on. The server is handed v3 again (under an
+    // adapter name of its own: the first v3's is unloaded once free) and step 4 samples from v3's weights.
+    const loadsBefore = fake.loadedFiles.length;
+    const completionsBefore = fake.completions.length;
+    await submitJob(stack.trainer.baseUrl, 'rl-resumed', rlJob(STEPS + 1, 'auto'));
+    const resumed = jobSteps(await followJob(stack.trainer.baseUrl, 'rl-resumed'));
+    expect(resumed.map((m) => [m.step, m['rollout/failed']])).toEqual([[STEPS + 1, 0]]);
+    await waitForLine(gen, new RegExp(`"version":"v${STEPS + 1}".*"msg":"policy version loaded by the inference server"`), 60_000);
+    const reloaded = fake.loadedFiles.slice(loadsBefore);
+    expect(reloaded.map((f) => c.versionOf(f))).toEqual([`v${STEPS}`, `v${STEPS + 1}`]);
+    expect(servedFiles(reloaded[0]!, 'v3 again')).toEqual(await filesIn(checkpointOf(STEPS)));
+    expect(servedFiles(reloaded[1]!, 'v4')).toEqual(await filesIn(checkpointOf(STEPS + 1)));
+    // Step 4 leased v3: its first load or the second (the same files), whichever served when it started.
+    const step4 = fake.completions.slice(completionsBefore);
+    expect(step4).toHaveLength(PER_STEP);
+    for (const x of step4) expect(c.versionOf(fake.loadedFiles[x.load]!)).toBe(`v${STEPS}`);
+    await nc.flush();
+    bus.stop();
+    const last = bus.rollouts().slice(STEPS);
+    expect(last.map((r) => [r.asked, ...r.trajectories.map((t) => t.model_version)])).toEqual([Array(PER_STEP + 1).fill(`v${STEPS}`)]);
+    expect(await gap(last[0]!.trajectories, await weightsOf(STEPS))).toBeLessThan(SAME);
   });
 });

@@ -29,6 +29,8 @@ export interface Failure {
   path: string;
   status: number;
   body: unknown;
+  /** The call takes effect and only its answer is lost (an admin call; the answer is the failure). */
+  afterEffect?: boolean;
   /** How many calls fail. @default 1 */
   times?: number;
 }
@@ -207,6 +209,7 @@ export async function startFakeInferenceServer(model: string, options: { baseDir
         if (failure !== undefined) {
           failure.times = (failure.times ?? 1) - 1;
           if (failure.times <= 0) failures.splice(failures.indexOf(failure), 1);
+          if (failure.afterEffect === true) await admin[path]?.(body, { writeHead: () => ({ end: () => undefined }) } as unknown as ServerResponse);
           return send(res, failure.status, failure.body);
         }
         const adminHandler = admin[path];

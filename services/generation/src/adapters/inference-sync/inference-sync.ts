@@ -76,7 +76,7 @@ export async function startInferenceSync(o: InferenceSyncOptions): Promise<Infer
     const source = `object ${o.name} (version ${announced})`;
     try {
       const version = await materialize(o.target, bytes, source, dir);
-      const model = await o.target.load(version, dir);
+      const model = await o.target.load(version, dir, seq);
       const served = { version, model };
       dirs.set(served, dir);
       gate.commit(served);

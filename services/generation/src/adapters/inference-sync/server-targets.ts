@@ -13,8 +13,11 @@ export interface SyncTarget {
   readonly artifact: 'hf-model' | 'peft-adapter';
   /** Full weights are replaced in place: no request may run on the old version while they load. */
   readonly exclusive: boolean;
-  /** Makes the server serve the files in `dir` as `version`; resolves with the model name requests ask for. */
-  load(version: string, dir: string): Promise<string>;
+  /**
+   * Makes the server serve the files in `dir` as `version`; resolves with the model name requests ask for. `seq`
+   * numbers this service's loads: a version string may come again (a resumed job republishes its checkpoint's).
+   */
+  load(version: string, dir: string, seq: number): Promise<string>;
   /** `model` (a version `load` answered) is requested no more. */
   unload(model: string): Promise<void>;
 }
@@ -66,9 +69,9 @@ function vllm(o: SyncTargetOptions): SyncTarget {
   };
 }
 
-/** vLLM's name for a version's adapter: what rollouts ask for as `model`. */
-export function adapterName(model: string, version: string): string {
-  return `${model}@${version}`;
+/** vLLM's name for a version's adapter (what rollouts ask for as `model`): one per load, never two versions'. */
+function adapterName(model: string, version: string, seq: number): string {
+  return `${model}@${version}#${seq}`;
 }
 
 /**
@@ -77,26 +80,31 @@ export function adapterName(model: string, version: string): string {
  * use; a superseded one is unloaded once no trajectory holds it.
  */
 function vllmLora(o: SyncTargetOptions): SyncTarget {
+  const unload = async (name: string) => {
+    try {
+      await o.post(`${o.root}/v1/unload_lora_adapter`, { lora_name: name }, AnyReply);
+    } catch (err) {
+      if (!(err instanceof AppError && /HTTP 404/.test(err.message))) throw err;
+    }
+  };
   return {
     artifact: 'peft-adapter',
     exclusive: false,
-    async load(version, dir) {
-      const name = adapterName(o.model, version);
+    async load(version, dir, seq) {
+      const name = adapterName(o.model, version, seq);
+      const body = { lora_name: name, lora_path: dir };
       try {
-        await o.post(`${o.root}/v1/load_lora_adapter`, { lora_name: name, lora_path: dir }, AnyReply);
+        await o.post(`${o.root}/v1/load_lora_adapter`, body, AnyReply);
       } catch (err) {
-        // A retried load whose first attempt got through before its answer was lost.
         if (!(err instanceof AppError && /already been loaded/.test(err.message))) throw err;
+        // The name is taken by this load's first attempt (its answer lost) or by an adapter an earlier run of this
+        // service left on the server: either way the server must serve `dir` under it.
+        await unload(name);
+        await o.post(`${o.root}/v1/load_lora_adapter`, body, AnyReply);
       }
       return name;
     },
-    async unload(name) {
-      try {
-        await o.post(`${o.root}/v1/unload_lora_adapter`, { lora_name: name }, AnyReply);
-      } catch (err) {
-        if (!(err instanceof AppError && /HTTP 404/.test(err.message))) throw err;
-      }
-    },
+    unload,
   };
 }
 
