@@ -145,6 +145,10 @@ def sample(logits: torch.Tensor, s: Sampling, generators: Sequence[torch.Generat
     logp = torch.log_softmax(logits, dim=-1)
     if s.greedy:
         ids = logits.argmax(-1)  # the first maximum: ties go to the lower id
+    elif s.top_k <= 0 and s.top_p >= 1:
+        # Nothing is cut, so the order does not matter: no sort over the vocabulary (a tenth of a step at the demo's size).
+        weights = torch.exp((logits - logits.max(-1, keepdim=True).values) / s.temperature)
+        ids = _pick(weights, generators)
     else:
         # Ties in the order keep the lower id first (a stable sort), as the TypeScript sampler orders them.
         values, order = torch.sort(logits, dim=-1, descending=True, stable=True)
@@ -155,12 +159,18 @@ def sample(logits: torch.Tensor, s: Sampling, generators: Sequence[torch.Generat
             # A token stays while the mass strictly before it is below top_p (the first always does).
             before = weights.cumsum(-1) - weights
             weights = torch.where(before < s.top_p * weights.sum(-1, keepdim=True), weights, torch.zeros_like(weights))
-        cumulative = weights.cumsum(-1)
-        u = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in generators]).to(logits.device)
-        pick = (cumulative <= (u[:, None] * cumulative[:, -1:])).sum(-1)
-        pick = torch.minimum(pick, (weights > 0).sum(-1) - 1)  # rounding can reach past the last kept token
-        ids = order.gather(1, pick[:, None])[:, 0]
+        ids = order.gather(1, _pick(weights, generators)[:, None])[:, 0]
     return ids, logp.gather(1, ids[:, None])[:, 0]
+
+
+def _pick(weights: torch.Tensor, generators: Sequence[torch.Generator]) -> torch.Tensor:
+    """Per row of unnormalised weights [A, n], the index one uniform draw of the row's generator lands on."""
+    cumulative = weights.cumsum(-1)
+    u = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in generators]).to(weights.device)
+    pick = (cumulative <= (u[:, None] * cumulative[:, -1:])).sum(-1)
+    # Rounding can reach past the last token with weight (a cut one, or the end).
+    last = weights.shape[1] - 1 - (weights > 0).flip(-1).int().argmax(-1)
+    return torch.minimum(pick, last)
 
 
 def _next_logits(model: CausalLM, hidden: torch.Tensor) -> torch.Tensor:

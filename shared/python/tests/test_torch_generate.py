@@ -109,7 +109,11 @@ class TorchGenerateTest(unittest.TestCase):
         from test_torch_engine import tiny_config
 
         engine = self.engine(self.model_dir("q3", tiny_config("Qwen3ForCausalLM"), seed=3))
-        header = {"op": "generate", "max_tokens": 10, "temperature": 1.5, "top_k": 20, "top_p": 0.9, "stop_token_ids": list(range(0, 61, 6))}
+        for cuts in ({"top_k": 20, "top_p": 0.9}, {}):  # with a sort over the vocabulary, and without
+            with self.subTest(**cuts):
+                self.check_seeded_rows(engine, {"op": "generate", "max_tokens": 10, "temperature": 1.5, "stop_token_ids": list(range(0, 61, 6)), **cuts})
+
+    def check_seeded_rows(self, engine, header):
         seeds = [5, -3, 1 << 30, 12]
         batch = self.rows(engine.handle(header, prompt_tensors(PROMPTS, seeds)))
         self.assert_rows_equal(self.rows(engine.handle(header, prompt_tensors(PROMPTS, seeds))), batch)
@@ -130,6 +134,30 @@ class TorchGenerateTest(unittest.TestCase):
         # Batches split by the engine's token budget give the same rows.
         small = self.engine(engine.directory, max_tokens=24)
         self.assert_rows_equal(self.rows(small.handle(header, prompt_tensors(PROMPTS, seeds))), batch)
+
+    def test_sampling_draws_from_the_tempered_distribution_after_top_k_and_top_p(self):
+        from test_torch_engine import tiny_config
+
+        engine = self.engine(self.model_dir("q3", tiny_config("Qwen3ForCausalLM"), seed=3))
+        prompt, n = [3, 40, 15], 3000
+        logits = teacher_forced(engine.model, prompt, [0])[0].double()  # log-softmax: the logits up to a constant
+        order = torch.argsort(-logits)
+        for temperature, top_k, top_p in ((0.7, 0, 1.0), (1.3, 5, 1.0), (1.0, -1, 0.6), (1.0, 0, 1.0)):
+            with self.subTest(temperature=temperature, top_k=top_k, top_p=top_p):
+                # What vLLM samples from: tempered, then the top k, then the tokens while the mass before them is below top_p.
+                w = torch.exp((logits - logits.max()) / temperature)[order]
+                if top_k > 0:
+                    w[top_k:] = 0
+                w = torch.where(w.cumsum(0) - w < top_p * w.sum(), w, torch.zeros_like(w))
+                want = torch.zeros_like(w)
+                want[order] = w / w.sum()
+                header = {"op": "generate", "max_tokens": 1, "temperature": temperature, "top_k": top_k, "top_p": top_p}
+                rows = self.rows(engine.handle(header, prompt_tensors([prompt] * n, list(range(n)))))
+                got = torch.bincount(torch.tensor([r[0][0] for r in rows]), minlength=len(w)).double() / n
+                # Seeded, so this is one fixed draw: 3000 samples land within 0.02 of each probability (a wrong
+                # temperature or cut is 0.12 off here), and a cut token is never drawn.
+                self.assertLess(float((got - want).abs().max()), 0.02)
+                self.assertEqual(float(got[want == 0].sum()), 0.0)
 
     def test_stop_ids_end_rows_with_the_id_kept_and_budgets_end_them_with_length(self):
         from test_torch_engine import tiny_config
