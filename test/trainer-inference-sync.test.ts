@@ -78,7 +78,7 @@ function tensorsOf(bytes: Uint8Array, source: string) {
 /** Each file of `dir` as comparable values: a safetensors file by its tensors (an adapter object's metadata carries the version), any other by its bytes. */
 async function filesIn(dir: string): Promise<Record<string, unknown>> {
   const names = (await readdir(dir)).sort();
-  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await comparable(n, await readFile(join(dir, n)), join(dir, n))] as const)));
+  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, comparable(n, await readFile(join(dir, n)), join(dir, n))] as const)));
 }
 
 function comparable(name: string, bytes: Buffer, source: string): unknown {
@@ -93,7 +93,9 @@ async function gap(trajectories: Trajectory[], weights: PolicyWeights): Promise<
   const policy = await policyFromWeights(weights);
   try {
     const lps = await policy.logprobs(trajectories.map((t) => ({ prompt: t.prompt_ids, response: t.response_ids })));
-    return Math.max(...trajectories.flatMap((t, i) => t.response_logprobs.map((lp, j) => Math.abs(lp - (lps[i]?.[j] ?? Number.NaN)))));
+    const gaps = trajectories.flatMap((t, i) => t.response_logprobs.map((lp, j) => Math.abs(lp - (lps[i]?.[j] ?? Number.NaN))));
+    if (gaps.length === 0) throw new Error('no sampled tokens to compare');
+    return Math.max(...gaps);
   } finally {
     policy.dispose();
   }
@@ -157,8 +159,10 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
   let fake: FakeInferenceServer;
   let gen: ServiceProcess;
   let nc: NatsConnection;
+  const skip = c.strategy === 'fsdp' && !HAS_TORCH;
 
   beforeAll(async () => {
+    if (skip) return;
     stack = await startTrainerStack({ prefix: 'rl-infsync-', bucket, sftRows: 32, testRows: 4, vocabSize: 300, deferGeneration: true });
     nc = await connectTestClient(stack.nats.url);
     // The model the RL job starts from (with LoRA, the base vLLM serves as `--model`): a short SFT.
@@ -211,7 +215,7 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
     await fake?.close();
   });
 
-  it.skipIf(c.strategy === 'fsdp' && !HAS_TORCH)(
+  it.skipIf(skip)(
     'every published version reaches the server as the checkpoint holds it, and step k samples from version k-1',
     { timeout: 600_000 },
     async () => {
@@ -274,18 +278,21 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
       }
 
       // The trainer restarts and the job resumes from its last checkpoint with the same generation service and server:
-      // it publishes the checkpoint's version, v3, once more, then steps on. The server is handed v3 again (under an
-      // adapter name of its own: the first v3's is unloaded once free) and step 4 samples from v3's weights.
+      // it publishes the checkpoint's version, v3, once more, then steps on. Step 4 samples from v3's weights (the
+      // server still serves the first v3, or the second under an adapter name of its own), and v4 follows.
       const loadsBefore = fake.loadedFiles.length;
       const completionsBefore = fake.completions.length;
       await submitJob(stack.trainer.baseUrl, 'rl-resumed', rlJob(STEPS + 1, 'auto'));
       const resumed = jobSteps(await followJob(stack.trainer.baseUrl, 'rl-resumed'));
       expect(resumed.map((m) => [m.step, m['rollout/failed']])).toEqual([[STEPS + 1, 0]]);
       await waitForLine(gen, new RegExp(`"version":"v${STEPS + 1}".*"msg":"policy version loaded by the inference server"`), 60_000);
+      // v3 again, unless v4 was published before the sync got to it (a version superseded before it is read is skipped).
       const reloaded = fake.loadedFiles.slice(loadsBefore);
-      expect(reloaded.map((f) => c.versionOf(f))).toEqual([`v${STEPS}`, `v${STEPS + 1}`]);
-      expect(servedFiles(reloaded[0]!, 'v3 again')).toEqual(await filesIn(checkpointOf(STEPS)));
-      expect(servedFiles(reloaded[1]!, 'v4')).toEqual(await filesIn(checkpointOf(STEPS + 1)));
+      const again = reloaded.slice(0, -1);
+      expect(reloaded.map((f) => c.versionOf(f))).toEqual([...again.map(() => `v${STEPS}`), `v${STEPS + 1}`]);
+      expect(again.length).toBeLessThanOrEqual(1);
+      for (const f of again) expect(servedFiles(f, 'v3 again')).toEqual(await filesIn(checkpointOf(STEPS)));
+      expect(servedFiles(reloaded.at(-1)!, 'v4')).toEqual(await filesIn(checkpointOf(STEPS + 1)));
       // Step 4 leased v3: its first load or the second (the same files), whichever served when it started.
       const step4 = fake.completions.slice(completionsBefore);
       expect(step4).toHaveLength(PER_STEP);
