@@ -186,6 +186,11 @@ class DistributedTest(unittest.TestCase):
         for name in ("logprobs", "entropies"):
             self.assertEqual(scored2[name].shape, scored1[name].shape)
             self.assertLessEqual(float((scored2[name] - scored1[name]).abs().max()), LEAF_TOLERANCE, name)
+        # Generation is rank 0's (its replica of the weights).
+        prompts = {"prompt_lengths": torch.tensor([3, 1], dtype=torch.int32), "ids": torch.tensor([5, 6, 7, 9], dtype=torch.int32)}
+        gen1, gen2 = (s.ok({"op": "generate", "max_tokens": 5, "temperature": 0}, prompts) for s in (one, two))
+        self.assertEqual(gen2[0]["finish_reasons"], gen1[0]["finish_reasons"])
+        self.assertEqual((gen2[1]["lengths"].tolist(), gen2[1]["ids"].tolist()), (gen1[1]["lengths"].tolist(), gen1[1]["ids"].tolist()))
 
         leaves1, norm1, step1 = self.update(one, PAIRS)
         leaves2, norm2, step2 = self.update(two, PAIRS)
