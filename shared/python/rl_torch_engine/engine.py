@@ -151,6 +151,8 @@ class Engine:
         """Continuations of the prompts (generate.py) on the current weights; adapters: false samples a LoRA model's base."""
         assert self.model is not None
         spec = self.model.spec
+        if spec.value_head:
+            raise ValueError("generate: the model is a critic (a value head, no LM head)")
         sampling = parse_sampling(header, spec.vocab_size)
         prompts = parse_prompts(tensors, spec.vocab_size, spec.max_position_embeddings)
         seeds = parse_seeds(header, tensors, len(prompts))

@@ -229,6 +229,9 @@ class TorchGenerateTest(unittest.TestCase):
                     engine.handle({"op": "generate", **header}, tensors)
                 self.assertIn(field, str(caught.exception))
                 self.assertTrue(str(caught.exception).startswith("generate: "))
+        critic = self.engine(self.model_dir("critic", tiny_config("Qwen3ForTokenClassification", num_labels=1), seed=2))
+        with self.assertRaisesRegex(ValueError, "generate: the model is a critic"):
+            critic.handle({"op": "generate", "max_tokens": 4}, ok)
 
 
 if __name__ == "__main__":
