@@ -134,7 +134,7 @@ export interface components {
         ItemError: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "validation_failed" | "payload_too_large" | "unauthorized" | "not_found" | "unknown_data_source" | "invalid_params" | "invalid_ground_truth" | "scorer_failed" | "sandbox_unavailable" | "unsupported_language" | "no_responders" | "timeout" | "busy" | "unavailable" | "conflict" | "upstream_error" | "invalid_config" | "internal";
+                code: "bad_request" | "validation_failed" | "payload_too_large" | "unauthorized" | "not_found" | "unknown_data_source" | "invalid_params" | "invalid_ground_truth" | "scorer_failed" | "sandbox_unavailable" | "unsupported_language" | "no_responders" | "timeout" | "busy" | "unavailable" | "conflict" | "upstream_error" | "judge_unparseable" | "invalid_config" | "internal";
                 message: string;
             };
         };

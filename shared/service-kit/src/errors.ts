@@ -21,6 +21,7 @@ export const ErrorCode = {
   Unavailable: 'unavailable',
   Conflict: 'conflict',
   UpstreamError: 'upstream_error',
+  JudgeUnparseable: 'judge_unparseable',
   InvalidConfig: 'invalid_config',
   Internal: 'internal',
 } as const;
@@ -52,6 +53,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, { status: number; retryabl
   conflict: { status: 409, retryable: false },
   // Another server (an OpenAI-compatible backend, a peer service) answered something unusable.
   upstream_error: { status: 502, retryable: false },
+  // An LLM judge answered, but no score could be read from its answer (the raw text goes in the item's `extra`).
+  judge_unparseable: { status: 502, retryable: false },
   // A configuration file or environment value a service reads at start-up or per job is wrong.
   invalid_config: { status: 500, retryable: false },
   internal: { status: 500, retryable: false },
