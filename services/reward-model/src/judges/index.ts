@@ -1,0 +1,1 @@
+export { type CreateJudgesOptions, createJudgeBackends } from './create-judge-backends.ts';
