@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminCall, type FakeInferenceServer, startFakeInferenceServer } from './support/fake-inference-server.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { type ServiceProcess, waitForLine } from './support/processes.ts';
-import { followJob, HAS_TORCH, jobSteps, startTrainerStack, submitJob, type TrainerStack } from './support/trainer-jobs.ts';
+import { followJob, HAS_TORCH, jobSteps, startTrainerStack, submitJob, tinySftJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const MODEL = 'base-under-test';
 const STEPS = 3;
@@ -166,22 +166,7 @@ describe.each(CASES)('INFERENCE_SYNC=$sync, rollout.weights_format: $weightsForm
     stack = await startTrainerStack({ prefix: 'rl-infsync-', bucket, sftRows: 32, testRows: 4, vocabSize: 300, deferGeneration: true });
     nc = await connectTestClient(stack.nats.url);
     // The model the RL job starts from (with LoRA, the base vLLM serves as `--model`): a short SFT.
-    await submitJob(stack.trainer.baseUrl, 'sft', {
-      kind: 'sft',
-      data: {
-        train_files: 'sft.parquet',
-        prompt_key: 'prompt',
-        response_key: 'extra_info',
-        response_dict_keys: ['answer'],
-        train_batch_size: 8,
-        micro_batch_size_per_gpu: 8,
-        max_length: 160,
-        truncation: 'right',
-      },
-      model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 },
-      optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
-      trainer: { total_training_steps: 2, default_local_dir: 'sft', resume_mode: 'disable' },
-    });
+    await submitJob(stack.trainer.baseUrl, 'sft', tinySftJob());
     await followJob(stack.trainer.baseUrl, 'sft');
     fake = await startFakeInferenceServer(MODEL, c.serveBase ? { baseDir: join(stack.work, 'sft', 'hf_model') } : {});
     gen = await stack.startGeneration({

@@ -15,7 +15,7 @@ import { createTokenizer, decodeAdapterObject, decodeSafetensors, loadModelDir, 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestClient } from './support/nats-client.ts';
 import type { NatsServer, ServiceProcess } from './support/processes.ts';
-import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, type TrainerStack } from './support/trainer-jobs.ts';
+import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, tinySftJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const RL_POLICY = join(import.meta.dirname, '../shared/policy/bin/rl-policy.ts');
 const BUCKET = `rl-lora-${process.pid}`;
@@ -53,22 +53,7 @@ beforeAll(async () => {
   ({ work, nats, trainer } = stack);
   nc = await connectTestClient(nats.url);
   // The base model every LoRA job starts from: a short SFT on the embedded engine.
-  await submitJob(trainer.baseUrl, 'sft', {
-    kind: 'sft',
-    data: {
-      train_files: 'sft.parquet',
-      prompt_key: 'prompt',
-      response_key: 'extra_info',
-      response_dict_keys: ['answer'],
-      train_batch_size: 8,
-      micro_batch_size_per_gpu: 8,
-      max_length: 160,
-      truncation: 'right',
-    },
-    model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 },
-    optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
-    trainer: { total_training_steps: 2, default_local_dir: 'sft', resume_mode: 'disable' },
-  });
+  await submitJob(trainer.baseUrl, 'sft', tinySftJob());
   await followJob(trainer.baseUrl, 'sft');
 }, 300_000);
 

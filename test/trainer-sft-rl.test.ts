@@ -17,7 +17,7 @@ import { PolicyWorkerCore } from '../services/trainer/src/policy/worker-core.ts'
 import { WorkerSpec } from '../services/trainer/src/policy/worker-spec.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { ROOT, type NatsServer, type ServiceProcess } from './support/processes.ts';
-import { jobSteps, runJob, startTrainerStack, type TrainerStack } from './support/trainer-jobs.ts';
+import { jobSteps, runJob, startTrainerStack, tinySftJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const BUCKET = `rl-sftrl-${process.pid}`;
 let nats: NatsServer;
@@ -82,23 +82,16 @@ afterAll(async () => {
 
 describe('SFT warm start, then RL from its checkpoint', () => {
   it('SFT trains and checkpoints; GRPO loads that checkpoint (its reference policy) and is rewarded remotely; both write metrics and plots', async () => {
-    const sft = await runJob(trainer.baseUrl, 'sft', {
-      kind: 'sft',
-      data: {
-        train_files: 'sft.parquet',
-        val_files: 'test.parquet',
-        prompt_key: 'prompt',
-        response_key: 'extra_info',
-        response_dict_keys: ['answer'],
-        train_batch_size: 8,
-        micro_batch_size_per_gpu: 4,
-        max_length: 160,
-        truncation: 'right',
-      },
-      model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32 },
-      optim: { lr: 3e-3, lr_warmup_steps_ratio: 0.2 },
-      trainer: { total_training_steps: 4, test_freq: 2, default_local_dir: 'sft', resume_mode: 'disable' },
-    });
+    const sft = await runJob(
+      trainer.baseUrl,
+      'sft',
+      tinySftJob({
+        steps: 4,
+        data: { val_files: 'test.parquet', micro_batch_size_per_gpu: 4 },
+        optim: { lr_warmup_steps_ratio: 0.2 },
+        trainer: { test_freq: 2 },
+      }),
+    );
     const sm = jobSteps(sft);
     expect(sm.map((m) => m.step)).toEqual([1, 2, 3, 4]);
     expect(sm[0]!['train/lr']).toBe(0); // warmup: the first step runs at lr 0, as torch's LambdaLR does

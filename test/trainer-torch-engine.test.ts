@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createTokenizer, loadModelDir, policyFromWeights, TorchTrainer, type PolicyWeights, type TokenPair } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from './support/processes.ts';
-import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, type TrainerStack } from './support/trainer-jobs.ts';
+import { HAS_TORCH, followJob, jobSteps, startTrainerStack, submitJob, tinySftJob, type TrainerStack } from './support/trainer-jobs.ts';
 
 const BUCKET = `rl-torch-${process.pid}`;
 let stack: TrainerStack;
@@ -60,22 +60,11 @@ const RL = (dir: string, extra: Record<string, unknown> = {}) => ({
 
 describe.skipIf(!HAS_TORCH)('the PyTorch engine behind the policy worker (strategy: fsdp)', () => {
   it('SFT then GRPO on the torch engine, rewarded remotely; the exported model scores on the embedded engine as the torch engine trained it', async () => {
-    await submitJob(trainer.baseUrl, 'sft', {
-      kind: 'sft',
-      data: {
-        train_files: 'sft.parquet',
-        prompt_key: 'prompt',
-        response_key: 'extra_info',
-        response_dict_keys: ['answer'],
-        train_batch_size: 8,
-        micro_batch_size_per_gpu: 4,
-        max_length: 160,
-        truncation: 'right',
-      },
-      model: { strategy: 'fsdp2', tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, enable_gradient_checkpointing: true },
-      optim: { lr: 3e-3, lr_warmup_steps_ratio: 0 },
-      trainer: { total_training_steps: 3, default_local_dir: 'sft', resume_mode: 'disable' },
-    });
+    await submitJob(
+      trainer.baseUrl,
+      'sft',
+      tinySftJob({ steps: 3, data: { micro_batch_size_per_gpu: 4 }, model: { strategy: 'fsdp2', enable_gradient_checkpointing: true } }),
+    );
     const sm = jobSteps(await followJob(trainer.baseUrl, 'sft'));
     expect(sm.map((m) => m.step)).toEqual([1, 2, 3]);
     // Learning: the loss falls over three steps on the same small data.

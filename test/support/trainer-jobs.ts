@@ -62,6 +62,39 @@ export async function runJob(baseUrl: string, id: string, config: unknown): Prom
   return followJob(baseUrl, id);
 }
 
+/**
+ * The short SFT on the stack's splits (sft.parquet, tokenizer.json) that the RL integration tests start from: a
+ * one-layer model, `steps` steps, written to `default_local_dir: sft`. `model`, `optim`, `data` and `trainer`
+ * are merged over the defaults.
+ */
+export function tinySftJob(
+  o: {
+    steps?: number;
+    data?: Record<string, unknown>;
+    model?: Record<string, unknown>;
+    optim?: Record<string, unknown>;
+    trainer?: Record<string, unknown>;
+  } = {},
+): Record<string, unknown> {
+  return {
+    kind: 'sft',
+    data: {
+      train_files: 'sft.parquet',
+      prompt_key: 'prompt',
+      response_key: 'extra_info',
+      response_dict_keys: ['answer'],
+      train_batch_size: 8,
+      micro_batch_size_per_gpu: 8,
+      max_length: 160,
+      truncation: 'right',
+      ...o.data,
+    },
+    model: { tokenizer: 'tokenizer.json', d_model: 16, n_layers: 1, n_heads: 2, d_ff: 32, ...o.model },
+    optim: { lr: 3e-3, lr_warmup_steps_ratio: 0, ...o.optim },
+    trainer: { total_training_steps: o.steps ?? 2, default_local_dir: 'sft', resume_mode: 'disable', ...o.trainer },
+  };
+}
+
 /** The metrics of each step event. */
 export const jobSteps = (events: JobEvent[]) => events.filter((e) => e.type === 'step').map((e) => e.metrics!);
 
