@@ -8,31 +8,21 @@ import type { TorchTrainer } from '@rl/policy';
 import { ActorLossSchema, GenerateRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { tinyWorkerModel } from './worker-spec.test-support.ts';
+import { TOKEN_MEAN_PPO, tinyWorkerModel } from './worker-spec.test-support.ts';
 
 const HAS_TORCH = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
 const SLOW_MS = 120_000;
 
-const LOSS = {
-  clip_ratio_low: 0.2,
-  clip_ratio_high: 0.28,
-  clip_ratio_c: 3,
-  loss_agg_mode: 'token-mean' as const,
-  entropy_coeff: 0,
-  use_kl_loss: false,
-  kl_loss_coef: 0.001,
-  kl_loss_type: 'low_var_kl',
-};
 const spec = (kind: 'jax' | 'torch') =>
   WorkerSpec.parse({
     job: 't',
     model: tinyWorkerModel(11),
     engine: { kind, gradient_checkpointing: false },
     optim: { lr: 0.05, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
-    loss: { ...LOSS, loss_scale_factor: 8 },
+    loss: { ...TOKEN_MEAN_PPO, loss_scale_factor: 8 },
     weights: { bucket: 'b', name: 'actor' },
   });
-const PPO = ActorLossSchema.parse({ ...LOSS, ppo_epochs: 1, ppo_mini_batch_size: 64, grad_clip: 1, lr: 0.05 });
+const PPO = ActorLossSchema.parse({ ...TOKEN_MEAN_PPO, ppo_epochs: 1, ppo_mini_batch_size: 64, grad_clip: 1, lr: 0.05 });
 const REQUEST = GenerateRequest.parse({
   prompts: [
     [5, 6, 14],

@@ -7,34 +7,17 @@ import { checkpointLayout } from './checkpoint-layout.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { ActorLossSchema } from './protocol.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { tinyWorkerModel } from './worker-spec.test-support.ts';
+import { TOKEN_MEAN_PPO, tinyWorkerModel } from './worker-spec.test-support.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 't',
   model: tinyWorkerModel(7),
   optim: { lr: 0.01, weight_decay: 0, betas: [0.9, 0.999], grad_clip: 1 },
-  loss: {
-    clip_ratio_low: 0.2,
-    clip_ratio_high: 0.28,
-    clip_ratio_c: 3,
-    loss_agg_mode: 'token-mean',
-    entropy_coeff: 0,
-    use_kl_loss: false,
-    kl_loss_coef: 0.001,
-    kl_loss_type: 'low_var_kl',
-    loss_scale_factor: 8,
-  },
+  loss: { ...TOKEN_MEAN_PPO, loss_scale_factor: 8 },
   weights: { bucket: 'b', name: 'actor' },
 });
 const PPO = ActorLossSchema.parse({
-  clip_ratio_low: 0.2,
-  clip_ratio_high: 0.28,
-  clip_ratio_c: 3,
-  loss_agg_mode: 'token-mean' as const,
-  entropy_coeff: 0,
-  use_kl_loss: false,
-  kl_loss_coef: 0.001,
-  kl_loss_type: 'low_var_kl',
+  ...TOKEN_MEAN_PPO,
   ppo_epochs: 1,
   ppo_mini_batch_size: 64,
   grad_clip: 1,

@@ -17,3 +17,15 @@ export function tinyWorkerModel(seed: number) {
     path: null,
   };
 }
+
+/** The clipped PPO loss (token-mean, no KL or entropy term) the worker tests train with. */
+export const TOKEN_MEAN_PPO = {
+  clip_ratio_low: 0.2,
+  clip_ratio_high: 0.28,
+  clip_ratio_c: 3,
+  loss_agg_mode: 'token-mean' as const,
+  entropy_coeff: 0,
+  use_kl_loss: false,
+  kl_loss_coef: 0.001,
+  kl_loss_type: 'low_var_kl',
+};
