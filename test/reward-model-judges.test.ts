@@ -191,6 +191,18 @@ describe('LLM judge over HTTP', () => {
     expect(server.requests).toHaveLength(5);
   });
 
+  it('reports a judge whose server refuses connections as not ready, its items unavailable', async () => {
+    const gone = await fakeServer();
+    await gone.close();
+    servers = servers.filter((s) => s !== gone);
+    const v = virtualClock();
+    const b = judge(patternJudge(gone.baseUrl), { JUDGE_KEY: 'k' }, { clock: v.clock });
+    const [out] = await b.score([item('4')], never);
+    expect(codeOf(out)).toBe('unavailable');
+    expect(b.ready()).toBe(false);
+    expect(v.slept).toEqual([100, 200, 400]);
+  });
+
   it('keeps at most max_concurrent requests in flight', async () => {
     const server = await fakeServer(() => ({ hold: true }));
     const b = judge(patternJudge(server.baseUrl, '    limits: {max_concurrent: 2}'), { JUDGE_KEY: 'k' });

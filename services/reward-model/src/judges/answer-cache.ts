@@ -53,11 +53,6 @@ export class AnswerCache {
       if (oldest.done !== true) this.#answers.delete(oldest.value);
     }
   }
-
-  /** Entries held (for tests and metrics). */
-  get size(): number {
-    return this.#answers.size;
-  }
 }
 
 /** `promise`, or a rejection with the signal's reason once it aborts first. */

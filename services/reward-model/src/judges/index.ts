@@ -1,1 +1,1 @@
-export { type CreateJudgesOptions, createJudgeBackends } from './create-judge-backends.ts';
+export { createJudgeBackends } from './create-judge-backends.ts';

@@ -6,15 +6,15 @@
 
 /** A token bucket whose takes reserve capacity and return the wait before it is theirs. */
 export class TokenBucket {
-  readonly ratePerSecond: number;
-  readonly capacity: number;
+  readonly #ratePerSecond: number;
+  readonly #capacity: number;
   #tokens: number;
   #lastMs: number | undefined;
 
   constructor(ratePerSecond: number, capacity: number) {
     if (!(ratePerSecond > 0 && capacity > 0)) throw new RangeError(`rate and capacity must be positive, got ${ratePerSecond}, ${capacity}`);
-    this.ratePerSecond = ratePerSecond;
-    this.capacity = capacity;
+    this.#ratePerSecond = ratePerSecond;
+    this.#capacity = capacity;
     this.#tokens = capacity;
   }
 
@@ -22,8 +22,8 @@ export class TokenBucket {
   take(n: number, nowMs: number): number {
     const elapsedMs = this.#lastMs === undefined ? 0 : Math.max(0, nowMs - this.#lastMs);
     this.#lastMs = Math.max(nowMs, this.#lastMs ?? nowMs);
-    this.#tokens = Math.min(this.capacity, this.#tokens + (elapsedMs / 1000) * this.ratePerSecond);
+    this.#tokens = Math.min(this.#capacity, this.#tokens + (elapsedMs / 1000) * this.#ratePerSecond);
     this.#tokens -= n;
-    return this.#tokens >= 0 ? 0 : (-this.#tokens / this.ratePerSecond) * 1000;
+    return this.#tokens >= 0 ? 0 : (-this.#tokens / this.#ratePerSecond) * 1000;
   }
 }
