@@ -18,7 +18,7 @@ export const STACK_SECRETS = join(STACK_DIR, 'secrets.json');
 export const SECURED_NATS_CONF = join(ROOT, 'infra/nats/secured.conf');
 
 /** One user per service, named like the service, and `client` for people and tools (CLIs, the demo). */
-export const NATS_USERS = ['trainer', 'generation', 'reward-rules', 'reward-sandbox', 'reward-story', 'client'] as const;
+export const NATS_USERS = ['trainer', 'generation', 'reward-rules', 'reward-sandbox', 'reward-story', 'reward-model', 'client'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
 
 /** The environment variable auth.conf reads a user's password from, e.g. NATS_PASSWORD_REWARD_RULES. */

@@ -50,3 +50,4 @@ export { readAdapterDir, writeAdapterDir, type AdapterDir } from './lora/adapter
 export { loraTargets, mergeAdapter, type LoraAdapter } from './lora/lora-adapter.ts';
 export { LoraTrainer, type LoraTrainerOptions } from './lora/lora-trainer.ts';
 export { TorchTrainer, type TorchTrainerOptions } from './torch/torch-trainer.ts';
+export { TorchEngine, type TorchEngineOptions } from './torch/torch-engine.ts';

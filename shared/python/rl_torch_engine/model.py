@@ -272,10 +272,15 @@ def load_model_dir(directory: str, device: Optional[torch.device] = None) -> Cau
     """config.json and the safetensors weights of a model directory, as an fp32 model on `device`;
     a missing or extra tensor, or a wrong shape, raises ConfigError naming it."""
     path = os.path.join(directory, "config.json")
-    spec = parse_hf_config(read_json_file(path), path)
+    raw = read_json_file(path)
+    spec = parse_hf_config(raw, path)
     model = CausalLM(spec)
     expected: Dict[str, torch.Size] = {k: p.shape for k, p in model.named_parameters()}
     tensors = read_model_weights(directory)
+    archs = raw.get("architectures") if isinstance(raw, dict) else None
+    if spec.value_head and "score.bias" not in tensors and isinstance(archs, list) and str(archs[0]).endswith("ForSequenceClassification"):
+        # ...ForSequenceClassification's score Linear has no bias; the value head's is zero (as hf/model-dir.ts loads it).
+        tensors["score.bias"] = torch.zeros(1)
     for key in sorted(expected):
         if key not in tensors:
             raise ConfigError(directory, key, "tensor missing from the weights")

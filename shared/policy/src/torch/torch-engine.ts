@@ -178,6 +178,22 @@ export class TorchEngine {
     });
   }
 
+  /** Per pair, a critic's values of the states before its response tokens (a model with a value head). */
+  async values(pairs: readonly TokenPair[]): Promise<Float32Array[]> {
+    const tensors = pairTensors(pairs);
+    const answer = await this.request({ op: 'score', leaves: ['values'] }, tensors, `values of ${pairs.length} pairs`);
+    const values = answer.tensors.get('values');
+    const total = tensors.response_lengths.reduce((n, l) => n + l, 0);
+    if (!(values instanceof Float32Array) || values.length !== total)
+      throw new AppError(ErrorCode.Internal, `torch engine: the answer does not hold ${total} values`);
+    let at = 0;
+    return Array.from(tensors.response_lengths, (n) => {
+      const part = values.subarray(at, at + n);
+      at += n;
+      return part;
+    });
+  }
+
   /** A continuation of every prompt from the generate op (each row from its seed in `rowSeeds`). */
   async generate(prompts: readonly (readonly number[])[], settings: GenerateSettings, rowSeeds: Int32Array): Promise<GeneratedRow[]> {
     const tensors = { prompt_lengths: Int32Array.from(prompts, (p) => p.length), ids: Int32Array.from(prompts.flat()), row_seeds: rowSeeds };

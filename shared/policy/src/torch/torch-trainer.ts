@@ -244,8 +244,7 @@ export class TorchTrainer implements TrainingEngine {
   values(pairs: readonly TokenPair[], _widths: PackWidths = {}): Promise<Float32Array[]> {
     return this.#exclusive(async () => {
       if (!this.#config.valueHead) throw new AppError(ErrorCode.BadRequest, 'values asked of a model without a value head (not a critic)');
-      const answer = await this.#engine.request({ op: 'score', leaves: ['values'] }, pairTensors(pairs), `values of ${pairs.length} pairs`);
-      return splitPerPair(floats(answer.tensors.get('values'), 'values', pairs), pairs);
+      return this.#engine.values(pairs);
     });
   }
 

@@ -180,7 +180,8 @@ def main():
             head = w("model.embed_tokens.weight") if cfg.get("tie_word_embeddings", False) else w("lm_head.weight")
             logits.append((hidden @ head.T).tolist())
         if has_score:
-            values.append(linear(hidden, w, "score", True)[:, 0].tolist())
+            # ...ForSequenceClassification's score Linear has no bias.
+            values.append(linear(hidden, w, "score", "score.bias" in tensors)[:, 0].tolist())
     unused = w.unused()
     if unused:
         raise ValueError(f"tensors the model does not use: {unused}")

@@ -1,0 +1,77 @@
+// Opens a reward-model directory on the engine its configuration names.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTokenizer, loadModelDir, policyFromWeights, TorchEngine, tokenizerFromDir, type Tokenizer, type TorchEngineOptions } from '@rl/policy';
+import { AppError, ErrorCode } from '@rl/service-kit';
+import { readAtOf } from './read-position.ts';
+import type { RewardModelSpec } from './reward-model-spec.ts';
+import { TrainedRewardModel } from './trained-reward-model.ts';
+import type { ValueEngine } from './value-engine.ts';
+
+/** Settings every reward model shares (from the service's environment). */
+export interface RewardModelSettings {
+  maxBatchTokens: number;
+  /** The PyTorch engine's device. @default 'auto' */
+  torchDevice?: TorchEngineOptions['device'];
+}
+
+/** What config.json says about the head: the architecture and pad_token_id (transformers' key for the last non-pad token). */
+async function headOf(dir: string): Promise<{ architecture: string; padId: number | null }> {
+  const path = join(dir, 'config.json');
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new AppError(ErrorCode.InvalidConfig, `${path}: cannot read it as JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const { architectures, pad_token_id: pad } = (json ?? {}) as { architectures?: unknown; pad_token_id?: unknown };
+  const architecture = Array.isArray(architectures) && typeof architectures[0] === 'string' ? architectures[0] : '';
+  if (!architecture.endsWith('ForTokenClassification') && !architecture.endsWith('ForSequenceClassification')) {
+    throw new AppError(
+      ErrorCode.InvalidConfig,
+      `${path}: architectures[0]: ${JSON.stringify(architecture)} is not a reward model (a one-label ...ForTokenClassification or ...ForSequenceClassification)`,
+    );
+  }
+  return { architecture, padId: typeof pad === 'number' && Number.isInteger(pad) ? pad : null };
+}
+
+async function jaxEngine(dir: string): Promise<{ engine: ValueEngine; tokenizer: Tokenizer }> {
+  const weights = await loadModelDir(dir);
+  // The token budget forms the batches; one batch is one forward pass.
+  const policy = await policyFromWeights(weights, { maxBatchSize: 4096 });
+  const engine: ValueEngine = {
+    kind: 'jax',
+    maxSeqLen: policy.config.maxSeqLen,
+    values: (pairs) => policy.values(pairs),
+    alive: () => true,
+    close: async () => policy.dispose(),
+  };
+  return { engine, tokenizer: policy.tokenizer };
+}
+
+async function torchEngine(dir: string, device: TorchEngineOptions['device']): Promise<{ engine: ValueEngine; tokenizer: Tokenizer }> {
+  const tokenizer = createTokenizer(await tokenizerFromDir(dir));
+  const child = await TorchEngine.start({ device: device ?? 'auto' });
+  try {
+    const opened = await child.open(dir);
+    if (!opened.valueHead) throw new AppError(ErrorCode.InvalidConfig, `${dir}: the PyTorch engine opened it without a value head`);
+    const engine: ValueEngine = {
+      kind: 'torch',
+      maxSeqLen: opened.maxSeqLen,
+      values: (pairs) => child.values(pairs),
+      alive: () => child.failed === null,
+      close: async () => child.close(),
+    };
+    return { engine, tokenizer };
+  } catch (err) {
+    child.close();
+    throw err;
+  }
+}
+
+/** Loads `spec.dir` on `spec.engine`; a directory that is not a one-label reward model is refused naming the key. */
+export async function loadRewardModel(spec: RewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel> {
+  const { architecture, padId } = await headOf(spec.dir);
+  const { engine, tokenizer } = spec.engine === 'torch' ? await torchEngine(spec.dir, settings.torchDevice) : await jaxEngine(spec.dir);
+  return new TrainedRewardModel({ name: spec.name, tokenizer, readAt: readAtOf(architecture), padId, engine, maxBatchTokens: settings.maxBatchTokens });
+}

@@ -1,0 +1,154 @@
+// reward-model end to end with real parts: a real nats-server and the service
+// process serving a tiny reward model the test builds, on the embedded jax-js
+// engine and on the PyTorch engine child at once. Scores over HTTP, NATS and the
+// OpenRLHF edge agree with each other and with the numpy reference forward pass;
+// routing, unknown names, an item too long for the model and a service with
+// nothing configured answer per-item errors, never a failed batch.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ByteTokenizer, encodeSafetensors, type HostParams } from '@rl/policy';
+import { requestJson } from '@rl/service-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelScoreResponse } from '../services/reward-model/src/schemas.ts';
+import { writeTinyRewardModel } from '../services/reward-model/src/models/testing/tiny-reward-model.ts';
+import { connectTestClient } from './support/nats-client.ts';
+import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
+
+const REFERENCE = join(ROOT, 'shared/policy/src/model/reference/hf_forward.py');
+const SUBJECT = 'reward.model.score';
+const tmp = mkdtempSync(join(tmpdir(), 'rl-reward-model-svc-'));
+const DIR = join(tmp, 'rm');
+let params: HostParams;
+let nats: NatsServer;
+let svc: ServiceProcess;
+let bare: ServiceProcess;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  ({ params } = await writeTinyRewardModel(DIR, { head: 'token', maxSeqLen: 128 }));
+  nats = await startNatsServer();
+  [svc, bare] = await Promise.all([
+    startService('reward-model', {
+      NATS_URL: nats.url,
+      REWARD_MODELS: `rm=${DIR},rm-torch=torch:${DIR}`,
+      REWARD_MODEL_TORCH_DEVICE: 'cpu',
+      REWARD_ROUTES: 'gsm8k=rm',
+    }),
+    startService('reward-model', { NATS_URL: nats.url, NATS_ENABLED: 'false' }),
+  ]);
+  nc = await connectTestClient(nats.url);
+}, 120_000);
+afterAll(async () => {
+  await nc?.close();
+  await Promise.all([svc?.stop(), bare?.stop()]);
+  await nats?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const chat = (question: string) => ({ messages: [{ role: 'user', content: question }] });
+const ITEMS = [
+  { data_source: 'gsm8k', solution_str: '9+9 = 18. #### 18', ground_truth: '18', extra_info: chat('What is 9+9?') },
+  { data_source: 'other', solution_str: 'Blue.', ground_truth: null, extra_info: { prompt: 'Name a colour.' }, params: { model: 'rm' } },
+  { data_source: 'other', solution_str: 'Blue.', ground_truth: null, extra_info: { prompt: 'Name a colour.' }, params: { model: 'rm-torch' } },
+  { data_source: 'other', solution_str: 'x', ground_truth: null },
+  { data_source: 'gsm8k', solution_str: 'y'.repeat(200), ground_truth: '1', extra_info: chat('Long?') },
+  { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', params: { model: 'nope' } },
+  { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', params: { judge: 'rm' } },
+  { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', extra_info: { messages: [{ role: 'robot', content: 'hi' }] } },
+];
+
+const post = async (base: string, path: string, body: unknown) => {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: res.status, body: (await res.json()) as unknown };
+};
+
+/** The reference's value at the last token of the conversation rendered with the model's ChatML template. */
+function referenceScore(messages: Array<{ role: 'user'; content: string }>, response: string): number {
+  const ids = new ByteTokenizer().applyChatTemplate([...messages, { role: 'assistant', content: response }]);
+  const f32 = join(tmp, 'reference.safetensors');
+  const request = join(tmp, 'request.json');
+  writeFileSync(f32, encodeSafetensors(params));
+  writeFileSync(request, JSON.stringify({ config: JSON.parse(readFileSync(join(DIR, 'config.json'), 'utf8')), sequences: [ids] }));
+  const out = JSON.parse(execFileSync('/usr/bin/python3', [REFERENCE, f32, request], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 << 20 })) as {
+    values: number[][];
+  };
+  return out.values[0]?.at(-1) as number;
+}
+
+describe('reward-model over HTTP and NATS (real nats-server, real process, a tiny reward model on both engines)', () => {
+  it('scores in order with per-item errors; HTTP and NATS agree; the scores are the reference’s', async () => {
+    const http = await post(svc.baseUrl, '/v1/score', { items: ITEMS });
+    expect(http.status).toBe(200);
+    const { results } = ModelScoreResponse.parse(http.body);
+    const viaNats = await requestJson(nc, SUBJECT, { items: ITEMS }, { timeoutMs: 60_000, response: ModelScoreResponse });
+    expect(viaNats.results).toEqual(results);
+
+    expect(results[0]).toMatchObject({ extra: { model: 'rm', engine: 'jax' } });
+    const s0 = (results[0] as { score: number }).score;
+    expect(Math.abs(s0 - referenceScore([{ role: 'user', content: 'What is 9+9?' }], '9+9 = 18. #### 18'))).toBeLessThan(1e-4);
+    // The same item on the PyTorch engine child.
+    expect(results[2]).toMatchObject({ extra: { model: 'rm-torch', engine: 'torch' } });
+    const [jax, torch] = [(results[1] as { score: number }).score, (results[2] as { score: number }).score];
+    expect(Math.abs(jax - torch)).toBeLessThan(1e-4);
+    expect(Math.abs(jax - referenceScore([{ role: 'user', content: 'Name a colour.' }], 'Blue.'))).toBeLessThan(1e-4);
+
+    expect(results[3]).toEqual({ error: { code: 'unknown_data_source', message: expect.stringContaining('data_source "other": no backend is mapped to it') } });
+    expect(results[4]).toEqual({
+      error: { code: 'payload_too_large', message: expect.stringMatching(/reward model rm: .* render to 226 tokens; this model reads at most 127$/) },
+      extra: { tokens: 226, max_tokens: 127 },
+    });
+    expect(results[5]).toEqual({ error: { code: 'invalid_params', message: 'params.model: no reward model named "nope" (configured: rm, rm-torch)' } });
+    expect(results[6]).toEqual({ error: { code: 'invalid_params', message: 'params.judge: no judge named "rm" (configured: none)' } });
+    expect(results[7]).toMatchObject({ error: { code: 'invalid_params', message: expect.stringContaining('extra_info.messages[0][role]') } });
+  });
+
+  it('serves the OpenRLHF edge over the same core (a reward per query, errors flagged)', async () => {
+    const res = await post(svc.baseUrl, '/openrlhf/gsm8k', {
+      query: ['P9+9 = 18. #### 18', 'Px'],
+      prompts: ['P', 'P'],
+      labels: ['18', { data_source: 'gsm8k', ground_truth: '1', params: { model: 'nope' } }],
+    });
+    expect(res.status).toBe(200);
+    const body = res.body as { rewards: number[]; extra_logs: { reward_error: number[] } };
+    expect(body.rewards[0]).toBeCloseTo(referenceScore([], '9+9 = 18. #### 18'), 4);
+    expect(body.extra_logs.reward_error).toEqual([0, 1]);
+  });
+
+  it('reports its backends, and is ready once both engines are up', async () => {
+    expect((await (await fetch(`${svc.baseUrl}/v1/backends`)).json()) as unknown).toEqual({
+      backends: [
+        { name: 'rm', kind: 'reward_model', ready: true, data_sources: ['gsm8k'] },
+        { name: 'rm-torch', kind: 'reward_model', ready: true, data_sources: [] },
+      ],
+    });
+    expect(await (await fetch(`${svc.baseUrl}/readyz`)).json()).toEqual({
+      status: 'ready',
+      checks: { nats: true, 'reward_model:rm': true, 'reward_model:rm-torch': true },
+    });
+  });
+
+  it('runs with nothing configured: ready, and every item is an error saying what is missing', async () => {
+    expect((await fetch(`${bare.baseUrl}/readyz`)).status).toBe(200);
+    const res = await post(bare.baseUrl, '/v1/score', { items: ITEMS.slice(0, 2) });
+    expect(res.status).toBe(200);
+    for (const r of (res.body as ModelScoreResponse).results) {
+      expect(r).toEqual({ error: { code: 'unknown_data_source', message: expect.stringContaining('set REWARD_MODELS or REWARD_JUDGES_FILE') } });
+    }
+  });
+
+  it('refuses a malformed body naming the field (400), over HTTP and NATS', async () => {
+    const res = await post(svc.baseUrl, '/v1/score', { items: [{ data_source: 'gsm8k', ground_truth: '1' }] });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('solution_str');
+    const err = await requestJson(nc, SUBJECT, { items: [] }, { timeoutMs: 30_000, response: ModelScoreResponse }).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/items/);
+  });
+});
