@@ -3,7 +3,9 @@
 // engine and on the PyTorch engine child at once. Scores over HTTP, NATS and the
 // OpenRLHF edge agree with each other and with the numpy reference forward pass;
 // routing, unknown names, an item too long for the model and a service with
-// nothing configured answer per-item errors, never a failed batch.
+// nothing configured answer per-item errors, never a failed batch. A judge of
+// the shipped judges file, pointed at a fake judge server, scores in the same
+// batch as the model.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { requestJson } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelScoreResponse } from '../services/reward-model/src/schemas.ts';
 import { writeTinyRewardModel } from '../services/reward-model/src/models/testing/tiny-reward-model.ts';
+import { startFakeJudgeServer, type FakeJudgeServer } from './support/fake-judge-server.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { ROOT, startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
@@ -26,16 +29,22 @@ let nats: NatsServer;
 let svc: ServiceProcess;
 let bare: ServiceProcess;
 let nc: NatsConnection;
+let judge: FakeJudgeServer;
 
 beforeAll(async () => {
   ({ params } = await writeTinyRewardModel(DIR, { head: 'token', maxSeqLen: 128 }));
   nats = await startNatsServer();
+  judge = await startFakeJudgeServer({ respond: (req) => ({ text: req.prompt.includes('Name a colour.') ? 'Blue is fine. Score: 7' : 'No score here' }) });
+  const judges = join(tmp, 'judges.yaml');
+  const shipped = readFileSync(join(ROOT, 'services/reward-model/judges/quality.yaml'), 'utf8');
+  writeFileSync(judges, shipped.replace(/base_url: \S+/, `base_url: ${judge.baseUrl}`));
   [svc, bare] = await Promise.all([
     startService('reward-model', {
       NATS_URL: nats.url,
       REWARD_MODELS: `rm=${DIR},rm-torch=torch:${DIR}`,
       REWARD_MODEL_TORCH_DEVICE: 'cpu',
-      REWARD_ROUTES: 'gsm8k=rm',
+      REWARD_JUDGES_FILE: judges,
+      REWARD_ROUTES: 'gsm8k=rm,chat=quality',
     }),
     startService('reward-model', { NATS_URL: nats.url, NATS_ENABLED: 'false' }),
   ]);
@@ -44,6 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nc?.close();
   await Promise.all([svc?.stop(), bare?.stop()]);
+  await judge?.close();
   await nats?.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -58,6 +68,8 @@ const ITEMS = [
   { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', params: { model: 'nope' } },
   { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', params: { judge: 'rm' } },
   { data_source: 'gsm8k', solution_str: 'z', ground_truth: '1', extra_info: { messages: [{ role: 'robot', content: 'hi' }] } },
+  { data_source: 'chat', solution_str: 'Blue.', ground_truth: null, extra_info: { prompt: 'Name a colour.' } },
+  { data_source: 'chat', solution_str: 'Green.', ground_truth: null, extra_info: { prompt: 'Another question' } },
 ];
 
 const post = async (base: string, path: string, body: unknown) => {
@@ -88,8 +100,12 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
     const http = await post(svc.baseUrl, '/v1/score', { items: ITEMS });
     expect(http.status).toBe(200);
     const { results } = ModelScoreResponse.parse(http.body);
+    const requestsAfterHttp = judge.requests.length;
     const viaNats = await requestJson(nc, SUBJECT, { items: ITEMS }, { timeoutMs: 60_000, response: ModelScoreResponse });
-    expect(viaNats.results).toEqual(results);
+    // The judge's answer to the same rendered prompt comes from its cache the second time (at most the unparseable one is asked again).
+    expect(viaNats.results[8]).toMatchObject({ extra: { cached: true } });
+    expect(viaNats.results.map((r, i) => (i === 8 ? { ...r, extra: { ...r.extra, cached: false } } : r))).toEqual(results);
+    expect(judge.requests.length - requestsAfterHttp).toBeLessThanOrEqual(1);
 
     expect(results[0]).toMatchObject({ extra: { model: 'rm', engine: 'jax' } });
     const s0 = (results[0] as { score: number }).score;
@@ -106,8 +122,12 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
       extra: { tokens: 226, max_tokens: 127 },
     });
     expect(results[5]).toEqual({ error: { code: 'invalid_params', message: 'params.model: no reward model named "nope" (configured: rm, rm-torch)' } });
-    expect(results[6]).toEqual({ error: { code: 'invalid_params', message: 'params.judge: no judge named "rm" (configured: none)' } });
+    expect(results[6]).toEqual({ error: { code: 'invalid_params', message: 'params.judge: no judge named "rm" (configured: quality)' } });
     expect(results[7]).toMatchObject({ error: { code: 'invalid_params', message: expect.stringContaining('extra_info.messages[0][role]') } });
+    // The judge: "Score: 7" on 1-10 is 6/9; an answer with no score is the item's error with the judge's text, never 0.
+    expect((results[8] as { score: number }).score).toBeCloseTo(6 / 9, 6);
+    expect(results[9]).toMatchObject({ error: { code: 'judge_unparseable' }, extra: expect.objectContaining({}) });
+    expect(JSON.stringify(results[9])).toContain('No score here');
   });
 
   it('serves the OpenRLHF edge over the same core (a reward per query, errors flagged)', async () => {
@@ -125,13 +145,14 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
   it('reports its backends, and is ready once both engines are up', async () => {
     expect((await (await fetch(`${svc.baseUrl}/v1/backends`)).json()) as unknown).toEqual({
       backends: [
+        { name: 'quality', kind: 'judge', ready: true, data_sources: ['chat'] },
         { name: 'rm', kind: 'reward_model', ready: true, data_sources: ['gsm8k'] },
         { name: 'rm-torch', kind: 'reward_model', ready: true, data_sources: [] },
       ],
     });
     expect(await (await fetch(`${svc.baseUrl}/readyz`)).json()).toEqual({
       status: 'ready',
-      checks: { nats: true, 'reward_model:rm': true, 'reward_model:rm-torch': true },
+      checks: { nats: true, 'judge:quality': true, 'reward_model:rm': true, 'reward_model:rm-torch': true },
     });
   });
 
