@@ -19,7 +19,7 @@ function chatAt(extra: Record<string, unknown>, key: 'messages' | 'prompt'): Cha
   const parsed = Chat.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue === undefined ? '' : `[${issue.path.join('][')}]`;
+    const where = issue === undefined || issue.path.length === 0 ? '' : `[${issue.path.join('][')}]`;
     throw new AppError(
       ErrorCode.InvalidParams,
       `extra_info.${key}${where}: ${issue?.message ?? 'invalid'} (a list of {role, content} chat messages${key === 'prompt' ? ', or a string' : ''})`,
