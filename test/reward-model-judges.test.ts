@@ -117,6 +117,7 @@ describe('LLM judge over HTTP', () => {
     const server = await fakeServer((req) => {
       if (req.prompt.includes('R=down')) return { status: 500, body: 'overloaded' };
       if (req.prompt.includes('R=garbage')) return { raw: '<html>not json</html>' };
+      if (req.prompt.includes('R=huge')) return { raw: 'x'.repeat(5 * 1024 * 1024) };
       if (req.prompt.includes('R=refused')) return { status: 400, body: '{"error":{"message":"context too long"}}' };
       if (req.prompt.includes('R=chatty')) return { text: 'I think it is a fine answer.' };
       if (req.prompt.includes('R=high')) return { text: 'Score: 11' };
@@ -126,7 +127,7 @@ describe('LLM judge over HTTP', () => {
     });
     const v = virtualClock();
     const b = judge(patternJudge(server.baseUrl, '    cache: {enabled: false}'), { JUDGE_KEY: 'k' }, { clock: v.clock });
-    const names = ['ok', 'down', 'garbage', 'refused', 'chatty', 'high', 'think', 'cut'];
+    const names = ['ok', 'down', 'garbage', 'refused', 'chatty', 'high', 'think', 'cut', 'huge'];
     const outs = await b.score(
       names.map((n) => item(n)),
       never,
@@ -140,6 +141,7 @@ describe('LLM judge over HTTP', () => {
       'judge_unparseable',
       8 / 9,
       'judge_unparseable',
+      'upstream_error',
     ]);
     expect(outs[2]?.extra?.judge_text).toBe('<html>not json</html>');
     expect(outs[3]?.extra?.judge_text).toContain('context too long');

@@ -24,6 +24,27 @@ const ChatCompletion = z.object({
 });
 
 const MAX_ERROR_TEXT = 500;
+/** A judge's answer is a few KiB; a body past this is a broken or hostile server, not a verdict. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, refusing (and cancelling) one longer than {@link MAX_BODY_BYTES}. */
+async function readCapped(res: Response): Promise<string> {
+  if (res.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new AppError(ErrorCode.UpstreamError, `the answer is longer than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** `Retry-After` as ms: delta-seconds or an HTTP date (RFC 9110 §10.2.3); 0 when absent or unreadable. */
 export function retryAfterMs(header: string | null, nowMs: number): number {
@@ -55,9 +76,10 @@ export async function postChat(endpoint: ChatEndpoint, body: Record<string, unkn
   let text: string;
   try {
     res = await endpoint.fetch(endpoint.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
-    text = await res.text();
+    text = await readCapped(res);
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    if (err instanceof AppError) throw err;
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
     throw new RetryableUpstream(0, `connection failed: ${cause}`, 0);
   }
