@@ -223,18 +223,18 @@ describe('LLM judge over HTTP', () => {
     expect(server.peakInFlight).toBe(2);
   });
 
-  it('stays within max_rpm: a server enforcing the same limit never answers 429', async () => {
+  it('stays within max_rpm: a server counting any 60 s window against the same limit never answers 429', async () => {
     const v = virtualClock();
-    const server = await fakeServer(() => ({ text: 'Score: 8' }), 60, v.now);
-    const b = judge(patternJudge(server.baseUrl, '    limits: {max_concurrent: 1, max_rpm: 60}'), { JUDGE_KEY: 'k' }, { clock: v.clock });
+    const server = await fakeServer(() => ({ text: 'Score: 8' }), 300, v.now);
+    const b = judge(patternJudge(server.baseUrl, '    limits: {max_concurrent: 1, max_rpm: 300}'), { JUDGE_KEY: 'k' }, { clock: v.clock });
     const outs = await b.score(
-      Array.from({ length: 150 }, (_, i) => item(`r${i}`)),
+      Array.from({ length: 400 }, (_, i) => item(`r${i}`)),
       never,
     );
     expect(outs.every((o) => scoreOf(o) === 7 / 9)).toBe(true);
     expect(server.rateLimited).toBe(0);
-    // One request a second after the first: 150 requests take 149 virtual seconds.
-    expect(v.now()).toBe(149_000);
+    // One request every 200 ms after the first: 400 requests take 79.8 virtual seconds, the full rate.
+    expect(v.now()).toBe(79_800);
   });
 });
 

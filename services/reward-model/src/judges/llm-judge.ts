@@ -102,20 +102,16 @@ export class LlmJudge implements RewardBackend {
     const endpoint = { url: this.#url, apiKey: this.#apiKey, fetch: this.#deps.fetch, now: () => this.#deps.clock.now() };
     return retry(
       () =>
-        this.#limiter.run(
-          limits.estimated_tokens_per_request,
-          async () => {
-            try {
-              const text = await postChat(endpoint, body, deadline);
-              this.#reachable = true;
-              return text;
-            } catch (err) {
-              if (!deadline.aborted) this.#reachable = !(err instanceof RetryableUpstream && err.status === 0);
-              throw err;
-            }
-          },
-          deadline,
-        ),
+        this.#limiter.run(async () => {
+          try {
+            const text = await postChat(endpoint, body, deadline);
+            this.#reachable = true;
+            return text;
+          } catch (err) {
+            if (!deadline.aborted) this.#reachable = !(err instanceof RetryableUpstream && err.status === 0);
+            throw err;
+          }
+        }, deadline),
       {
         retries: retries.max,
         isRetryable: (err) => err instanceof RetryableUpstream,
@@ -147,8 +143,8 @@ function failure(code: ErrorCode, msg: string, extra: Record<string, unknown>): 
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function limitsOf(config: JudgeConfig): { maxConcurrent: number; maxRpm: number | undefined; maxTpm: number | undefined } {
-  return { maxConcurrent: config.limits.max_concurrent, maxRpm: config.limits.max_rpm, maxTpm: config.limits.max_tpm };
+function limitsOf({ limits }: JudgeConfig) {
+  return { maxConcurrent: limits.max_concurrent, maxRpm: limits.max_rpm, maxTpm: limits.max_tpm, tokensPerRequest: limits.estimated_tokens_per_request };
 }
 
 function compileParser(config: JudgeConfig): ScoreParser {

@@ -64,49 +64,46 @@ const ticks = async (n = 5) => {
 describe('JudgeLimiter', () => {
   it('holds requests beyond max_rpm until their turn on the clock', async () => {
     const { clock, slept, advance } = fakeClock();
-    const limiter = new JudgeLimiter({ maxConcurrent: 10, maxRpm: 120, clock, name: 't' });
+    const limiter = new JudgeLimiter({ maxConcurrent: 10, maxRpm: 120, tokensPerRequest: 1, clock, name: 't' });
     const started: number[] = [];
     const signal = new AbortController().signal;
-    const runs = [0, 1, 2, 3].map((i) => limiter.run(1, async () => void started.push(i), signal));
+    const runs = [0, 1, 2, 3].map((i) => limiter.run(async () => void started.push(i), signal));
+    await ticks();
+    // One request at once, then one every 500 ms: no burst for a provider's 60 s window to count.
+    expect(started).toEqual([0]);
+    expect(slept).toEqual([500, 1000, 1500]);
+    advance(500);
     await ticks();
     expect(started).toEqual([0, 1]);
-    expect(slept).toEqual([500, 1000]);
-    advance(500);
-    await ticks();
-    expect(started).toEqual([0, 1, 2]);
-    advance(500);
+    advance(1000);
     await Promise.all(runs);
     expect(started).toEqual([0, 1, 2, 3]);
   });
 
   it('charges max_tpm the estimated tokens of each request', async () => {
     const { clock, slept } = fakeClock();
-    const limiter = new JudgeLimiter({ maxConcurrent: 10, maxTpm: 6000, clock, name: 't' });
+    const limiter = new JudgeLimiter({ maxConcurrent: 10, maxTpm: 6000, tokensPerRequest: 250, clock, name: 't' });
     const signal = new AbortController().signal;
-    void limiter.run(100, async () => {}, signal);
-    void limiter.run(100, async () => {}, signal);
+    for (let i = 0; i < 3; i++) void limiter.run(async () => {}, signal);
     await ticks();
-    expect(slept).toEqual([1000]);
+    // 100 tokens a second, 250 a request.
+    expect(slept).toEqual([2500, 5000]);
   });
 
   it('runs at most max_concurrent at once', async () => {
     const { clock } = fakeClock();
-    const limiter = new JudgeLimiter({ maxConcurrent: 2, clock, name: 't' });
+    const limiter = new JudgeLimiter({ maxConcurrent: 2, tokensPerRequest: 1, clock, name: 't' });
     const gates: Array<() => void> = [];
     let running = 0;
     let peak = 0;
     const signal = new AbortController().signal;
     const runs = Array.from({ length: 5 }, () =>
-      limiter.run(
-        1,
-        async () => {
-          running++;
-          peak = Math.max(peak, running);
-          await new Promise<void>((r) => gates.push(r));
-          running--;
-        },
-        signal,
-      ),
+      limiter.run(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise<void>((r) => gates.push(r));
+        running--;
+      }, signal),
     );
     await ticks();
     expect(running).toBe(2);
@@ -120,10 +117,10 @@ describe('JudgeLimiter', () => {
 
   it('gives up a rate wait when the signal aborts', async () => {
     const { clock } = fakeClock();
-    const limiter = new JudgeLimiter({ maxConcurrent: 1, maxRpm: 60, clock, name: 't' });
+    const limiter = new JudgeLimiter({ maxConcurrent: 1, maxRpm: 60, tokensPerRequest: 1, clock, name: 't' });
     const ac = new AbortController();
-    await limiter.run(1, async () => {}, ac.signal);
-    const waiting = limiter.run(1, async () => 'ran', ac.signal);
+    await limiter.run(async () => {}, ac.signal);
+    const waiting = limiter.run(async () => 'ran', ac.signal);
     await ticks();
     ac.abort(new Error('deadline'));
     await expect(waiting).rejects.toThrow('deadline');

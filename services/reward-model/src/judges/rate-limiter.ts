@@ -1,7 +1,9 @@
 // A judge's three limits, as verl's rate_limited reward manager has them:
-// max_concurrent (a semaphore), max_rpm and max_tpm (token buckets holding one
-// second of their rate; each attempt takes one request and the configured
-// estimate of its tokens).
+// max_concurrent (a semaphore), max_rpm and max_tpm (token buckets; each
+// attempt takes one request and the configured estimate of its tokens). Unlike
+// verl's buckets, which hold one second of their rate, these hold one request:
+// requests leave evenly spaced, so a provider counting any 60 s window never
+// sees more than max_rpm (a burst at a window's edge is what earns 429s).
 import { BoundedQueue } from '@rl/service-kit/core';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -17,6 +19,8 @@ export interface JudgeLimiterOptions {
   maxConcurrent: number;
   maxRpm?: number | undefined;
   maxTpm?: number | undefined;
+  /** What each request counts against max_tpm. */
+  tokensPerRequest: number;
   clock: LimiterClock;
   /** For the `busy` message. */
   name: string;
@@ -28,25 +32,26 @@ export class JudgeLimiter {
   readonly #rpm: TokenBucket | undefined;
   readonly #tpm: TokenBucket | undefined;
   readonly #clock: LimiterClock;
+  readonly #tokensPerRequest: number;
 
   constructor(o: JudgeLimiterOptions) {
     this.#queue = new BoundedQueue({ concurrency: o.maxConcurrent, name: `judge ${o.name}` });
-    // A bucket below one request would make every request wait; verl's holds rate/60 alone.
-    this.#rpm = o.maxRpm === undefined ? undefined : new TokenBucket(o.maxRpm / 60, Math.max(1, o.maxRpm / 60));
-    this.#tpm = o.maxTpm === undefined ? undefined : new TokenBucket(o.maxTpm / 60, o.maxTpm / 60);
+    this.#rpm = o.maxRpm === undefined ? undefined : new TokenBucket(o.maxRpm / 60, 1);
+    this.#tpm = o.maxTpm === undefined ? undefined : new TokenBucket(o.maxTpm / 60, o.tokensPerRequest);
     this.#clock = o.clock;
+    this.#tokensPerRequest = o.tokensPerRequest;
   }
 
   /**
-   * Runs `fn` once a concurrency slot is free and the rates allow `tokens` more.
+   * Runs `fn` once a concurrency slot is free and the rates allow one more request.
    * The slot is taken before the rates (verl takes them after): a request that
    * waited for a slot then still waits its turn on the rate, so requests freed
    * together by slow answers do not leave as a burst above the rate.
    */
-  run<T>(tokens: number, fn: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  run<T>(fn: () => Promise<T>, signal: AbortSignal): Promise<T> {
     return this.#queue.run(async () => {
       const now = this.#clock.now();
-      const waitMs = Math.max(this.#rpm?.take(1, now) ?? 0, this.#tpm?.take(tokens, now) ?? 0);
+      const waitMs = Math.max(this.#rpm?.take(1, now) ?? 0, this.#tpm?.take(this.#tokensPerRequest, now) ?? 0);
       if (waitMs > 0) await this.#clock.sleep(waitMs, signal);
       return fn();
     }, signal);
