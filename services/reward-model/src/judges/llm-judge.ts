@@ -98,7 +98,7 @@ export class LlmJudge implements RewardBackend {
 
   /** One request with the judge's retries; each attempt waits for the limits. */
   #ask(body: Record<string, unknown>, deadline: AbortSignal): Promise<string> {
-    const { retries, limits } = this.#config;
+    const { retries } = this.#config;
     const endpoint = { url: this.#url, apiKey: this.#apiKey, fetch: this.#deps.fetch, now: () => this.#deps.clock.now() };
     return retry(
       () =>
