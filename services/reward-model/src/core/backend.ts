@@ -1,7 +1,7 @@
 // The port every scoring backend of the reward-model service implements: trained
 // reward models (src/models) and LLM judges (src/judges). The service routes each
 // item to one backend by name and never looks inside it.
-import type { ErrorCode } from '@rl/service-kit';
+import type { ErrorCode } from '@rl/service-kit/core';
 import type { ChatMessage } from '@rl/policy';
 
 export type { ChatMessage };

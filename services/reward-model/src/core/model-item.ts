@@ -2,7 +2,7 @@
 // prompt field: the conversation comes from `extra_info.messages` (verl's
 // `raw_prompt`, a chat), else `extra_info.prompt` (a chat, or a string taken
 // as one user turn), as verl's reward-model worker re-renders `raw_prompt`.
-import { AppError, ErrorCode, type ScoreItem } from '@rl/service-kit';
+import { AppError, ErrorCode, type ScoreItem } from '@rl/service-kit/core';
 import { z } from 'zod';
 import type { ChatMessage, ModelItem } from './backend.ts';
 

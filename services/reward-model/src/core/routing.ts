@@ -2,7 +2,7 @@
 // `params.judge` (a judge) names one; otherwise the data-source map does
 // (`*` is the default). Backends and the map are fixed at start-up: a request
 // only picks among configured names, never brings its own.
-import { AppError, ErrorCode } from '@rl/service-kit';
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { RewardBackend } from './backend.ts';
 
 /** Backends by name, and the data sources mapped to them. */

@@ -1,7 +1,7 @@
 // One batch through the backends: each item routed, the items of each backend
 // scored in one call (in request order within it), every result put back in
 // its slot. A bad item, or a backend that throws, fails only its own items.
-import { AppError, ErrorCode, type ScoreItem } from '@rl/service-kit';
+import { AppError, ErrorCode, type ScoreItem } from '@rl/service-kit/core';
 import type { ItemOutcome, ModelItem, RewardBackend } from './backend.ts';
 import { toModelItem } from './model-item.ts';
 import { routeItem, type Routes } from './routing.ts';
