@@ -100,6 +100,7 @@ export function buildProgram(): Command {
     .option('--hash-ratio <r>', 'share of worked solutions ending "#### N" (the rest end "The answer is N.")', ratio, 1)
     .option('--direct-ratio <r>', 'share of solutions that give the answer line alone, without the worked steps', ratio, 0)
     .option('--direct-hash-ratio <r>', 'share of those answer-only solutions that use "#### N" (default: --hash-ratio)', ratio)
+    .option('--direct-wrong-ratio <r>', 'share of those answer-only solutions whose number is off by 1 to 3 (careless answers)', ratio, 0)
     .option('--instruction <text>', 'sentence appended to each question (default: verl\'s gsm8k.py instruction; "" for none)')
     .option('--max-ops <n>', 'most operations per problem', positiveInt, 3)
     .option('--max-amount <n>', 'largest start amount and largest gain or loss', positiveInt, 20)
@@ -115,6 +116,7 @@ export function buildProgram(): Command {
           hashRatio: number;
           directRatio: number;
           directHashRatio?: number;
+          directWrongRatio: number;
           instruction?: string;
           maxOps: number;
           maxAmount: number;
@@ -129,6 +131,7 @@ export function buildProgram(): Command {
           hashRatio: o.hashRatio,
           directRatio: o.directRatio,
           ...(o.directHashRatio !== undefined && { directHashRatio: o.directHashRatio }),
+          directWrongRatio: o.directWrongRatio,
           ...(o.instruction !== undefined && { instruction: o.instruction }),
           ...(o.exclude !== undefined && { exclude: await questionsOf(o.exclude.split(',').filter((f) => f !== '')) }),
           problem: { maxOps: o.maxOps, maxAmount: o.maxAmount, maxTotal: o.maxTotal },

@@ -90,6 +90,30 @@ describe('synthGsm8kRows', () => {
     expect(hashed).toBeLessThan(0.6);
   });
 
+  it('can make a share of the answer-only solutions carelessly wrong, the ground truth and the other rows untouched', () => {
+    const base = { count: 400, seed: 8, split: 'train', hashRatio: 0.3, directRatio: 0.5, directHashRatio: 0 };
+    const plain = [...synthGsm8kRows(base)];
+    expect([...synthGsm8kRows({ ...base, directWrongRatio: 0 })]).toEqual(plain);
+    const rows = [...synthGsm8kRows({ ...base, directWrongRatio: 0.3 })];
+    const direct = rows.filter((r) => !r.extra_info.answer.includes('\n'));
+    const shown = (r: (typeof rows)[number]) => Number(/The answer is (\d+)\./.exec(r.extra_info.answer)![1]);
+    const wrong = direct.filter((r) => shown(r) !== Number(r.reward_model.ground_truth));
+    expect(wrong.length / direct.length).toBeGreaterThan(0.2);
+    expect(wrong.length / direct.length).toBeLessThan(0.4);
+    for (const r of wrong) {
+      const off = Math.abs(shown(r) - Number(r.reward_model.ground_truth));
+      expect(off).toBeGreaterThanOrEqual(1);
+      expect(off).toBeLessThanOrEqual(3);
+      expect(shown(r)).toBeGreaterThanOrEqual(0);
+    }
+    // Worked solutions stay right.
+    for (const r of rows.filter((x) => x.extra_info.answer.includes('\n'))) {
+      expect(
+        r.extra_info.answer.endsWith(`#### ${r.reward_model.ground_truth}`) || r.extra_info.answer.endsWith(`The answer is ${r.reward_model.ground_truth}.`),
+      ).toBe(true);
+    }
+  });
+
   it('can leave the instruction out', () => {
     const [row] = [...synthGsm8kRows({ count: 1, seed: 3, split: 'test', instruction: '' })];
     expect(row!.prompt[0]!.content).toBe(row!.extra_info.question);

@@ -12,10 +12,11 @@ export type AnswerStyle = (typeof AnswerStyle)[keyof typeof AnswerStyle];
  * The solution text: `4 + 7 = 11` lines, then `#### 11` or `The answer is 11.`;
  * with `worked: false` the answer line alone, as answer-only rows of real SFT
  * data give it (a small model that imitates those guesses instead of working).
+ * `shown` is the number the answer line gives (a careless answer-only row's is off).
  */
-export function formatSolution(problem: WordProblem, style: AnswerStyle, worked = true): string {
+export function formatSolution(problem: WordProblem, style: AnswerStyle, worked = true, shown = problem.answer): string {
   const lines = worked ? problem.steps.map((s) => `${s.left} ${s.op} ${s.right} = ${s.result}`) : [];
   if (worked && lines.length === 0) lines.push(`${problem.answer}`);
-  lines.push(style === AnswerStyle.Hash ? `#### ${problem.answer}` : `The answer is ${problem.answer}.`);
+  lines.push(style === AnswerStyle.Hash ? `#### ${shown}` : `The answer is ${shown}.`);
   return lines.join('\n');
 }
