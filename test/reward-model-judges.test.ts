@@ -11,19 +11,26 @@ import { type FakeJudgeServer, type JudgeReply, type JudgeRequest, startFakeJudg
 
 const JUDGES_DIR = join(import.meta.dirname, '../services/reward-model/judges');
 
-/** A clock whose sleeps return at once and move its time to their end. */
+/** A clock whose sleeps return at once and move its time to their end; its deadlines fire when that time passes them. */
 function virtualClock() {
   let now = 0;
   const slept: number[] = [];
+  const deadlines: Array<{ at: number; c: AbortController }> = [];
   return {
     slept,
     now: () => now,
+    deadline(ms: number): AbortSignal {
+      const c = new AbortController();
+      deadlines.push({ at: now + ms, c });
+      return c.signal;
+    },
     clock: {
       now: () => now,
       sleep(ms: number, signal?: AbortSignal) {
         signal?.throwIfAborted();
         slept.push(ms);
-        now = Math.max(now, now + ms);
+        now += ms;
+        for (const d of deadlines) if (d.at <= now) d.c.abort(new DOMException('deadline', 'TimeoutError'));
         return Promise.resolve();
       },
     },
@@ -235,6 +242,31 @@ describe('LLM judge over HTTP', () => {
     expect(server.rateLimited).toBe(0);
     // One request every 200 ms after the first: 400 requests take 79.8 virtual seconds, the full rate.
     expect(v.now()).toBe(79_800);
+  });
+  it('paces a batch behind max_rpm without timing it out: an item’s deadline starts at its first attempt', async () => {
+    const v = virtualClock();
+    const server = await fakeServer(() => ({ text: 'Score: 8' }));
+    const yaml = patternJudge(server.baseUrl, '    limits: {max_concurrent: 1, max_rpm: 60}\n    timeout_ms: 5000');
+    const b = judge(yaml, { JUDGE_KEY: 'k' }, { clock: v.clock, deadline: (ms) => v.deadline(ms) });
+    const outs = await b.score(
+      Array.from({ length: 20 }, (_, i) => item(`p${i}`)),
+      never,
+    );
+    // One at a time (virtual time must not pass while a request is on the wire). The
+    // last item's turn came 19 s in, far past 5 s: it was paced, not timed out.
+    expect(outs.map((o) => codeOf(o) ?? 'ok')).toEqual(Array(20).fill('ok'));
+    expect(v.now()).toBe(19_000);
+  });
+
+  it('times out an item whose retries outlast its deadline', async () => {
+    const v = virtualClock();
+    const server = await fakeServer(() => ({ status: 429, retryAfter: '3' }));
+    const yaml = patternJudge(server.baseUrl, '    timeout_ms: 5000');
+    const b = judge(yaml, { JUDGE_KEY: 'k' }, { clock: v.clock, deadline: (ms) => v.deadline(ms) });
+    const [out] = await b.score([item('x')], never);
+    expect(codeOf(out)).toBe('timeout');
+    // Attempts at 0 s and 3 s; the wait to 6 s passes the 5 s deadline.
+    expect(server.requests).toHaveLength(2);
   });
 });
 

@@ -78,7 +78,7 @@ export const JudgeConfig = z.strictObject({
       estimated_tokens_per_request: z.number().int().positive().default(2000),
     })
     .default({ max_concurrent: 8, estimated_tokens_per_request: 2000 }),
-  /** An item's whole deadline: waiting for a slot, every attempt and every wait between them. @default 60000 */
+  /** An item's deadline from its first attempt (once it has a slot and its turn on the rates): every attempt and wait after. @default 60000 */
   timeout_ms: z.number().int().positive().default(60_000),
   retries: z
     .strictObject({

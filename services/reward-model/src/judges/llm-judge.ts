@@ -15,7 +15,7 @@ import { JudgeLimiter, type LimiterClock } from './rate-limiter.ts';
 /** What a judge takes from its surroundings; tests replace the time parts. */
 export interface JudgeDeps {
   clock: LimiterClock;
-  /** An item's deadline signal. @default AbortSignal.timeout */
+  /** An item's deadline signal, from its first attempt. @default AbortSignal.timeout */
   deadline: (ms: number) => AbortSignal;
   fetch: typeof fetch;
 }
@@ -71,11 +71,10 @@ export class LlmJudge implements RewardBackend {
     const key = createHash('sha256')
       .update(JSON.stringify([this.name, body]))
       .digest('hex');
-    const deadline = AbortSignal.any([signal, this.#deps.deadline(this.#config.timeout_ms)]);
     let text: string;
     try {
-      const load = () => this.#ask(body, deadline);
-      const answer = this.#cache === undefined ? { text: await load(), shared: false } : await this.#cache.answer(key, load, deadline);
+      const load = () => this.#ask(body, signal);
+      const answer = this.#cache === undefined ? { text: await load(), shared: false } : await this.#cache.answer(key, load, signal);
       text = answer.text;
       extra.cached = answer.shared;
     } catch (err) {
@@ -96,13 +95,28 @@ export class LlmJudge implements RewardBackend {
     return { ...extra_body, model: this.#config.model, messages: this.#prompt.render(item), ...sampling, stream: false };
   }
 
-  /** One request with the judge's retries; each attempt waits for the limits. */
-  #ask(body: Record<string, unknown>, deadline: AbortSignal): Promise<string> {
-    const { retries } = this.#config;
+  /**
+   * One request with the judge's retries; each attempt waits for the limits.
+   * The item's deadline starts when its first attempt has its slot and its turn
+   * on the rates, as verl's timeout wraps only the call: a large batch queued
+   * behind max_rpm is paced, not timed out. Later waits and attempts count.
+   */
+  #ask(body: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+    const { retries, timeout_ms } = this.#config;
     const endpoint = { url: this.#url, apiKey: this.#apiKey, fetch: this.#deps.fetch, now: () => this.#deps.clock.now() };
+    const expired = new AbortController();
+    const deadline = AbortSignal.any([signal, expired.signal]);
+    let started = false;
     return retry(
       () =>
         this.#limiter.run(async () => {
+          if (!started) {
+            started = true;
+            const timer = this.#deps.deadline(timeout_ms);
+            if (timer.aborted) expired.abort(timer.reason);
+            else timer.addEventListener('abort', () => expired.abort(timer.reason), { once: true });
+          }
+          deadline.throwIfAborted();
           try {
             const text = await postChat(endpoint, body, deadline);
             this.#reachable = true;
