@@ -15,7 +15,7 @@ import { JudgeLimiter, type LimiterClock } from './rate-limiter.ts';
 /** What a judge takes from its surroundings; tests replace the time parts. */
 export interface JudgeDeps {
   clock: LimiterClock;
-  /** An item's deadline signal, from its first attempt. @default AbortSignal.timeout */
+  /** An item's deadline signal, from its first attempt; aborts with a TimeoutError DOMException. @default AbortSignal.timeout */
   deadline: (ms: number) => AbortSignal;
   fetch: typeof fetch;
 }
@@ -146,8 +146,11 @@ export class LlmJudge implements RewardBackend {
       if (typeof raw === 'string') extra.judge_text = raw;
       return failure(err.code, `${who}: ${err.message}`, extra);
     }
-    // Any other rejection here is the deadline's: the sleep, the queue and fetch all reject with its reason.
-    return failure(ErrorCode.Timeout, `${who}: no usable answer within ${this.#config.timeout_ms} ms`, extra);
+    // The deadline's own reason (AbortSignal.timeout's): the sleep, the queue and fetch all reject with it.
+    if (err instanceof DOMException && err.name === 'TimeoutError') {
+      return failure(ErrorCode.Timeout, `${who}: no usable answer within ${this.#config.timeout_ms} ms of the first attempt`, extra);
+    }
+    return failure(ErrorCode.Internal, `${who}: ${message(err)}`, extra);
   }
 }
 
