@@ -131,6 +131,21 @@ describe('reward-model items that cannot be scored', () => {
     }
   });
 
+  it(
+    'once the PyTorch engine child is gone the model is not ready and its items are unavailable, not scores',
+    async () => {
+      const dir = join(tmp, 'token');
+      await writeTinyRewardModel(dir, { head: 'token' });
+      const model = await loadRewardModel({ name: 'rm', dir, engine: 'torch' }, { maxBatchTokens: 4096, torchDevice: 'cpu' });
+      expect(model.ready()).toBe(true);
+      await model.close();
+      expect(model.ready()).toBe(false);
+      const out = await model.score(ITEMS.slice(0, 2), new AbortController().signal);
+      for (const o of out) expect(o).toEqual({ error: { code: 'unavailable', message: 'reward model rm: torch engine: closed' } });
+    },
+    SLOW_MS,
+  );
+
   it('a causal LM directory is refused at load, naming architectures[0]', async () => {
     const { writeTinyModelDir } = await import('@rl/policy/testing');
     const dir = join(tmp, 'lm');
