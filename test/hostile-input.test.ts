@@ -29,7 +29,7 @@ import {
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, waitForLine, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
-const SERVICES = ['reward-rules', 'reward-sandbox', 'reward-story', 'generation', 'trainer'] as const;
+const SERVICES = ['reward-rules', 'reward-sandbox', 'reward-story', 'reward-model', 'generation', 'trainer'] as const;
 type Service = (typeof SERVICES)[number];
 interface Call {
   method: 'GET' | 'POST' | 'DELETE';
@@ -61,6 +61,10 @@ const RUN_CODE: Json = { language: 'python', code: 'print(6 * 7)', stdin: '', ru
 const STORY_SCORE: Json = {
   items: [{ data_source: 'story', solution_str: REPLIES.good, context: STORY as unknown as Json, params: { weights: { relevance: 1 } } }],
 };
+// The reward-model service runs here with nothing configured: every item is answered with its own error.
+const MODEL_SCORE: Json = {
+  items: [{ data_source: 'helpfulness', solution_str: 'Paris.', ground_truth: 'Paris', extra_info: { prompt: 'Capital of France?' }, params: { model: 'rm' } }],
+};
 const ROLLOUT: Json = {
   samples: [
     { prompt: [{ role: 'user', content: 'Add 2 and 3.' }], data_source: 'openai/gsm8k', reward_model: { ground_truth: '5' }, extra_info: { index: 1 } },
@@ -89,6 +93,11 @@ const ROUTES: Record<Service, Call[]> = {
     { method: 'POST', path: '/v1/score', body: STORY_SCORE },
     { method: 'POST', path: '/slime/story', body: { prompt: 'hi', response: REPLIES.good, label: { context: STORY as unknown as Json } } },
   ],
+  'reward-model': [
+    { method: 'POST', path: '/v1/score', body: MODEL_SCORE },
+    { method: 'POST', path: '/openrlhf/helpfulness', body: { query: ['q a'], prompts: ['q '], labels: [null] } },
+    { method: 'POST', path: '/slime', body: { prompt: 'q', response: 'a', label: { data_source: 'helpfulness' } } },
+  ],
   generation: [
     { method: 'POST', path: '/v1/rollouts', body: ROLLOUT },
     { method: 'POST', path: '/v1/completions', body: { model: 'rl-policy', prompt: 'Once upon', max_tokens: 3, seed: 1, logit_bias: { '65': 1 } } },
@@ -111,6 +120,10 @@ const PARAM_ROUTES: Record<Service, Call[]> = {
     { method: 'GET', path: '/v1/languages' },
   ],
   'reward-story': [{ method: 'POST', path: '/openrlhf/{}', body: { query: ['x'], prompts: [''], labels: [null] } }],
+  'reward-model': [
+    { method: 'POST', path: '/openrlhf/{}', body: { query: ['x'], prompts: [''], labels: [null] } },
+    { method: 'GET', path: '/v1/backends' },
+  ],
   generation: [{ method: 'GET', path: '/v1/models' }],
   trainer: [
     { method: 'GET', path: '/v1/jobs/{}' },
@@ -127,6 +140,7 @@ const SUBJECTS: Array<{ service: Service; subject: string; body: Json }> = [
   { service: 'reward-sandbox', subject: 'reward.sandbox.score', body: APPS },
   { service: 'reward-sandbox', subject: 'sandbox.run_code', body: RUN_CODE },
   { service: 'reward-story', subject: 'reward.story.score', body: STORY_SCORE },
+  { service: 'reward-model', subject: 'reward.model.score', body: MODEL_SCORE },
   { service: 'generation', subject: 'rollout.generate', body: ROLLOUT },
 ];
 
@@ -135,6 +149,7 @@ const CANARY: Record<Service, Call> = {
   'reward-rules': { method: 'POST', path: '/v1/score', body: GSM8K },
   'reward-sandbox': { method: 'POST', path: '/run_code', body: { language: 'swift', code: 'x' } },
   'reward-story': { method: 'POST', path: '/v1/score', body: { items: [{ data_source: 'story', solution_str: 'x', context: { user_input: 42 } }] } },
+  'reward-model': { method: 'POST', path: '/v1/score', body: MODEL_SCORE },
   generation: { method: 'POST', path: '/tokenize', body: { model: 'rl-policy', prompt: 'hello' } },
   trainer: { method: 'POST', path: '/v1/jobs', body: { config: { data: { train_batch_size: 'x' } } } },
 };
@@ -195,10 +210,11 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rl-hostile-'));
   nats = await startNatsServer();
   const env = { NATS_URL: nats.url };
-  [svc['reward-rules'], svc['reward-sandbox'], svc['reward-story'], svc.generation, svc.trainer] = await Promise.all([
+  [svc['reward-rules'], svc['reward-sandbox'], svc['reward-story'], svc['reward-model'], svc.generation, svc.trainer] = await Promise.all([
     startService('reward-rules', { ...env, SCORE_WORKERS: '1' }),
     startService('reward-sandbox', env),
     startService('reward-story', { ...env, STORY_INTRA_OP_THREADS: '1' }),
+    startService('reward-model', env),
     startService('generation', { ...env, POLICY_SEED: '7' }),
     startService('trainer', { ...env, TRAINER_BASE_DIR: work }),
   ]);
