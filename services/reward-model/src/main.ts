@@ -22,7 +22,13 @@ const judgesText = config.REWARD_JUDGES_FILE === undefined ? undefined : await r
 if (judgesText !== undefined) backends.push(...createJudgeBackends(judgesText, process.env));
 for (const spec of config.REWARD_MODELS) {
   const startedMs = performance.now();
-  backends.push(await loadRewardModel(spec, { maxBatchTokens: config.REWARD_MODEL_MAX_BATCH_TOKENS, torchDevice: config.REWARD_MODEL_TORCH_DEVICE }));
+  backends.push(
+    await loadRewardModel(spec, {
+      maxBatchTokens: config.REWARD_MODEL_MAX_BATCH_TOKENS,
+      torchDevice: config.REWARD_MODEL_TORCH_DEVICE,
+      vllmTimeoutMs: config.REWARD_MODEL_VLLM_TIMEOUT_MS,
+    }),
+  );
   logger.info({ model: spec.name, dir: spec.dir, engine: spec.engine, loadMs: Math.round(performance.now() - startedMs) }, 'reward model loaded');
 }
 const routes = buildRoutes(backends, config.REWARD_ROUTES);

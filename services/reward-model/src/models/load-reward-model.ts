@@ -4,15 +4,18 @@ import { join } from 'node:path';
 import { createTokenizer, loadModelDir, policyFromWeights, TorchEngine, tokenizerFromDir, type Tokenizer, type TorchEngineOptions } from '@rl/policy';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import { readAtOf } from './read-position.ts';
-import type { RewardModelSpec } from './reward-model-spec.ts';
+import type { LocalRewardModelSpec, RewardModelSpec, VllmRewardModelSpec } from './reward-model-spec.ts';
 import { TrainedRewardModel } from './trained-reward-model.ts';
 import type { ValueEngine } from './value-engine.ts';
+import { VllmRewardModel } from './vllm-reward-model.ts';
 
 /** Settings every reward model shares (from the service's environment). */
 export interface RewardModelSettings {
   maxBatchTokens: number;
   /** The PyTorch engine's device. @default 'auto' */
   torchDevice?: TorchEngineOptions['device'];
+  /** Per-attempt limit of a vLLM `/classify` request. @default 60000 */
+  vllmTimeoutMs?: number;
 }
 
 /** What config.json says about the head: the architecture and pad_token_id (transformers' key for the last non-pad token). */
@@ -69,8 +72,41 @@ async function torchEngine(dir: string, device: TorchEngineOptions['device']): P
   }
 }
 
+/** config.json's max_position_embeddings, or null without it (vLLM then judges the length). */
+async function maxPositionsOf(dir: string): Promise<number | null> {
+  try {
+    const { max_position_embeddings: max } = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { max_position_embeddings?: unknown };
+    return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A vLLM-served reward model: only its tokenizer is read here; the server holds the weights. */
+async function vllmRewardModel(spec: VllmRewardModelSpec, settings: RewardModelSettings): Promise<VllmRewardModel> {
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = createTokenizer(await tokenizerFromDir(spec.dir));
+  } catch (err) {
+    throw new AppError(ErrorCode.InvalidConfig, `REWARD_MODELS: ${spec.name}: ?tokenizer=${spec.dir}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (tokenizer.chatTemplate === '')
+    throw new AppError(ErrorCode.InvalidConfig, `REWARD_MODELS: ${spec.name}: ?tokenizer=${spec.dir}: the tokenizer has no chat template`);
+  return new VllmRewardModel({
+    name: spec.name,
+    url: spec.url,
+    model: spec.model,
+    tokenizer,
+    maxTokens: await maxPositionsOf(spec.dir),
+    timeoutMs: settings.vllmTimeoutMs ?? 60_000,
+  });
+}
+
 /** Loads `spec.dir` on `spec.engine`; a directory that is not a one-label reward model is refused naming the key. */
-export async function loadRewardModel(spec: RewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel> {
+export async function loadRewardModel(spec: LocalRewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel>;
+export async function loadRewardModel(spec: RewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel | VllmRewardModel>;
+export async function loadRewardModel(spec: RewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel | VllmRewardModel> {
+  if (spec.engine === 'vllm') return vllmRewardModel(spec, settings);
   const { architecture, padId } = await headOf(spec.dir);
   const { engine, tokenizer } = spec.engine === 'torch' ? await torchEngine(spec.dir, settings.torchDevice) : await jaxEngine(spec.dir);
   return new TrainedRewardModel({ name: spec.name, tokenizer, readAt: readAtOf(architecture), padId, engine, maxBatchTokens: settings.maxBatchTokens });
