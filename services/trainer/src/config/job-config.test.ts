@@ -112,7 +112,7 @@ describe('job config errors', () => {
       { path: 'data.trian_batch_size', message: 'unknown key; did you mean data.train_batch_size?' },
       { path: 'data.lr', message: 'unknown key here; did you mean actor_rollout_ref.actor.optim.lr or critic.optim.lr?' },
       { path: 'trainer.save_frequency', message: expect.stringContaining('unknown key (known keys here: total_epochs,') as unknown as string },
-      { path: 'foo', message: 'unknown key (known keys here: kind, data, actor_rollout_ref, algorithm, critic, trainer, reward, rollout)' },
+      { path: 'foo', message: 'unknown key (known keys here: kind, data, actor_rollout_ref, algorithm, critic, trainer, reward, rollout, reward_model)' },
     ]);
   });
 

@@ -4,6 +4,7 @@ import { AlgorithmConfig, CriticConfig } from './algorithm-config.ts';
 import { DataConfig } from './data-config.ts';
 import { RewardConfig, RolloutServiceConfig } from './reward-config.ts';
 import { TrainerConfig } from './trainer-config.ts';
+import { LegacyRewardModel, rewardModelProblems, withLegacyRewardModel } from './verl-reward-config.ts';
 
 /** The job config as written: verl's key names, nested; every section optional except `data.train_files`. */
 export const JobConfigInput = z.strictObject({
@@ -16,6 +17,8 @@ export const JobConfigInput = z.strictObject({
   trainer: TrainerConfig.prefault({}),
   reward: RewardConfig.prefault({}),
   rollout: RolloutServiceConfig.prefault({}),
+  /** verl's older spelling of `reward.reward_model` (`enable`, `model.path`); merged under it. */
+  reward_model: LegacyRewardModel.optional(),
 });
 type Parsed = z.infer<typeof JobConfigInput>;
 
@@ -53,6 +56,8 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
   if (c.rollout.weights_format === 'adapter' && arr.model.lora_rank === 0) {
     issue(['rollout', 'weights_format'], '"adapter" publishes a LoRA adapter: set actor_rollout_ref.model.lora_rank > 0');
   }
+  const rm = withLegacyRewardModel(c.reward.reward_model, c.reward_model);
+  for (const p of rewardModelProblems(rm, c.reward.custom_reward_function?.path)) issue(p.path, p.message);
   const needed = data.max_prompt_length + data.max_response_length;
   if (arr.model.max_seq_len !== null && arr.model.max_seq_len < needed) {
     issue(['actor_rollout_ref', 'model', 'max_seq_len'], `must be >= data.max_prompt_length + data.max_response_length (${needed})`);
@@ -60,8 +65,9 @@ function checkCrossKeys(c: Parsed, ctx: z.RefinementCtx): void {
 }
 
 /** Fills the keys verl derives by interpolation (`${...}`) from other keys. */
-function resolveDerived(c: Parsed) {
+function resolveDerived({ reward_model: legacyRewardModel, ...c }: Parsed) {
   const { data, actor_rollout_ref: arr, critic, trainer } = c;
+  const rewardModel = withLegacyRewardModel(c.reward.reward_model, legacyRewardModel);
   const { actor } = arr;
   const miniBatch = actor.ppo_mini_batch_size ?? data.train_batch_size;
   return {
@@ -84,6 +90,7 @@ function resolveDerived(c: Parsed) {
       shuffle: critic.shuffle ?? actor.shuffle,
       loss_agg_mode: critic.loss_agg_mode ?? actor.loss_agg_mode,
     },
+    reward: { ...c.reward, ...(rewardModel !== undefined && { reward_model: rewardModel }) },
     trainer: { ...trainer, default_local_dir: trainer.default_local_dir ?? `.run/checkpoints/${trainer.project_name}/${trainer.experiment_name}` },
   };
 }

@@ -39,11 +39,9 @@ describe("verl's reward.* keys next to ours", () => {
       'reward.reward_manager.name',
       'reward.reward_manager.module.path',
       'reward.reward_manager.module.name',
-      'reward.reward_model.enable',
       'reward.reward_model.enable_resource_pool',
       'reward.reward_model.n_gpus_per_node',
       'reward.reward_model.nnodes',
-      'reward.reward_model.model_path',
       'reward.reward_model.rollout',
       'reward.sandbox_fusion.url',
       'reward.sandbox_fusion.max_concurrent',
@@ -71,7 +69,6 @@ describe("verl's reward.* keys next to ours", () => {
       parseRlJobConfig(`${MINIMAL}reward:
   custom_reward_function: {path: /home/me/my_reward.py, name: my_score}
   reward_manager: {source: importlib, name: dapo, module: {path: my_manager.py}}
-  reward_model: {enable: true}
 `),
     );
     expect(problems.map((p) => p.path)).toEqual([
@@ -80,7 +77,6 @@ describe("verl's reward.* keys next to ours", () => {
       'reward.reward_manager.source',
       'reward.reward_manager.name',
       'reward.reward_manager.module.path',
-      'reward.reward_model.enable',
     ]);
     expect(problems[0]!.message).toMatch(/^expected pkg:\/\/rl_rewards\.verl .* cannot run another Python function/);
     expect(problems[3]!.message).toMatch(/^expected one of "naive", "batch", "rate_limited": .*dapo/);

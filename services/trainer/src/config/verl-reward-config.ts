@@ -3,11 +3,13 @@ import { ignored } from './compat-keys.ts';
 import { bool, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, text } from './fields.ts';
 
 // verl's own `reward.*` keys (its reward loop, 2026 layout), accepted next to
-// ours so a verl command line runs as is (none shares a name with ours). Two take
-// effect: `custom_reward_function.reward_kwargs.params` and
-// `sandbox_fusion.memory_limit_mb`. The rest are accepted and ignored, each with
-// its reason (compat-keys.ts), or refused where ignoring them would change the
-// rewards: another Python function, a manager that reshapes scores, a reward model.
+// ours so a verl command line runs as is (none shares a name with ours). These
+// take effect: `custom_reward_function.reward_kwargs.params`,
+// `sandbox_fusion.memory_limit_mb` and `reward_model.enable` / `model_path` /
+// `name` (rows scored at the reward-model service, rewards/reward-mix.ts). The
+// rest are accepted and ignored, each with its reason (compat-keys.ts), or
+// refused where ignoring them would change the rewards: another Python
+// function, a manager that reshapes scores.
 
 /** `reward.custom_reward_function.path` values that name rl_rewards.verl, whose work the trainer does itself. */
 const RL_REWARDS_VERL = /^(pkg:\/\/rl_rewards[./]verl|(file:\/\/)?(\S*\/)?rl_rewards\/verl\.py)$/;
@@ -60,13 +62,24 @@ const VerlRewardManager = z.strictObject({
 });
 
 const VerlRewardModel = z.strictObject({
-  /** Accepted and ignored when false: no reward model is served here. */
-  enable: ignored(z.literal(false, { error: 'expected false: a reward model is not served here; score with the reward services (reward.routes)' })),
+  /** Score rows with the reward model at the reward-model service (reward-mix.ts decides which rows). @default false */
+  enable: bool().optional(),
   enable_resource_pool: ignored(bool()),
   n_gpus_per_node: ignored(positiveInt()),
   nnodes: ignored(nonNegativeInt()),
-  model_path: ignored(text().nullable()),
+  /** The reward model's directory; its basename names it at the reward-model service unless `name` is set. */
+  model_path: text().nullable().optional(),
+  /** Ours: the name the reward-model service serves the model under (its REWARD_MODELS). @default basename of model_path */
+  name: text().optional(),
   rollout: ignored(z.record(z.string(), z.unknown(), { error: 'expected a mapping' })),
+});
+
+/** verl's older top-level `reward_model.*` spelling (verl migrate_legacy_reward_impl moves it under `reward.reward_model`). */
+export const LegacyRewardModel = z.strictObject({
+  /** Same as `reward.reward_model.enable`. */
+  enable: bool().optional(),
+  /** `model.path`: same as `reward.reward_model.model_path`. */
+  model: z.strictObject({ path: text().nullable().optional() }).optional(),
 });
 
 const VerlSandboxFusion = z.strictObject({
@@ -90,3 +103,44 @@ export const VerlRewardKeys = {
   estimated_tokens_per_request: ignored(positiveInt()),
   timeout: ignored(positive()),
 };
+
+type RewardModelKeys = z.infer<typeof VerlRewardModel>;
+
+/**
+ * `reward.reward_model` with the older top-level `reward_model.*` spelling laid
+ * over it, as verl's migrate_legacy_reward_impl does (a legacy key that is set wins).
+ */
+export function withLegacyRewardModel(
+  current: RewardModelKeys | undefined,
+  legacy: z.infer<typeof LegacyRewardModel> | undefined,
+): RewardModelKeys | undefined {
+  if (legacy === undefined) return current;
+  return {
+    ...current,
+    ...(legacy.enable !== undefined && { enable: legacy.enable }),
+    ...(legacy.model?.path !== undefined && { model_path: legacy.model.path }),
+  };
+}
+
+/** What is wrong with an enabled reward model's keys (both spellings merged), as key path and message. */
+export function rewardModelProblems(
+  rm: RewardModelKeys | undefined,
+  customFunctionPath: string | null | undefined,
+): Array<{ path: string[]; message: string }> {
+  if (rm?.enable !== true) return [];
+  const problems: Array<{ path: string[]; message: string }> = [];
+  if ((rm.model_path ?? null) === null && rm.name === undefined) {
+    problems.push({
+      path: ['reward', 'reward_model', 'model_path'],
+      message: "expected the reward model's path (or reward.reward_model.name) with reward_model.enable true: it names the model at the reward-model service",
+    });
+  }
+  if (customFunctionPath !== undefined && customFunctionPath !== null) {
+    problems.push({
+      path: ['reward', 'custom_reward_function', 'path'],
+      message:
+        'expected null with reward.reward_model.enable true: verl then scores every row with the custom function and never with the reward model (verl/experimental/reward_loop/reward_loop.py)',
+    });
+  }
+  return problems;
+}

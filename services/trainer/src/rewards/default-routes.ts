@@ -5,6 +5,8 @@ export const DEFAULT_ROUTE_KEY = 'default';
 export const RULES_SUBJECT = 'reward.rules.score';
 /** Code execution rewards. */
 export const SANDBOX_SUBJECT = 'reward.sandbox.score';
+/** Trained reward models and LLM judges (`params.model` / `params.judge` name one). */
+export const MODEL_SUBJECT = 'reward.model.score';
 /** Embedding rewards for multi-turn stories. */
 export const STORY_SUBJECT = 'reward.story.score';
 

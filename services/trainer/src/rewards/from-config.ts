@@ -2,6 +2,7 @@ import type { Rng } from '@rl/service-kit';
 import type { RewardConfig } from '../config/reward-config.ts';
 import { SANDBOX_SUBJECT } from './default-routes.ts';
 import type { RewardClientOptions } from './reward-client.ts';
+import { rewardModelName } from './reward-mix.ts';
 import type { ScoreTransport } from './reward-types.ts';
 
 /** {@link createRewardClient} options from the `reward.*` config keys. */
@@ -17,6 +18,7 @@ export function rewardClientOptions(reward: RewardConfig, transport: ScoreTransp
     maxBackoffMs: reward.max_backoff_ms,
     defaultParams: reward.params,
     subjectParams: subjectParams(reward),
+    rewardModel: rewardModelName(reward.reward_model),
     rng,
   };
 }

@@ -1,5 +1,7 @@
 import { AppError, ErrorCode, retry, runPool, type Rng, type ScoreItem } from '@rl/service-kit';
 import { backoffDelayMs } from './backoff.ts';
+import { MODEL_SUBJECT } from './default-routes.ts';
+import { rewardTarget } from './reward-mix.ts';
 import { compileRoutes, resolveRoute } from './route-table.ts';
 import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';
 
@@ -25,6 +27,8 @@ export interface RewardClientOptions {
   rng: Rng;
   /** Default params per data_source. @default {} */
   defaultParams?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Name of the reward model at the reward-model service (`reward.reward_model`); null: off. @default null */
+  rewardModel?: string | null;
   /** Params for every item sent on a subject, under the data_source's defaults. @default {} */
   subjectParams?: Readonly<Record<string, Record<string, unknown>>>;
   /** Waits between retries; tests pass an instant one. @default a timer that stops at the abort */
@@ -42,6 +46,12 @@ export interface RewardClient {
 interface Chunk {
   subject: string;
   indices: number[];
+}
+
+/** The row's conversation where the reward-model service reads it: `extra_info.messages` (chat) or `extra_info.prompt` (text). */
+function withConversation(item: RewardItem): RewardItem['extra_info'] {
+  if (item.prompt === undefined) return item.extra_info;
+  return { ...item.extra_info, ...(typeof item.prompt === 'string' ? { prompt: item.prompt } : { messages: item.prompt }) };
 }
 
 function asAppError(err: unknown, subject: string): AppError {
@@ -63,19 +73,23 @@ function itemError(code: string, message: string): RewardResult {
  * and that item alone gets the error.
  */
 export function createRewardClient(options: RewardClientOptions): RewardClient {
-  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, subjectParams = {}, sleep, onRetry } = options;
+  const { transport, timeoutMs, retries, concurrency, maxBatchSize, rng, defaultParams = {}, subjectParams = {}, rewardModel = null, sleep, onRetry } = options;
   const table = compileRoutes(options.routes);
   const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
 
   // reward-story's items extend the shared ScoreItem with `signals`.
+  // A reward-model item names its model and carries its conversation; the others go as they are.
   const toScoreItem = (item: RewardItem, subject: string): ScoreItem & Pick<RewardItem, 'signals'> => {
-    const params = { ...subjectParams[subject], ...defaultParams[item.data_source], ...item.params };
+    const target = rewardTarget(item.style, rewardModel);
+    const model = target.kind === 'model' ? { model: target.model } : {};
+    const params = { ...subjectParams[subject], ...defaultParams[item.data_source], ...item.params, ...model };
+    const extraInfo = target.kind === 'model' ? withConversation(item) : item.extra_info;
     return {
       data_source: item.data_source,
       solution_str: item.solution_str,
       // The wire schema only forbids undefined; a missing ground truth travels as null.
       ground_truth: (item.ground_truth ?? null) as ScoreItem['ground_truth'],
-      ...(item.extra_info === undefined ? {} : { extra_info: item.extra_info }),
+      ...(extraInfo === undefined ? {} : { extra_info: extraInfo }),
       ...(Object.keys(params).length === 0 ? {} : { params }),
       ...(item.signals && { signals: item.signals }),
     };
@@ -87,7 +101,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
       const stats: RewardStats = { requests: 0, retries: 0, splits: 0, itemsBySubject: {} };
       const bySubject = new Map<string, number[]>();
       for (const [i, item] of items.entries()) {
-        const subject = resolveRoute(table, item.data_source);
+        const subject = rewardTarget(item.style, rewardModel).kind === 'model' ? MODEL_SUBJECT : resolveRoute(table, item.data_source);
         if (subject === undefined) {
           results[i] = itemError(ErrorCode.UnknownDataSource, `no reward route for data_source "${item.data_source}" (add it to reward.routes, or a default)`);
           continue;

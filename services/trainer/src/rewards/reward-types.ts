@@ -8,6 +8,10 @@ export interface RewardItem {
   extra_info?: Record<string, unknown> | null;
   /** verl keyword options; merged over `reward.params[data_source]`. */
   params?: Record<string, unknown>;
+  /** The row's `reward_model.style`: with a reward model configured, "rule" keeps the row on its data_source's route (reward-mix.ts). */
+  style?: unknown;
+  /** The row's prompt, sent as the conversation when the reward model scores the item. */
+  prompt?: string | Array<{ role: string; content: string }>;
   /** Story signals of the reply (reward-story's `signals`), from the trainer's log-prob pass. */
   signals?: { logprobs_with_context: number[]; logprobs_without_context: number[]; entropies: number[] };
 }

@@ -80,7 +80,15 @@ export async function scoreRollouts(
     ok.map((r, i) => {
       const src = rows[r.row]!;
       const s = signals?.[i];
-      return { data_source: src.data_source, solution_str: r.text, ground_truth: src.ground_truth, extra_info: src.extra_info, ...(s && { signals: s }) };
+      return {
+        data_source: src.data_source,
+        solution_str: r.text,
+        ground_truth: src.ground_truth,
+        extra_info: src.extra_info,
+        style: src.reward_model?.['style'],
+        prompt: src.prompt,
+        ...(s && { signals: s }),
+      };
     }),
     { signal },
   );
