@@ -78,7 +78,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
   const backoff = { baseMs: options.backoffMs, maxMs: options.maxBackoffMs };
 
   // reward-story's items extend the shared ScoreItem with `signals`.
-  // A reward-model item names its model and carries its conversation; the others go as they are.
+  // A reward-model item names its model and carries its conversation; story signals are for the routed ones.
   const toScoreItem = (item: RewardItem, subject: string): ScoreItem & Pick<RewardItem, 'signals'> => {
     const target = rewardTarget(item.style, rewardModel);
     const model = target.kind === 'model' ? { model: target.model } : {};
@@ -91,7 +91,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
       ground_truth: (item.ground_truth ?? null) as ScoreItem['ground_truth'],
       ...(extraInfo === undefined ? {} : { extra_info: extraInfo }),
       ...(Object.keys(params).length === 0 ? {} : { params }),
-      ...(item.signals && { signals: item.signals }),
+      ...(item.signals && target.kind === 'route' && { signals: item.signals }),
     };
   };
 

@@ -47,9 +47,11 @@ describe('the reward client mixing model and rule rows', () => {
       defaultParams,
     });
   const chat = [{ role: 'user', content: 'What is 2+2?' }];
+  const signals = { logprobs_with_context: [-1], logprobs_without_context: [-2], entropies: [0.5] };
   const rows = [
     { data_source: 'openai/gsm8k', solution_str: '4', ground_truth: '4', style: 'rule', prompt: chat, extra_info: { index: 0 } },
-    { data_source: 'openai/gsm8k', solution_str: '4', ground_truth: '4', style: 'model', prompt: chat, extra_info: { index: 1 } },
+    // Story signals are reward-story's: a row the model scores goes without them.
+    { data_source: 'openai/gsm8k', solution_str: '4', ground_truth: '4', style: 'model', prompt: chat, extra_info: { index: 1 }, signals },
     { data_source: 'chat', solution_str: 'Hi', ground_truth: null, prompt: 'Say hi.' },
   ];
 
@@ -73,6 +75,7 @@ describe('the reward client mixing model and rule rows', () => {
     const { stats } = await client(null).score(rows);
     expect(stats.itemsBySubject).toEqual({ 'reward.rules.score': 3 });
     expect(requests[0]!.items.every((i) => i.params === undefined && !('messages' in (i.extra_info ?? {})))).toBe(true);
+    expect(requests[0]!.items[1]).toHaveProperty('signals', signals);
   });
 
   it('a data_source routed to reward.model.score with a judge in reward.params goes to that judge', async () => {
