@@ -178,6 +178,23 @@ const RL: Record<string, Change> = {
   'reward.params': { at: 'rewards.params', value: { 'openai/gsm8k': { method: 'flexible' } } },
   'reward.custom_reward_function.reward_kwargs.params': { at: 'rewards.custom_reward_function.reward_kwargs.params', value: { method: 'flexible' } },
   'reward.sandbox_fusion.memory_limit_mb': { at: 'rewards.sandbox_fusion.memory_limit_mb', value: 512 },
+  'reward.reward_model.enable': { at: 'rewards.reward_model.enable', value: true, context: { 'reward.reward_model.model_path': '/m/rm' } },
+  'reward.reward_model.model_path': {
+    at: 'rewards.reward_model.model_path',
+    value: '/m/other-rm',
+    context: { 'reward.reward_model.enable': true, 'reward.reward_model.model_path': '/m/rm' },
+  },
+  'reward.reward_model.name': {
+    at: 'rewards.reward_model.name',
+    value: 'my-rm',
+    context: { 'reward.reward_model.enable': true, 'reward.reward_model.model_path': '/m/rm' },
+  },
+  'reward_model.enable': { at: 'rewards.reward_model.enable', value: true, context: { 'reward.reward_model.model_path': '/m/rm' } },
+  'reward_model.model.path': {
+    at: 'rewards.reward_model.model_path',
+    value: '/m/other-rm',
+    context: { 'reward.reward_model.enable': true, 'reward.reward_model.model_path': '/m/rm' },
+  },
   'reward.token_rewards_key': { at: 'step.tokenRewardsKey', value: 'token_rewards' },
   'reward.signals': { at: 'step.signals.enabled', value: false },
   'rollout.mode': { at: 'rollout.mode', value: 'embedded' },
