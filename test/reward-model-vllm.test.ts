@@ -4,7 +4,7 @@
 // scores equal to the local backend's, and retries, time-outs, 5xx, garbage,
 // an unreachable server and an item too long as per-item errors. Waits are
 // recorded, not slept; an attempt's time limit is a signal the test aborts.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTokenizer, loadModelDir, policyFromWeights, tokenizerFromDir, type EmbeddedPolicy, type Tokenizer } from '@rl/policy';
@@ -106,6 +106,24 @@ describe('vLLM /classify reward model', () => {
     } finally {
       await Promise.all([remote.close(), local.close()]);
     }
+  });
+
+  it('removes a leading BOS token string the chat template renders, as verl does before posting', async () => {
+    // The same tokenizer with a template that opens with {{ bos_token }} (Llama-style).
+    const bosDir = join(tmp, 'bos-tokenizer');
+    mkdirSync(bosDir, { recursive: true });
+    for (const f of ['tokenizer.json', 'special_tokens_map.json', 'generation_config.json', 'config.json']) copyFileSync(join(dir, f), join(bosDir, f));
+    const { rl_tokenizer: _own, ...config } = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(bosDir, 'tokenizer_config.json'), JSON.stringify({ ...config, chat_template: `{{ bos_token }}${String(config.chat_template)}` }));
+    const [spec] = RewardModelsEnv.parse(`vm=vllm:${server.origin}/served-rm?tokenizer=${encodeURIComponent(bosDir)}`);
+    if (spec === undefined) throw new Error('no spec');
+    const remote = await loadRewardModel(spec, { maxBatchTokens: 4096 });
+    const bosTokenizer = createTokenizer(await tokenizerFromDir(bosDir));
+    const conversation = [...(ITEMS[0] as ModelItem).messages, { role: 'assistant' as const, content: (ITEMS[0] as ModelItem).response }];
+    expect(bosTokenizer.renderChatTemplate(conversation).startsWith('<bos><|im_start|>user')).toBe(true);
+    const [out] = await remote.score([ITEMS[0] as ModelItem], never);
+    expect(typeof scoreOf(out)).toBe('number');
+    expect(server.requests.map((r) => r.input)).toEqual([tokenizer.renderChatTemplate(conversation)]);
   });
 
   it('retries 5xx and 429 with backoff (Retry-After when longer), then scores', async () => {
