@@ -35,7 +35,15 @@ judges:
     limits: {max_concurrent: ${CONCURRENT}, max_rpm: ${RPM}}
     timeout_ms: ${Math.max(600_000, SECONDS * 2000)}
 `;
-const [judge] = createJudgeBackends(yaml, {});
+// When each 429 came back, in seconds from the start: at a 60 s window's edge or not.
+const limitedAt: number[] = [];
+let t0 = performance.now();
+const fetchSeen: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.status === 429) limitedAt.push(Math.round((performance.now() - t0) / 100) / 10);
+  return res;
+};
+const [judge] = createJudgeBackends(yaml, {}, { fetch: fetchSeen });
 if (judge === undefined) throw new Error('no judge');
 // Distinct responses: identical requests would be answered from the judge's cache.
 const items: ModelItem[] = Array.from({ length: ITEMS }, (_, i) => ({
@@ -46,7 +54,7 @@ const items: ModelItem[] = Array.from({ length: ITEMS }, (_, i) => ({
 }));
 
 try {
-  const t0 = performance.now();
+  t0 = performance.now();
   const outcomes = await judge.score(items, new AbortController().signal);
   const seconds = (performance.now() - t0) / 1000;
   const scored = outcomes.filter((o) => 'score' in o).length;
@@ -62,6 +70,7 @@ try {
     failures: failures.length,
     failureCodes: [...new Set(failures)],
     rateLimited429: server.rateLimited,
+    rateLimitedAtS: limitedAt,
     itemsPerMin: Math.round(itemsPerMin * 10) / 10,
     shareOfMaxRpm: Math.round((itemsPerMin / RPM) * 1000) / 1000,
     peakInFlight: server.peakInFlight,
@@ -72,6 +81,7 @@ try {
   );
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify({ cpus: cpus().length, loadavg: loadavg(), rows: [row] }, null, 2)}\n`);
+  if (limitedAt.length > 0) console.log(`429s at ${limitedAt.join(', ')} s`);
   console.log(
     `wrote ${OUT} (load average ${loadavg()
       .map((l) => l.toFixed(1))
