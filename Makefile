@@ -42,9 +42,10 @@ run-lora: deps nats-server up ## `make run`'s GRPO stage with LoRA adapters (inf
 # holds none of the training questions.
 DEMO_DATA := .run/demo/data
 # Like real SFT data, the solutions are imperfect: 55% give the answer alone
-# ("The answer is N.", computed in the head) without the worked steps, and only
-# 30% of the worked ones end in GSM8K's "#### N".
-DEMO_SFT_STYLE := --hash-ratio 0.3 --direct-ratio 0.55 --direct-hash-ratio 0
+# ("The answer is N.", computed in the head) without the worked steps, 40% of
+# those carelessly off by 1 to 3, and only 30% of the worked ones end in
+# GSM8K's "#### N".
+DEMO_SFT_STYLE := --hash-ratio 0.3 --direct-ratio 0.55 --direct-hash-ratio 0 --direct-wrong-ratio 0.4
 SYNTH := node shared/datasets/bin/rl-data.ts synth-gsm8k --max-amount 10 --max-total 40 --instruction ''
 demo-data: $(DEMO_DATA)/tokenizer.json ## the demo's synthetic GSM8K splits and tokenizer under .run/demo/data
 
