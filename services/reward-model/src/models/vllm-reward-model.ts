@@ -9,7 +9,7 @@
 import type { Tokenizer } from '@rl/policy';
 import { AppError, ErrorCode, retry, runPool, sleepMs } from '@rl/service-kit/core';
 import type { ItemOutcome, ModelItem, RewardBackend } from '../core/backend.ts';
-import { RetryableUpstream } from '../judges/chat-client.ts';
+import { RetryableUpstream } from '../upstream/post-json.ts';
 import { postClassify } from './vllm-classify.ts';
 
 /** What {@link VllmRewardModel} needs. */
