@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
 
-from rl_torch_engine.model import load_model_dir
+from rl_torch_engine.model import can_compile, load_model_dir
 from rl_torch_engine.protocol import read_frame, write_frame
 from rl_torch_engine.safetensors import decode_safetensors, write_safetensors
 from rl_torch_engine.scoring import score_pairs
@@ -149,7 +149,7 @@ def run_serve_check(device: torch.device) -> Dict[str, Any]:
         out["generate"] = generation_check(child, reloaded, pairs)
         out["full_exit"] = child.close()
 
-        if device.type == "cuda" and hasattr(torch.nn.Module, "compile"):
+        if device.type == "cuda" and can_compile():
             # verl's use_torch_compile through the serve loop: uneven micro-batches, so shapes vary between calls.
             child = Child(device.type)
             child.ask({"op": "open", "model": base, "train": True, "optimizer": optimizer, "max_tokens": 512, "compile": True})

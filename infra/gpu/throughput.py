@@ -21,7 +21,7 @@ from rl_torch_engine.bench import UpdatePass, measure, profile_ops, random_pairs
 from rl_torch_engine.config import parse_hf_config
 from rl_torch_engine.lora import apply_lora
 from rl_torch_engine.generate import Sampling, generate
-from rl_torch_engine.model import CausalLM, compile_model
+from rl_torch_engine.model import CausalLM, can_compile, compile_model
 from rl_torch_engine.scoring import score_pairs
 
 # Qwen/Qwen3-0.6B's config.json, the sizes that matter.
@@ -113,11 +113,6 @@ def profile_update(model: CausalLM, pairs: List[Any], sizes: Sizes, device: torc
         return [{"op": f"profile failed: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:160], "ms": 0.0, "share": 0.0, "calls": 0}]
 
 
-def can_compile(device: torch.device) -> bool:
-    """torch.compile (nn.Module.compile, torch >= 2.2) where it pays: on CUDA, or in the smoke run where torch has it."""
-    return hasattr(torch.nn.Module, "compile")
-
-
 def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[str, Any], gradient_checkpointing: bool) -> Dict[str, Any]:
     config = SMOKE_MODEL if smoke else QWEN3_0_6B
     model = random_model(config, device)
@@ -177,7 +172,7 @@ def run_throughput(device: torch.device, smoke: bool, sizes: Sizes, peak: Dict[s
         gen["tflops"], gen["mfu"] = 0.0, None
     add({"pass": f"generate {len(prompts)} x {new_tokens} new tokens (eager, tokens/s = new tokens)", **gen})
     out["profile_update"] = profile_update(model, pairs, sizes, device)
-    compiled = can_compile(device)
+    compiled = can_compile()
     if compiled:
         # verl's use_torch_compile: the first call of each pass (its "first_ms") includes compiling it.
         compile_model(model)

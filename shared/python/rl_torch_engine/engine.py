@@ -13,7 +13,7 @@ import torch
 from .checkpoint import encode_adam_state, encode_weights, load_adam_state, model_tensors, save_model_dir
 from .generate import generate as generate_rows
 from .generate import parse_prompts, parse_sampling, parse_seeds
-from .model import CausalLM, compile_model, load_model_dir
+from .model import CausalLM, compile_model, load_model_dir, require_compile
 from .protocol import Payload
 from .safetensors import encode_safetensors, raw_bytes
 from .scoring import DEFAULT_MAX_TOKENS, LEAVES, Pair, compute_leaves
@@ -99,8 +99,8 @@ class Engine:
             raise ValueError("open: gradient_checkpointing must be a boolean")
         if not isinstance(compiled, bool):
             raise ValueError("open: compile must be a boolean")
-        if compiled and not hasattr(torch.nn.Module, "compile"):
-            raise ValueError(f"open: compile needs torch >= 2.2 (this is torch {torch.__version__})")
+        if compiled:
+            require_compile()  # before the model loads
         if lora is not None and not isinstance(lora, dict):
             raise ValueError("open: lora must be an object")
         if adapter is not None and (not isinstance(adapter, str) or not adapter):

@@ -64,6 +64,21 @@ def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     return x[:, :, None].expand(b, kv, n_rep, t, d).reshape(b, kv * n_rep, t, d)
 
 
+def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """0 where `allowed` (bool), the dtype's minimum elsewhere: the form the attention scores add."""
+    return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed, torch.finfo(dtype).min)
+
+
+def can_compile() -> bool:
+    """torch.compile of modules in place (nn.Module.compile) exists: torch >= 2.2."""
+    return hasattr(nn.Module, "compile")
+
+
+def require_compile() -> None:
+    if not can_compile():
+        raise ValueError(f"open: compile needs torch >= 2.2 (this is torch {torch.__version__})")
+
+
 class KVCache:
     """Keys and values of the positions seen so far, per layer [B, kv_heads, capacity, head_dim] (allocated at
     the first write, in the dtype the projections compute in), for generation; `length` columns are filled."""
@@ -140,9 +155,7 @@ class Attention(nn.Module):
         else:
             if mask is None:
                 t_q = q.shape[2]
-                mask = torch.zeros(t_q, t_q, dtype=q.dtype, device=q.device).masked_fill(
-                    ~torch.ones(t_q, t_q, dtype=torch.bool, device=q.device).tril(), torch.finfo(q.dtype).min
-                )
+                mask = additive_mask(torch.ones(t_q, t_q, dtype=torch.bool, device=q.device).tril(), q.dtype)
             scores = torch.matmul(q, k.transpose(2, 3)) * (s.head_dim**-0.5) + mask
             probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
             out = torch.matmul(probs, v)
@@ -205,7 +218,7 @@ class Decoder(nn.Module):
         mask: Optional[torch.Tensor] = None
         if attention_mask is not None:
             allowed = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()[None] & attention_mask.bool()[:, None, :]
-            mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+            mask = additive_mask(allowed, x.dtype)[:, None]
         checkpointed = self.gradient_checkpointing and torch.is_grad_enabled()
         for layer in self.layers:
             if checkpointed:
@@ -229,7 +242,7 @@ class Decoder(nn.Module):
         cos, sin = self.rope(position_ids, x.dtype)
         keys = torch.arange(past + t, device=ids.device)
         allowed = (keys[None, :] <= (past + torch.arange(t, device=ids.device))[:, None])[None] & attention_mask.bool()[:, None, :]
-        mask = torch.zeros(allowed.shape, dtype=x.dtype, device=ids.device).masked_fill(~allowed, torch.finfo(x.dtype).min)[:, None]
+        mask = additive_mask(allowed, x.dtype)[:, None]
         for i, layer in enumerate(self.layers):
             # forward, not __call__: a compiled layer (compile_model) would recompile for every cache length.
             x = layer.forward(x, cos, sin, mask, (cache, i))
@@ -242,8 +255,7 @@ def compile_model(model: "CausalLM") -> None:
     graph, as torchtitan compiles per block) and the softmax over the vocabulary (scoring.py): the
     elementwise work between the matmuls (RMSNorm, RoPE, SwiGLU, the fp32 casts) is fused. verl's
     actor.use_torch_compile; needs torch >= 2.2. Apply LoRA first: compiled code traces the modules it finds."""
-    if not hasattr(nn.Module, "compile"):
-        raise ValueError(f"open: compile needs torch >= 2.2 (this is torch {torch.__version__})")
+    require_compile()
     for layer in model.model.layers:
         layer.compile(dynamic=None)
     model.compiled = True
