@@ -74,6 +74,7 @@ export function policyAsyncApiDocument(): object {
       version: '0.1.0',
       description:
         'NATS request/reply subjects a policy worker serves for one training job. The CPU worker in services/trainer implements them with the embedded transformer; a GPU worker implements the same subjects and bodies. Errors come back as `{error: {code, message}}` with the NATS services error headers; bodies above the connection’s max_payload are chunked (shared/service-kit/src/nats/chunking.ts).',
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     defaultContentType: 'application/json',
     channels,

@@ -47,7 +47,7 @@ describe('OpenAPI documents', () => {
     expect(Object.keys(doc).slice(0, 4)).toEqual(['openapi', 'info', 'servers', 'security']);
     expect(doc.servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:8199' }), expect.objectContaining({ url: '/' })]);
     expect(doc.security).toEqual([{}, { bearerAuth: [] }]);
-    expect((doc.info as { license: unknown }).license).toEqual({ name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' });
+    expect((doc.info as { license: unknown }).license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
     expect(doc).toMatchObject({ components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } } });
     const responses = (doc.paths as Record<string, { get: { operationId: string; responses: Record<string, unknown> } }>)['/v1/ping']!.get;
     expect(responses.operationId).toBe('ping');

@@ -15,11 +15,8 @@ export interface DocInfo {
 /** Name of the bearer-token security scheme (`AUTH_TOKEN`). */
 export const BEARER_SCHEME = 'bearerAuth';
 
-/**
- * The licence the documents state. The repository grants none (no licence
- * file, private packages): npm's `UNLICENSED`, as an SPDX `LicenseRef`.
- */
-const LICENSE = { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' } as const;
+/** The licence the documents state: the repository's (`LICENSE`), as an SPDX identifier. */
+const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' } as const;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
