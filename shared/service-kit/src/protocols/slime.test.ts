@@ -9,6 +9,7 @@ describe('slime request -> score item', () => {
       data_source: 'openai/gsm8k',
       solution_str: '#### 18',
       ground_truth: '18',
+      extra_info: { prompt: 'q' },
     });
   });
   it('label object over metadata over URL; metadata fills extra_info and params', () => {
@@ -21,9 +22,24 @@ describe('slime request -> score item', () => {
       }),
       'u',
     );
-    expect(fromLabel).toEqual({ data_source: 'math_dapo', solution_str: 'r', ground_truth: '4', extra_info: { i: 1 } });
+    expect(fromLabel).toEqual({
+      data_source: 'math_dapo',
+      solution_str: 'r',
+      ground_truth: '4',
+      extra_info: { i: 1, prompt: [{ role: 'user', content: 'q' }] },
+    });
     const fromMeta = slimeItem(parse({ prompt: 'q', response: 'r', label: null, metadata: { data_source: 'm', params: { method: 'flexible' } } }), 'u');
-    expect(fromMeta).toEqual({ data_source: 'm', solution_str: 'r', ground_truth: null, params: { method: 'flexible' } });
+    expect(fromMeta).toEqual({ data_source: 'm', solution_str: 'r', ground_truth: null, params: { method: 'flexible' }, extra_info: { prompt: 'q' } });
+  });
+  it("carries slime's prompt as extra_info.prompt (text or chat) unless extra_info already has one; no prompt adds nothing", () => {
+    const chat = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'What is 9+9?' },
+    ];
+    expect(slimeItem(parse({ prompt: chat, response: 'r', label: '18' }), 'u').extra_info).toEqual({ prompt: chat });
+    const own = parse({ prompt: 'q', response: 'r', label: { data_source: 'd', ground_truth: '4', extra_info: { prompt: 'mine', k: 1 } } });
+    expect(slimeItem(own, 'u').extra_info).toEqual({ prompt: 'mine', k: 1 });
+    for (const prompt of [undefined, null]) expect(slimeItem(parse({ prompt, response: 'r', label: '18' }), 'u')).not.toHaveProperty('extra_info');
   });
   it('no data source anywhere is a 400 naming the label', () => {
     expect(() => slimeItem(parse({ prompt: 'q', response: 'r', label: 'x' }), undefined)).toThrow(/^label: no data_source/);

@@ -74,6 +74,8 @@ export function slimeItem(body: SlimeRequest, pathDataSource: string | undefined
   const item: ScoreItem = { data_source, solution_str: stripTrailingSpecialTokens(body.response), ...fields };
   if (item.extra_info === undefined && meta?.extra_info !== undefined) item.extra_info = meta.extra_info;
   if (item.params === undefined && meta?.params !== undefined) item.params = meta.params;
+  // remote_rm posts the sample's prompt beside the response; model rewards (judges, reward models) read the question there.
+  if (body.prompt != null && item.extra_info?.prompt === undefined) item.extra_info = { ...item.extra_info, prompt: body.prompt };
   return item;
 }
 
