@@ -100,7 +100,7 @@ describe('vLLM /classify reward model', () => {
       );
       expect(inputs[0]).toBe('<|im_start|>user\nWhat is 9+9?<|im_end|>\n<|im_start|>assistant\n9+9 = 18.<|im_end|>\n');
       expect([...server.requests].sort((a, b) => String(a.input).localeCompare(String(b.input)))).toEqual(
-        inputs.map((input) => ({ model: 'served-rm', input, activation: false })).sort((a, b) => a.input.localeCompare(b.input)),
+        inputs.map((input) => ({ model: 'served-rm', input, use_activation: false })).sort((a, b) => a.input.localeCompare(b.input)),
       );
       expect(remote.ready()).toBe(true);
     } finally {

@@ -1,7 +1,9 @@
 // A stand-in for a vLLM server's pooling endpoint over real HTTP: `POST
 // /classify` answers `{data: [{probs: [score]}]}` with the score the test's
 // `score(input)` computes (the project's own engine on the same model), or a
-// scripted HTTP error or held answer; it records every request body.
+// scripted HTTP error or held answer; it records every request body. As
+// current vLLM does, the one-label score goes through a sigmoid unless the
+// request says `use_activation: false` (the deprecated `activation` is not read).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -67,7 +69,8 @@ export async function startFakeClassifyServer(score: (input: string) => Promise<
         json(res, 400, { error: { message: 'input: expected a string' } });
         return;
       }
-      const value = await score(body.input);
+      const logit = await score(body.input);
+      const value = body.use_activation === false ? logit : 1 / (1 + Math.exp(-logit));
       json(res, 200, { id: 'classify-fake', object: 'list', model: body.model, data: [{ index: 0, label: 'LABEL_0', probs: [value], num_classes: 1 }] });
     });
   });

@@ -1,8 +1,17 @@
 // One request to a vLLM server's `/classify` as verl's reward loop sends it
-// (verl/experimental/reward_loop/reward_loop.py, compute_score_disrm, at
-// b178a3c): `{model, input, activation: false}`, the score read at
+// (verl/experimental/reward_loop/reward_loop.py, compute_score_disrm):
+// `{model, input, use_activation: false}`, the score read at
 // `data[-1].probs[-1]`, through the shared upstream request (post-json.ts), so
 // failures sort into retryable and final as the judges' do.
+//
+// The flag: b178a3c sent `activation: false`; vLLM 0.11.2 renamed it
+// `use_activation` (`activation` kept as a deprecated alias, to be removed in
+// v0.15) and verl followed (6bc3e12). Only `use_activation` is sent: vLLM's
+// first alias resolver (`get_use_activation` in vllm/config/pooler.py) read
+// `if activation := getattr(o, "activation", None) is not None`, binding the
+// comparison, so a sent `activation: false` turned the sigmoid *on*; and a
+// vLLM past the alias ignores `activation`. A server older than 0.11.2 ignores
+// `use_activation` and applies its default activation.
 import { z } from 'zod';
 import { postJson } from '../upstream/post-json.ts';
 
@@ -22,7 +31,7 @@ export interface ClassifyEndpoint {
 /** The request body verl sends for one rendered item. */
 export function classifyBody(model: string, input: string): Record<string, unknown> {
   // No sigmoid/softmax: the score is the head's raw output, as the local engines give it.
-  return { model, input, activation: false };
+  return { model, input, use_activation: false };
 }
 
 /** POSTs one rendered item and returns its score; rejects with the signal's reason once it aborts. */
