@@ -53,6 +53,14 @@ module.exports = {
       to: { path: '^shared/[^/]+/', pathNot: '^shared/$1/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased'] },
     },
     {
+      name: 'protocols-below-reward-edge',
+      comment:
+        "The kit's protocols/ only translate OpenRLHF's and slime's bodies to scoring items and back; reward-edge/ mounts them on HTTP and NATS. The edge depends on the protocols, never the reverse.",
+      severity: 'error',
+      from: { path: '^shared/service-kit/src/protocols/' },
+      to: { path: '^shared/service-kit/src/(reward-edge|http|nats)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Import cycles make load order matter and modules impossible to test alone.',
       severity: 'error',

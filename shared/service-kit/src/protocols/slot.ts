@@ -1,15 +1,8 @@
 import { AppError, ErrorCode } from '../errors.ts';
-import { MAX_SOLUTION_CHARS, type ScoreItem } from '../schemas/score.ts';
-import type { RewardCallContext } from '../reward-edge/call-context.ts';
+import { MAX_SOLUTION_CHARS } from '../schemas/score.ts';
 
 /** One result of a service's batch scorer, in our contract: a score, or the item's error. */
 export type ProtocolSlot = { score: number; extra?: Record<string, unknown> } | { error: { code: string; message: string } };
-
-/** Who is asking and when to give up: the reward services' one call context. */
-export type ProtocolCallContext = RewardCallContext;
-
-/** A service's batch scorer: items of our contract in, one slot per item out, in order. */
-export type BatchScorer = (items: ScoreItem[], ctx: ProtocolCallContext) => Promise<ReadonlyArray<ProtocolSlot>>;
 
 /** 400: a sample whose scorer neither the URL nor its label names. */
 export function missingDataSource(field: string): AppError {

@@ -1,13 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../http/app.ts';
-import { addProtocolRoutes } from '../protocols/routes.ts';
-import type { BatchScorer } from '../protocols/slot.ts';
 import type { ScoreItem } from '../schemas/score.ts';
 import { httpCallContext } from './call-context.ts';
+import { addProtocolRoutes } from './protocol-routes.ts';
 import { dataSourceAttributes } from '../telemetry/spans.ts';
 import { continueTrace } from './continue-trace.ts';
 import type { ScoreRoute } from './score-route.ts';
-import { rawBatchScorer, tracedBatchScorer, type ItemScorer, type RawScorer } from './scorer.ts';
+import { rawBatchScorer, tracedBatchScorer, type BatchScorer, type ItemScorer, type RawScorer } from './scorer.ts';
 
 /**
  * What a reward service hands its HTTP edge: a core that takes items parsed

@@ -1,10 +1,14 @@
-import type { BatchScorer, ProtocolSlot } from '../protocols/slot.ts';
+import type { ProtocolSlot } from '../protocols/slot.ts';
+import type { ScoreItem } from '../schemas/score.ts';
 import type { RewardCallContext } from './call-context.ts';
 import { dataSourceAttributes } from '../telemetry/spans.ts';
 import { continueTrace } from './continue-trace.ts';
 
 /** A core that scores parsed items of the service's own item schema; one slot per item, in order. */
 export type ItemScorer<I> = (items: I[], ctx: RewardCallContext) => Promise<ReadonlyArray<ProtocolSlot>>;
+
+/** The scorer behind the OpenRLHF and slime routes: items of the shared contract in, one slot per item out, in order. */
+export type BatchScorer = ItemScorer<ScoreItem>;
 
 /**
  * A core that takes the raw `ScoreRequest` body and answers the `ScoreResponse`

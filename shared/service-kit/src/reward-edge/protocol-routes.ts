@@ -5,10 +5,11 @@ import type { AppEnv } from '../http/app.ts';
 import { ProblemSchema } from '../http/problem.ts';
 import { MAX_DATA_SOURCE_CHARS } from '../schemas/score.ts';
 import { parseJsonText, validationError } from '../validation.ts';
-import { httpCallContext } from '../reward-edge/call-context.ts';
-import { OpenRlhfRequest, OpenRlhfResponse, openRlhfItems, toOpenRlhfResponse } from './openrlhf.ts';
-import { SlimeGroupRequest, SlimeQuery, SlimeRequest, SlimeRewardDetail, slimeItem, toSlimeDetail, toSlimeReward } from './slime.ts';
-import type { BatchScorer, ProtocolCallContext, ProtocolSlot } from './slot.ts';
+import { OpenRlhfRequest, OpenRlhfResponse, openRlhfItems, toOpenRlhfResponse } from '../protocols/openrlhf.ts';
+import { SlimeGroupRequest, SlimeQuery, SlimeRequest, SlimeRewardDetail, slimeItem, toSlimeDetail, toSlimeReward } from '../protocols/slime.ts';
+import type { ProtocolSlot } from '../protocols/slot.ts';
+import { httpCallContext, type RewardCallContext } from './call-context.ts';
+import type { BatchScorer } from './scorer.ts';
 
 /** Header of a bare slime reward that is a stand-in 0: the error code. */
 export const REWARD_ERROR_HEADER = 'x-reward-error';
@@ -129,7 +130,7 @@ function pathDataSource(c: Context<AppEnv>): string | undefined {
 }
 
 /** Runs the scorer; a scorer that answers the wrong number of slots is a bug, not a reward of 0. */
-async function scoreAll(score: BatchScorer, items: Parameters<BatchScorer>[0], ctx: ProtocolCallContext): Promise<ReadonlyArray<ProtocolSlot>> {
+async function scoreAll(score: BatchScorer, items: Parameters<BatchScorer>[0], ctx: RewardCallContext): Promise<ReadonlyArray<ProtocolSlot>> {
   const slots = await score(items, ctx);
   if (slots.length !== items.length) throw new AppError(ErrorCode.Internal, `scorer returned ${slots.length} results for ${items.length} items`);
   return slots;

@@ -3,8 +3,8 @@ import { createApp } from '../http/app.ts';
 import { createLogger } from '../logger.ts';
 import { createMetrics } from '../metrics.ts';
 import type { ScoreItem } from '../schemas/score.ts';
-import { addProtocolRoutes, REWARD_ERROR_HEADER } from './routes.ts';
-import type { BatchScorer } from './slot.ts';
+import { addProtocolRoutes, REWARD_ERROR_HEADER } from './protocol-routes.ts';
+import type { BatchScorer } from './scorer.ts';
 
 /** A real, tiny scorer: 1 when the response ends with the ground truth; data source "broken" is an item error. */
 const endsWithScorer =
