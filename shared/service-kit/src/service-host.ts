@@ -9,7 +9,7 @@ import type { ServiceMetrics } from './metrics.ts';
 import { connectNats, type NatsHandle } from './nats/connect.ts';
 import { startNatsService, type EndpointSpec } from './nats/service.ts';
 import { onShutdown, type StopStep } from './shutdown.ts';
-import type { Telemetry } from './telemetry.ts';
+import type { Telemetry } from './telemetry/start.ts';
 
 /** Connects to NATS as configured, or returns undefined when `NATS_ENABLED=false`. */
 export function connectNatsFromConfig(config: BaseConfig, name: string): Promise<NatsHandle | undefined> {

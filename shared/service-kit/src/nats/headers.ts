@@ -1,6 +1,6 @@
 import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import { context, trace } from '@opentelemetry/api';
-import { injectTraceHeaders } from '../telemetry.ts';
+import { injectTraceHeaders } from '../telemetry/propagation.ts';
 
 /** Header carrying the caller's request id end to end (HTTP `X-Request-Id` too). */
 export const REQUEST_ID_HEADER = 'X-Request-Id';

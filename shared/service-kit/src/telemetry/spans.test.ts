@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectTraceHeaders } from '../telemetry.ts';
+import { injectTraceHeaders } from './propagation.ts';
 import { dataSourceAttributes, withNatsClientSpan, withServerSpan, withSpan } from './spans.ts';
 
 // The SDK with a processor that keeps every ended span (its own AsyncLocalStorage context manager and W3C propagator).

@@ -1,6 +1,3 @@
-import { context, propagation, type Context } from '@opentelemetry/api';
-import type { MsgHdrs } from '@nats-io/transport-node';
-
 /** Handle returned by {@link startTelemetry}. */
 export interface Telemetry {
   readonly enabled: boolean;
@@ -23,21 +20,3 @@ export async function startTelemetry(serviceName: string, env: Record<string, st
   sdk.start();
   return { enabled: true, shutdown: () => sdk.shutdown() };
 }
-
-/** Writes the active W3C trace context (`traceparent`, `tracestate`) into NATS headers. */
-export function injectTraceHeaders(headers: MsgHdrs, ctx: Context = context.active()): void {
-  propagation.inject(ctx, headers, {
-    set: (carrier, key, value) => carrier.set(key, value),
-  });
-}
-
-/** Reads a W3C trace context from NATS headers (or returns the active one). */
-export function extractTraceContext(headers: MsgHdrs | undefined): Context {
-  if (headers === undefined) return context.active();
-  return propagation.extract(context.active(), headers, {
-    get: (carrier, key) => (carrier.has(key) ? carrier.get(key) : undefined),
-    keys: (carrier) => carrier.keys(),
-  });
-}
-
-export * from './telemetry/spans.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTelemetry } from './telemetry.ts';
+import { startTelemetry } from './start.ts';
 
 describe('startTelemetry', () => {
   it('stays off without OTEL_* exporter settings', async () => {
