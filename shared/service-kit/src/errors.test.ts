@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ERROR_STATUS, ErrorCode, appError, fromErrorBody } from './errors.ts';
+import { AppError, ERROR_STATUS, ErrorCode, fromErrorBody } from './errors.ts';
 
 describe('error codes', () => {
   it('gives every code a status and a retry default in one table', () => {
@@ -12,14 +12,6 @@ describe('error codes', () => {
 
   it('lets a site say a normally final error may be retried', () => {
     expect(new AppError(ErrorCode.Internal, 'x', { retryable: true }).retryable).toBe(true);
-  });
-
-  it('has a named constructor per code', () => {
-    const e = appError.notFound('job x', { details: { id: 'x' } });
-    expect(e).toBeInstanceOf(AppError);
-    expect(e).toMatchObject({ code: 'not_found', status: 404, message: 'job x', details: { id: 'x' } });
-    expect(appError.upstreamError('bad reply').status).toBe(502);
-    expect(Object.keys(appError)).toHaveLength(Object.keys(ErrorCode).length);
   });
 
   it('rebuilds a wire body with the status of its code; unknown codes become internal', () => {

@@ -87,19 +87,6 @@ export class AppError extends Error {
   }
 }
 
-type Constructors = { readonly [K in keyof typeof ErrorCode as Uncapitalize<K>]: (message: string, options?: AppErrorOptions) => AppError };
-
-/**
- * Named constructors, one per code: `appError.notFound('job x')` is
- * `new AppError(ErrorCode.NotFound, 'job x')`.
- */
-export const appError: Constructors = Object.fromEntries(
-  Object.entries(ErrorCode).map(([name, code]) => [
-    name[0]!.toLowerCase() + name.slice(1),
-    (message: string, options?: AppErrorOptions) => new AppError(code, message, options),
-  ]),
-) as unknown as Constructors;
-
 /**
  * An adapter's own failure with a stable code from its own small union (a
  * start-up problem, a worker-pool failure): callers branch on `code`, never on
