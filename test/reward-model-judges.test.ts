@@ -1,12 +1,13 @@
 // LLM judges against a fake judge server over real HTTP: scores, retries with
 // Retry-After, deadlines, unparseable answers and garbage as per-item errors,
-// the cache, the limits, and the example judge files. Time is virtual: waits
+// the cache, the limits, the judges' metrics, and the example judge files. Time is virtual: waits
 // advance a clock the test owns, and a deadline is a signal the test aborts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createMetrics, type ServiceMetrics } from '@rl/service-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ItemOutcome, ModelItem, RewardBackend } from '../services/reward-model/src/core/backend.ts';
-import { createJudgeBackends } from '../services/reward-model/src/judges/index.ts';
+import { createJudgeBackends, createJudgeMetrics } from '../services/reward-model/src/judges/index.ts';
 import { type FakeJudgeServer, type JudgeReply, type JudgeRequest, startFakeJudgeServer } from './support/fake-judge-server.ts';
 
 const JUDGES_DIR = join(import.meta.dirname, '../services/reward-model/judges');
@@ -267,6 +268,57 @@ describe('LLM judge over HTTP', () => {
     expect(codeOf(out)).toBe('timeout');
     // Attempts at 0 s and 3 s; the wait to 6 s passes the 5 s deadline.
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('judge metrics', () => {
+  /** One series of the registry's text exposition, by metric name and `judge`/`outcome` labels. */
+  async function seriesValue(registry: ServiceMetrics['registry'], name: string, labels: Record<string, string>): Promise<number> {
+    const text = await registry.metrics();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  it('count requests, retries, 429s, cache hits, unparseable answers and time-outs per judge, and time each request', async () => {
+    const server = await fakeServer((req) => {
+      if (req.prompt.includes('R=late')) return { status: 429, retryAfter: '3' };
+      if (req.prompt.includes('R=chatty')) return { text: 'no score here' };
+      return { text: 'Score: 5' };
+    });
+    server.queue({ status: 429, retryAfter: '1' }, { status: 503 });
+    const v = virtualClock();
+    const { registry } = createMetrics('reward-model');
+    const metrics = createJudgeMetrics(registry);
+    const b = judge(patternJudge(server.baseUrl, '    timeout_ms: 5000'), { JUDGE_KEY: 'k' }, { clock: v.clock, deadline: (ms) => v.deadline(ms), metrics });
+    const q = { judge: 'quality' };
+    const counts = async () => ({
+      requests: await seriesValue(registry, 'judge_requests_total', q),
+      retries: await seriesValue(registry, 'judge_retries_total', q),
+      rateLimited: await seriesValue(registry, 'judge_rate_limited_total', q),
+      cacheHits: await seriesValue(registry, 'judge_cache_hits_total', q),
+      parseFailures: await seriesValue(registry, 'judge_parse_failures_total', q),
+      timeouts: await seriesValue(registry, 'judge_timeouts_total', q),
+    });
+
+    // A 429 then a 503, then the score: three requests, two of them retries, one 429.
+    expect(scoreOf((await b.score([item('a')], never))[0])).toBe(4 / 9);
+    expect(await counts()).toEqual({ requests: 3, retries: 2, rateLimited: 1, cacheHits: 0, parseFailures: 0, timeouts: 0 });
+    // The same item again: the cache, no request.
+    await b.score([item('a')], never);
+    expect(await counts()).toEqual({ requests: 3, retries: 2, rateLimited: 1, cacheHits: 1, parseFailures: 0, timeouts: 0 });
+    // An answer without a score.
+    expect(codeOf((await b.score([item('chatty')], never))[0])).toBe('judge_unparseable');
+    expect(await counts()).toEqual({ requests: 4, retries: 2, rateLimited: 1, cacheHits: 1, parseFailures: 1, timeouts: 0 });
+    // 429s until the deadline: attempts at 0 s and 3 s, the next wait passes 5 s.
+    expect(codeOf((await b.score([item('late')], never))[0])).toBe('timeout');
+    expect(await counts()).toEqual({ requests: 6, retries: 3, rateLimited: 3, cacheHits: 1, parseFailures: 1, timeouts: 1 });
+    expect(server.requests).toHaveLength(6);
+
+    // One latency observation per request, by how it ended.
+    const timed = (outcome: string) => seriesValue(registry, 'judge_request_duration_seconds_count', { ...q, outcome });
+    expect([await timed('ok'), await timed('rate_limited'), await timed('server_error')]).toEqual([2, 3, 1]);
+    // Another judge's series are its own.
+    expect(await seriesValue(registry, 'judge_requests_total', { judge: 'other' })).toBe(0);
   });
 });
 

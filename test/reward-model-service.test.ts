@@ -128,6 +128,13 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
     expect((results[8] as { score: number }).score).toBeCloseTo(6 / 9, 6);
     expect(results[9]).toMatchObject({ error: { code: 'judge_unparseable' }, extra: expect.objectContaining({}) });
     expect(JSON.stringify(results[9])).toContain('No score here');
+
+    // The judge's metrics on /metrics: its requests, the cache hit of the NATS round, the unparseable answers.
+    const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+    const judged = (name: string) => Number(new RegExp(`^${name}\\{[^}]*judge="quality"[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    expect(judged('judge_requests_total')).toBe(judge.requests.length);
+    expect(judged('judge_cache_hits_total')).toBeGreaterThanOrEqual(1);
+    expect(judged('judge_parse_failures_total')).toBeGreaterThanOrEqual(1);
   });
 
   it('serves the OpenRLHF edge over the same core (a reward per query, errors flagged)', async () => {

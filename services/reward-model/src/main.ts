@@ -5,7 +5,7 @@ import { RewardModelConfig } from './config.ts';
 import type { RewardBackend } from './core/backend.ts';
 import { buildRoutes } from './core/routing.ts';
 import { addRoutes } from './http.ts';
-import { createJudgeBackends } from './judges/index.ts';
+import { createJudgeBackends, createJudgeMetrics } from './judges/index.ts';
 import { loadRewardModel } from './models/load-reward-model.ts';
 import { natsEndpoints } from './nats.ts';
 import { DOC_INFO } from './openapi.ts';
@@ -19,7 +19,7 @@ const metrics = createMetrics(DOC_INFO.service);
 // Everything is loaded and checked before the edges come up: a bad directory or judges file stops the service naming it.
 const backends: RewardBackend[] = [];
 const judgesText = config.REWARD_JUDGES_FILE === undefined ? undefined : await readFile(config.REWARD_JUDGES_FILE, 'utf8');
-if (judgesText !== undefined) backends.push(...createJudgeBackends(judgesText, process.env));
+if (judgesText !== undefined) backends.push(...createJudgeBackends(judgesText, process.env, { metrics: createJudgeMetrics(metrics.registry) }));
 for (const spec of config.REWARD_MODELS) {
   const startedMs = performance.now();
   backends.push(

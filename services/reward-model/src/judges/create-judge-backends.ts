@@ -16,7 +16,7 @@ const systemClock = { now: () => Date.now(), sleep: sleepMs };
 
 /** One {@link RewardBackend} (kind `judge`) per judge of the file; `env` holds the API keys the file names. */
 export function createJudgeBackends(text: string, env: Readonly<Record<string, string | undefined>>, options: CreateJudgesOptions = {}): RewardBackend[] {
-  const { where = 'REWARD_JUDGES_FILE', clock = systemClock, deadline = (ms: number) => AbortSignal.timeout(ms), fetch = globalThis.fetch } = options;
+  const { where = 'REWARD_JUDGES_FILE', clock = systemClock, deadline = (ms: number) => AbortSignal.timeout(ms), fetch = globalThis.fetch, metrics } = options;
   const file = parseJudgesFile(text, where);
   return Object.entries(file.judges).map(([name, config]) => {
     const keyVar = config.api_key_env;
@@ -25,7 +25,7 @@ export function createJudgeBackends(text: string, env: Readonly<Record<string, s
       throw new AppError(ErrorCode.InvalidConfig, `${where}: judges.${name}.api_key_env: the environment variable ${keyVar} is not set`);
     }
     try {
-      return new LlmJudge(name, config, apiKey, { clock, deadline, fetch });
+      return new LlmJudge(name, config, apiKey, { clock, deadline, fetch, metrics });
     } catch (err) {
       throw new AppError(ErrorCode.InvalidConfig, `${where}: judges.${name}.${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }

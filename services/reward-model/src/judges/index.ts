@@ -1,1 +1,2 @@
 export { createJudgeBackends } from './create-judge-backends.ts';
+export { createJudgeMetrics } from './judge-metrics.ts';

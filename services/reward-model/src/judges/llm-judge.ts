@@ -9,6 +9,7 @@ import { AnswerCache } from './answer-cache.ts';
 import { RetryableUpstream } from '../upstream/post-json.ts';
 import { postChat } from './chat-client.ts';
 import type { JudgeConfig } from './judge-config.ts';
+import type { JudgeMetrics, JudgeRequestOutcome } from './judge-metrics.ts';
 import { createParser, normalizeScore, type ScoreParser, stripThinking } from './parsers.ts';
 import { JudgePrompt } from './prompt-template.ts';
 import { JudgeLimiter, type LimiterClock } from './rate-limiter.ts';
@@ -19,6 +20,8 @@ export interface JudgeDeps {
   /** An item's deadline signal, from its first attempt; aborts with a TimeoutError DOMException. @default AbortSignal.timeout */
   deadline: (ms: number) => AbortSignal;
   fetch: typeof fetch;
+  /** The service's judge metrics; none in tests that do not read them. */
+  metrics?: JudgeMetrics;
 }
 
 const MAX_RAW_CHARS = 4000;
@@ -78,13 +81,17 @@ export class LlmJudge implements RewardBackend {
       const answer = this.#cache === undefined ? { text: await load(), shared: false } : await this.#cache.answer(key, load, signal);
       text = answer.text;
       extra.cached = answer.shared;
+      if (answer.shared) this.#deps.metrics?.cacheHits.inc({ judge: this.name });
     } catch (err) {
       return this.#failed(err, signal, extra);
     }
     extra.judge_text = text.slice(0, MAX_RAW_CHARS);
     const parsed = this.#parser(stripThinking(text));
     const scored = !parsed.ok || this.#config.parser.type === 'yes_no' ? parsed : normalizeScore(parsed.value, this.#config.score_range);
-    if (!scored.ok) return failure(ErrorCode.JudgeUnparseable, `judge ${this.name}: ${scored.reason}`, extra);
+    if (!scored.ok) {
+      this.#deps.metrics?.parseFailures.inc({ judge: this.name });
+      return failure(ErrorCode.JudgeUnparseable, `judge ${this.name}: ${scored.reason}`, extra);
+    }
     if (parsed.ok) extra.judge_score = parsed.value;
     this.#cache?.keep(key, text);
     return { score: scored.value, extra };
@@ -108,6 +115,7 @@ export class LlmJudge implements RewardBackend {
     const expired = new AbortController();
     const deadline = AbortSignal.any([signal, expired.signal]);
     let started = false;
+    let attempts = 0;
     return retry(
       () =>
         this.#limiter.run(async () => {
@@ -118,12 +126,16 @@ export class LlmJudge implements RewardBackend {
             else timer.addEventListener('abort', () => expired.abort(timer.reason), { once: true });
           }
           deadline.throwIfAborted();
+          const sentMs = this.#deps.clock.now();
+          this.#counted(++attempts);
           try {
             const text = await postChat(endpoint, body, deadline);
             this.#reachable = true;
+            this.#observed('ok', sentMs);
             return text;
           } catch (err) {
             if (!deadline.aborted) this.#reachable = !(err instanceof RetryableUpstream && err.status === 0);
+            this.#observed(deadline.aborted ? 'aborted' : outcomeOf(err), sentMs);
             throw err;
           }
         }, deadline),
@@ -135,6 +147,19 @@ export class LlmJudge implements RewardBackend {
         sleep: (ms, s) => this.#deps.clock.sleep(ms, s),
       },
     );
+  }
+
+  /** One request sent: the `attempt`-th of its item. */
+  #counted(attempt: number): void {
+    const m = this.#deps.metrics;
+    m?.requests.inc({ judge: this.name });
+    if (attempt > 1) m?.retries.inc({ judge: this.name });
+  }
+
+  #observed(outcome: JudgeRequestOutcome, sentMs: number): void {
+    const m = this.#deps.metrics;
+    if (outcome === 'rate_limited') m?.rateLimited.inc({ judge: this.name });
+    m?.latency.observe({ judge: this.name, outcome }, Math.max(0, this.#deps.clock.now() - sentMs) / 1000);
   }
 
   #failed(err: unknown, signal: AbortSignal, extra: Record<string, unknown>): ItemOutcome {
@@ -149,10 +174,17 @@ export class LlmJudge implements RewardBackend {
     }
     // The deadline's own reason (AbortSignal.timeout's): the sleep, the queue and fetch all reject with it.
     if (err instanceof DOMException && err.name === 'TimeoutError') {
+      this.#deps.metrics?.timeouts.inc({ judge: this.name });
       return failure(ErrorCode.Timeout, `${who}: no usable answer within ${this.#config.timeout_ms} ms of the first attempt`, extra);
     }
     return failure(ErrorCode.Internal, `${who}: ${message(err)}`, extra);
   }
+}
+
+function outcomeOf(err: unknown): JudgeRequestOutcome {
+  if (!(err instanceof RetryableUpstream)) return 'rejected';
+  if (err.status === 429) return 'rate_limited';
+  return err.status === 0 ? 'connection_failed' : 'server_error';
 }
 
 function failure(code: ErrorCode, msg: string, extra: Record<string, unknown>): ItemOutcome {
