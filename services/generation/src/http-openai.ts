@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/service-kit';
+import { problemDoc, type AppEnv } from '@rl/service-kit';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { InferenceBackend } from './core/backend.ts';
@@ -20,12 +20,11 @@ import {
   TokenizeResponse,
 } from './schemas/openai.ts';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 const errors = {
-  400: problem('Malformed request; the message names the failing field'),
-  404: problem('Unknown model'),
-  503: problem('No token-level backend (a chat-only upstream)'),
+  400: problemDoc('Malformed request; the message names the failing field'),
+  404: problemDoc('Unknown model'),
+  503: problemDoc('No token-level backend (a chat-only upstream)'),
 };
 const sse = { 'text/event-stream': { schema: z.string().openapi({ description: '`data: {chunk}` events, then `data: [DONE]`' }) } };
 

@@ -1,11 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, TRACEPARENT_HEADER, type AppEnv } from '@rl/service-kit';
+import { problemDoc, TRACEPARENT_HEADER, type AppEnv } from '@rl/service-kit';
 import type { RolloutDeps } from './core/rollout/run-rollouts.ts';
 import { addOpenAiRoutes, openAiRoutes } from './http-openai.ts';
 import { tracedRollouts } from './rollout-trace.ts';
 import { RolloutRequest, RolloutResponse } from './schemas/rollout.ts';
-
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 
 const rolloutRoute = createRoute({
   method: 'post',
@@ -18,9 +16,9 @@ const rolloutRoute = createRoute({
   request: { body: { required: true, content: { 'application/json': { schema: RolloutRequest } } } },
   responses: {
     200: { description: 'One slot per trajectory, in order', content: { 'application/json': { schema: RolloutResponse } } },
-    400: problem('Malformed request; the message names the failing field'),
-    401: problem('Missing or wrong bearer token'),
-    413: problem('Body larger than the configured limit'),
+    400: problemDoc('Malformed request; the message names the failing field'),
+    401: problemDoc('Missing or wrong bearer token'),
+    413: problemDoc('Body larger than the configured limit'),
   },
 });
 

@@ -5,9 +5,9 @@ import {
   addScoreRoute,
   AppError,
   ErrorCode,
-  ProblemSchema,
-  protocolRoutes,
+  problemDoc,
   problemResponse,
+  protocolRoutes,
   scoreRoute,
   type AppEnv,
   type BatchScorer,
@@ -19,8 +19,6 @@ import { missingLanguages } from './core/fusion-languages.ts';
 import { runCode } from './run-code.ts';
 import { LanguagesResponse, RunCodeRequest, RunCodeResponse } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
-
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 
 const runCodeRoute = createRoute({
   method: 'post',
@@ -35,9 +33,9 @@ const runCodeRoute = createRoute({
       description: 'The run; `status` is Success, Failed (non-zero exit or time limit) or SandboxError',
       content: { 'application/json': { schema: RunCodeResponse } },
     },
-    400: problem('Malformed request, unsupported language or unsafe file path; the message names the field'),
-    413: problem('Body larger than the configured limit'),
-    504: problem('Overloaded: retry later (Retry-After)'),
+    400: problemDoc('Malformed request, unsupported language or unsafe file path; the message names the field'),
+    413: problemDoc('Body larger than the configured limit'),
+    504: problemDoc('Overloaded: retry later (Retry-After)'),
   },
 });
 

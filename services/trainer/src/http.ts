@@ -1,11 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemSchema, type AppEnv } from '@rl/service-kit';
+import { problemDoc, type AppEnv } from '@rl/service-kit';
 import { streamSSE } from 'hono/streaming';
 import { followJobEvents, toServerSentEvent } from './jobs/follow-job-events.ts';
 import type { JobManager, JobView } from './jobs/job-manager.ts';
 import { JobIdParam, JobMetricsResponse, JobViewSchema, MetricsQuery, PlotsResponse, SubmitJobRequest } from './schemas.ts';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const job = (description: string) => ({ description, content: { 'application/json': { schema: JobViewSchema } } });
 
 const submitRoute = createRoute({
@@ -15,7 +14,11 @@ const submitRoute = createRoute({
   summary: 'Submit a training job',
   description: 'Validates the config (every bad key is named at once) and queues the job; jobs of one trainer run one at a time.',
   request: { body: { required: true, content: { 'application/json': { schema: SubmitJobRequest } } } },
-  responses: { 201: job('The queued job'), 400: problem('Invalid config; the message lists every bad key path'), 409: problem('A job with this id exists') },
+  responses: {
+    201: job('The queued job'),
+    400: problemDoc('Invalid config; the message lists every bad key path'),
+    409: problemDoc('A job with this id exists'),
+  },
 });
 
 const listRoute = createRoute({
@@ -32,7 +35,7 @@ const getRoute = createRoute({
   operationId: 'getJob',
   summary: 'A job’s state and latest metrics',
   request: { params: JobIdParam },
-  responses: { 200: job('The job'), 404: problem('No such job') },
+  responses: { 200: job('The job'), 404: problemDoc('No such job') },
 });
 
 const metricsRoute = createRoute({
@@ -48,7 +51,7 @@ const metricsRoute = createRoute({
       description: 'Metrics',
       content: { 'application/json': { schema: JobMetricsResponse }, 'text/event-stream': { schema: { type: 'string' } } },
     },
-    404: problem('No such job'),
+    404: problemDoc('No such job'),
   },
 });
 
@@ -59,7 +62,7 @@ const cancelRoute = createRoute({
   summary: 'Cancel a job',
   description: 'A queued job is dropped; a running one stops after its current stage and keeps its checkpoints (resume by submitting the same config).',
   request: { params: JobIdParam },
-  responses: { 200: job('The job, cancelled or already final'), 404: problem('No such job') },
+  responses: { 200: job('The job, cancelled or already final'), 404: problemDoc('No such job') },
 });
 
 const plotsRoute = createRoute({
@@ -68,7 +71,7 @@ const plotsRoute = createRoute({
   operationId: 'renderJobPlots',
   summary: 'Render the job’s curves now',
   request: { params: JobIdParam },
-  responses: { 200: { description: 'The SVG files written', content: { 'application/json': { schema: PlotsResponse } } }, 404: problem('No such job') },
+  responses: { 200: { description: 'The SVG files written', content: { 'application/json': { schema: PlotsResponse } } }, 404: problemDoc('No such job') },
 });
 
 /** Route definitions, also the input of the OpenAPI document. */

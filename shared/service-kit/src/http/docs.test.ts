@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../testing/index.ts';
 import { buildOpenApiDocument } from './openapi-doc.ts';
-import { ProblemSchema } from './problem.ts';
+import { problemDoc } from './problem.ts';
 
 const pingRoute = createRoute({
   method: 'get',
@@ -11,7 +11,7 @@ const pingRoute = createRoute({
   summary: 'ping',
   responses: {
     200: { description: 'pong', content: { 'application/json': { schema: z.literal('pong') } } },
-    400: { description: 'bad', content: { 'application/problem+json': { schema: ProblemSchema } } },
+    400: problemDoc('bad'),
   },
 });
 

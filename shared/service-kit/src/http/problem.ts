@@ -28,8 +28,8 @@ export function problemResponse(err: AppError, status = err.status): Response {
   });
 }
 
-/** OpenAPI/zod schema of the problem document, for route definitions. */
-export const ProblemSchema = z
+/** OpenAPI/zod schema of the problem document (the `Problem` component of every service's document). */
+const ProblemSchema = z
   .object({
     type: z.string(),
     title: z.string(),
@@ -38,3 +38,8 @@ export const ProblemSchema = z
     error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
   })
   .openapi('Problem');
+
+/** A route's error response in its OpenAPI definition: a problem document (`application/problem+json`) with this description. */
+export function problemDoc(description: string) {
+  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+}

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-op
 import type { Context } from 'hono';
 import { AppError, ErrorCode } from '../errors.ts';
 import type { AppEnv } from '../http/app.ts';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemDoc } from '../http/problem.ts';
 import { MAX_DATA_SOURCE_CHARS } from '../schemas/score.ts';
 import { parseJsonText, validationError } from '../validation.ts';
 import { OpenRlhfRequest, OpenRlhfResponse, openRlhfItems, toOpenRlhfResponse } from '../protocols/openrlhf.ts';
@@ -14,11 +14,10 @@ import type { BatchScorer } from './scorer.ts';
 /** Header of a bare slime reward that is a stand-in 0: the error code. */
 export const REWARD_ERROR_HEADER = 'x-reward-error';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const errors = {
-  400: problem('Malformed body; the message names the field (`labels[3].params.method`, `query[0]`)'),
-  401: problem('Missing or wrong bearer token'),
-  413: problem('Body larger than the configured limit'),
+  400: problemDoc('Malformed body; the message names the field (`labels[3].params.method`, `query[0]`)'),
+  401: problemDoc('Missing or wrong bearer token'),
+  413: problemDoc('Body larger than the configured limit'),
 };
 const DataSourceParam = z.object({
   data_source: z

@@ -1,5 +1,5 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemDoc } from '../http/problem.ts';
 import { ScoreRequest, ScoreResponse } from '../schemas/score.ts';
 
 /** What differs between the reward services' `/v1/score` documentation. */
@@ -12,8 +12,6 @@ export interface ScoreRouteDoc {
   response?: z.ZodType;
 }
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
-
 /** The `POST /v1/score` route every reward service serves: the shared batch contract, documented from its zod schemas. */
 export function scoreRoute({ summary, description, request = ScoreRequest, response = ScoreResponse }: ScoreRouteDoc) {
   return createRoute({
@@ -25,9 +23,9 @@ export function scoreRoute({ summary, description, request = ScoreRequest, respo
     request: { body: { required: true, content: { 'application/json': { schema: request } } } },
     responses: {
       200: { description: 'One result per item, in order', content: { 'application/json': { schema: response } } },
-      400: problem('Malformed request; the message names the failing field'),
-      401: problem('Missing or wrong bearer token'),
-      413: problem('Body larger than the configured limit'),
+      400: problemDoc('Malformed request; the message names the failing field'),
+      401: problemDoc('Missing or wrong bearer token'),
+      413: problemDoc('Body larger than the configured limit'),
     },
   });
 }
