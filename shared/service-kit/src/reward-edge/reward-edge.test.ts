@@ -126,7 +126,8 @@ describe('the reward edge continues the caller’s trace', () => {
       signal: new AbortController().signal,
     });
     expectContinued('nats');
-    expect(bodies.map((b) => JSON.parse(b))).toEqual([{ items: [ITEM] }, { items: [ITEM] }, { items: [ITEM] }]);
+    // The slime sample's prompt travels as extra_info.prompt.
+    expect(bodies.map((b) => JSON.parse(b))).toEqual([{ items: [ITEM] }, { items: [{ ...ITEM, extra_info: { prompt: 'P' } }] }, { items: [ITEM] }]);
   });
 
   it('starts a new trace when the caller sent none', async () => {
