@@ -5,5 +5,3 @@
 
 /** Every story reward component, in the order reward-story reports them; each score is in [0, 1]. */
 export const STORY_COMPONENTS = ['relevance', 'coherence', 'reference_recall', 'non_repetition', 'beyond_reference', 'info_gain', 'entropy', 'format'] as const;
-/** One story reward component's name. */
-export type StoryComponent = (typeof STORY_COMPONENTS)[number];
