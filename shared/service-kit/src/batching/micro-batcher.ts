@@ -18,7 +18,7 @@ export interface MicroBatcherOptions<I, O> {
 
 /** Defaults of {@link MicroBatcherOptions}. */
 export const DEFAULT_MAX_BATCH = 32;
-export const DEFAULT_BATCH_WINDOW_MS = 2;
+const DEFAULT_BATCH_WINDOW_MS = 2;
 
 /** Options of one {@link MicroBatcher.submit} call. */
 export interface SubmitOptions {

@@ -50,7 +50,7 @@ function isPublicPath(path: string): boolean {
 }
 
 /** OpenAPI title/version block used by `/openapi.json` and `make openapi`. */
-export function openApiInfo(o: Pick<AppOptions, 'service' | 'version' | 'description'>) {
+function openApiInfo(o: Pick<AppOptions, 'service' | 'version' | 'description'>) {
   return { openapi: '3.1.0', info: { title: o.service, version: o.version, description: o.description } } as const;
 }
 

@@ -13,7 +13,7 @@ export interface DocInfo {
 }
 
 /** Name of the bearer-token security scheme (`AUTH_TOKEN`). */
-export const BEARER_SCHEME = 'bearerAuth';
+const BEARER_SCHEME = 'bearerAuth';
 
 /** The licence the documents state: the repository's (`LICENSE`), as an SPDX identifier. */
 const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' } as const;

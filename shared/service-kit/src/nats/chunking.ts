@@ -3,13 +3,13 @@ import { AppError, ErrorCode } from '../errors.ts';
 import { inboxOf } from './connect.ts';
 
 /** Header naming how many chunks a chunked message has (present only when > 1). */
-export const CHUNKS_HEADER = 'Rl-Chunks';
+const CHUNKS_HEADER = 'Rl-Chunks';
 /** Header naming the inbox the remaining chunks are pulled from. */
-export const CHUNK_INBOX_HEADER = 'Rl-Chunk-Inbox';
+const CHUNK_INBOX_HEADER = 'Rl-Chunk-Inbox';
 /** Header naming which chunk a pull asks for. */
-export const CHUNK_INDEX_HEADER = 'Rl-Chunk-Index';
+const CHUNK_INDEX_HEADER = 'Rl-Chunk-Index';
 /** Bytes kept free under `max_payload` for headers and protocol framing. */
-export const HEADER_ALLOWANCE_BYTES = 4096;
+const HEADER_ALLOWANCE_BYTES = 4096;
 
 /**
  * Largest data part of one message on this connection. Read from the server's

@@ -3,7 +3,7 @@ import { context, trace } from '@opentelemetry/api';
 import { injectTraceHeaders } from '../telemetry/propagation.ts';
 
 /** Header carrying the caller's request id end to end (HTTP `X-Request-Id` too). */
-export const REQUEST_ID_HEADER = 'X-Request-Id';
+const REQUEST_ID_HEADER = 'X-Request-Id';
 /** W3C trace context header. */
 export const TRACEPARENT_HEADER = 'traceparent';
 

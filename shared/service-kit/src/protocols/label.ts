@@ -7,7 +7,7 @@ import { GroundTruth, MAX_DATA_SOURCE_CHARS, ScoreParams, type ScoreItem } from 
  * an object, or its JSON text; any other label is the ground truth itself.
  * `reward_model.ground_truth` (a verl row) is read when `ground_truth` is absent.
  */
-export const LabelObject = z
+const LabelObject = z
   .object({
     data_source: z.string().min(1).max(MAX_DATA_SOURCE_CHARS),
     ground_truth: GroundTruth.optional(),
@@ -19,10 +19,9 @@ export const LabelObject = z
     description: 'A label that picks its scorer: `data_source` plus the other ScoreItem fields. Also accepted as JSON text.',
     example: { data_source: 'openai/gsm8k', ground_truth: '18', params: { method: 'flexible' } },
   });
-export type LabelObject = z.infer<typeof LabelObject>;
 
 /** The object a label carries when it names a `data_source` (as an object or as JSON text), else undefined. */
-export function labelObjectCandidate(label: unknown): Record<string, unknown> | undefined {
+function labelObjectCandidate(label: unknown): Record<string, unknown> | undefined {
   let value = label;
   if (typeof label === 'string' && label.trimStart().startsWith('{')) {
     try {

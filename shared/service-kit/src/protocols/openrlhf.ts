@@ -8,7 +8,7 @@ import { missingDataSource, responseTooLong, type ProtocolSlot } from './slot.ts
 export const MAX_QUERY_CHARS = 4 * MAX_SOLUTION_CHARS;
 
 /** The flag every sample carries in `extra_logs`: 1 when its reward is a stand-in 0 for an error. */
-export const OPENRLHF_ERROR_LOG_KEY = 'reward_error';
+const OPENRLHF_ERROR_LOG_KEY = 'reward_error';
 
 /**
  * Body OpenRLHF posts to `--reward.remote_url` (`--remote_rm_url` before 0.9):

@@ -4,7 +4,7 @@
  * observation that way). verl, whose scorers we reproduce, always scores text
  * decoded with `skip_special_tokens=True`, so these are removed before scoring.
  */
-export const TRAILING_SPECIAL_TOKENS: ReadonlyArray<string> = [
+const TRAILING_SPECIAL_TOKENS: ReadonlyArray<string> = [
   '<|im_end|>', // Qwen / ChatML
   '<|endoftext|>', // Qwen pad, GPT-2
   '<|eot_id|>', // Llama 3

@@ -2,7 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes 
 import type { RewardCallContext } from './call-context.ts';
 
 /** Instrumentation scope of the spans the reward edge opens. */
-export const REWARD_EDGE_TRACER = '@rl/service-kit/reward-edge';
+const REWARD_EDGE_TRACER = '@rl/service-kit/reward-edge';
 
 /** Name of the span every scoring call runs in, whichever edge it came through. */
 export const SCORE_SPAN = 'reward.score';

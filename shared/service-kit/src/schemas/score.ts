@@ -6,7 +6,7 @@ export const MAX_SOLUTION_CHARS = 262_144;
 /** Longest accepted `data_source`. */
 export const MAX_DATA_SOURCE_CHARS = 256;
 /** Longest string anywhere inside `ground_truth` (code test suites can be large). */
-export const MAX_GROUND_TRUTH_STRING_CHARS = 4 * 1024 * 1024;
+const MAX_GROUND_TRUTH_STRING_CHARS = 4 * 1024 * 1024;
 /** Most items in one request. */
 export const MAX_BATCH_ITEMS = 65_536;
 /** Longest per-item time budget a caller may ask for. */

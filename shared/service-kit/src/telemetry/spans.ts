@@ -5,7 +5,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 /** Instrumentation scope of the spans opened through these helpers. */
-export const RL_TRACER = '@rl/service-kit';
+const RL_TRACER = '@rl/service-kit';
 
 /**
  * Attribute names of the project's spans (one naming, documented in the README's
