@@ -8,12 +8,13 @@ describe('RewardModelConfig', () => {
     expect([c.PORT, c.REWARD_MODELS, c.REWARD_ROUTES, c.REWARD_JUDGES_FILE]).toEqual([8106, [], {}, undefined]);
   });
 
-  it('reads REWARD_MODELS (name=DIR, name=torch:DIR) and REWARD_ROUTES (data_source=name, *=name)', () => {
-    const c = loadConfig(RewardModelConfig, { REWARD_MODELS: 'rm=/m/a, big=torch:/m/b,j=jax:/m/c', REWARD_ROUTES: 'openai/gsm8k=rm,*=big' });
+  it('reads REWARD_MODELS (name=DIR, name=torch:DIR, name=onnx:DIR) and REWARD_ROUTES (data_source=name, *=name)', () => {
+    const c = loadConfig(RewardModelConfig, { REWARD_MODELS: 'rm=/m/a, big=torch:/m/b,j=jax:/m/c,o=onnx:/m/d', REWARD_ROUTES: 'openai/gsm8k=rm,*=big' });
     expect(c.REWARD_MODELS).toEqual([
       { name: 'rm', dir: '/m/a', engine: 'jax' },
       { name: 'big', dir: '/m/b', engine: 'torch' },
       { name: 'j', dir: '/m/c', engine: 'jax' },
+      { name: 'o', dir: '/m/d', engine: 'onnx' },
     ]);
     expect(c.REWARD_ROUTES).toEqual({ 'openai/gsm8k': 'rm', '*': 'big' });
   });

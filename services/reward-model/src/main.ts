@@ -27,6 +27,7 @@ for (const spec of config.REWARD_MODELS) {
       maxBatchTokens: config.REWARD_MODEL_MAX_BATCH_TOKENS,
       torchDevice: config.REWARD_MODEL_TORCH_DEVICE,
       vllmTimeoutMs: config.REWARD_MODEL_VLLM_TIMEOUT_MS,
+      onnxThreads: config.REWARD_MODEL_ONNX_THREADS,
     }),
   );
   logger.info({ model: spec.name, dir: spec.dir, engine: spec.engine, loadMs: Math.round(performance.now() - startedMs) }, 'reward model loaded');

@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTokenizer, loadModelDir, policyFromWeights, TorchEngine, tokenizerFromDir, type Tokenizer, type TorchEngineOptions } from '@rl/policy';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import { readAtOf } from './read-position.ts';
+import { type ReadAt, readAtOf } from './read-position.ts';
 import type { LocalRewardModelSpec, RewardModelSpec, VllmRewardModelSpec } from './reward-model-spec.ts';
 import { TrainedRewardModel } from './trained-reward-model.ts';
-import type { ValueEngine } from './value-engine.ts';
+import { criticScoreEngine, type ScoreEngine } from './score-engine.ts';
 import { VllmRewardModel } from './vllm-reward-model.ts';
 
 /** Settings every reward model shares (from the service's environment). */
@@ -16,6 +16,8 @@ export interface RewardModelSettings {
   torchDevice?: TorchEngineOptions['device'];
   /** Per-attempt limit of a vLLM `/classify` request. @default 60000 */
   vllmTimeoutMs?: number;
+  /** onnxruntime's intra-op threads for `onnx:` models. @default availableParallelism() */
+  onnxThreads?: number;
 }
 
 /** What config.json says about the head: the architecture and pad_token_id (transformers' key for the last non-pad token). */
@@ -38,33 +40,35 @@ async function headOf(dir: string): Promise<{ architecture: string; padId: numbe
   return { architecture, padId: typeof pad === 'number' && Number.isInteger(pad) ? pad : null };
 }
 
-async function jaxEngine(dir: string): Promise<{ engine: ValueEngine; tokenizer: Tokenizer }> {
+async function jaxEngine(dir: string): Promise<{ engine: ScoreEngine; tokenizer: Tokenizer }> {
   const weights = await loadModelDir(dir);
   // The token budget forms the batches; one batch is one forward pass.
   const policy = await policyFromWeights(weights, { maxBatchSize: 4096 });
-  const engine: ValueEngine = {
+  const engine = criticScoreEngine({
     kind: 'jax',
     maxSeqLen: policy.config.maxSeqLen,
+    placeholderId: policy.tokenizer.padId,
     values: (pairs) => policy.values(pairs),
     alive: () => true,
     close: async () => policy.dispose(),
-  };
+  });
   return { engine, tokenizer: policy.tokenizer };
 }
 
-async function torchEngine(dir: string, device: TorchEngineOptions['device']): Promise<{ engine: ValueEngine; tokenizer: Tokenizer }> {
+async function torchEngine(dir: string, device: TorchEngineOptions['device']): Promise<{ engine: ScoreEngine; tokenizer: Tokenizer }> {
   const tokenizer = createTokenizer(await tokenizerFromDir(dir));
   const child = await TorchEngine.start({ device: device ?? 'auto' });
   try {
     const opened = await child.open(dir);
     if (!opened.valueHead) throw new AppError(ErrorCode.InvalidConfig, `${dir}: the PyTorch engine opened it without a value head`);
-    const engine: ValueEngine = {
+    const engine = criticScoreEngine({
       kind: 'torch',
       maxSeqLen: opened.maxSeqLen,
+      placeholderId: tokenizer.padId,
       values: (pairs) => child.values(pairs),
       alive: () => child.failed === null,
       close: async () => child.close(),
-    };
+    });
     return { engine, tokenizer };
   } catch (err) {
     child.close();
@@ -80,6 +84,21 @@ async function maxPositionsOf(dir: string): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+/** `DIR/model.onnx` on onnxruntime, with the directory's tokenizer; onnxruntime-node is loaded only for such a model. */
+async function onnxEngine(
+  dir: string,
+  head: { readAt: ReadAt; padId: number | null },
+  threads: number | undefined,
+): Promise<{ engine: ScoreEngine; tokenizer: Tokenizer }> {
+  const maxPositions = await maxPositionsOf(dir);
+  if (maxPositions === null)
+    throw new AppError(ErrorCode.InvalidConfig, `${join(dir, 'config.json')}: max_position_embeddings: missing (an onnx: model's item limit)`);
+  const tokenizer = createTokenizer(await tokenizerFromDir(dir));
+  const { openOnnxEngine } = await import('./onnx-engine.ts');
+  const engine = await openOnnxEngine({ modelPath: join(dir, 'model.onnx'), ...head, fillId: tokenizer.padId, maxPositions, threads });
+  return { engine, tokenizer };
 }
 
 /** A vLLM-served reward model: only its tokenizer is read here; the server holds the weights. */
@@ -108,6 +127,12 @@ export async function loadRewardModel(spec: RewardModelSpec, settings: RewardMod
 export async function loadRewardModel(spec: RewardModelSpec, settings: RewardModelSettings): Promise<TrainedRewardModel | VllmRewardModel> {
   if (spec.engine === 'vllm') return vllmRewardModel(spec, settings);
   const { architecture, padId } = await headOf(spec.dir);
-  const { engine, tokenizer } = spec.engine === 'torch' ? await torchEngine(spec.dir, settings.torchDevice) : await jaxEngine(spec.dir);
-  return new TrainedRewardModel({ name: spec.name, tokenizer, readAt: readAtOf(architecture), padId, engine, maxBatchTokens: settings.maxBatchTokens });
+  const readAt = readAtOf(architecture);
+  const { engine, tokenizer } =
+    spec.engine === 'torch'
+      ? await torchEngine(spec.dir, settings.torchDevice)
+      : spec.engine === 'onnx'
+        ? await onnxEngine(spec.dir, { readAt, padId }, settings.onnxThreads)
+        : await jaxEngine(spec.dir);
+  return new TrainedRewardModel({ name: spec.name, tokenizer, readAt, padId, engine, maxBatchTokens: settings.maxBatchTokens });
 }

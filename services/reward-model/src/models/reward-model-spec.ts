@@ -1,6 +1,6 @@
 // REWARD_MODELS: the reward models the service loads at start-up,
-// `name=DIR[,name=DIR]`, a DIR prefixed with `torch:` (or `jax:`, the default)
-// choosing the engine, or `name=vllm:http://host:port/SERVED_NAME?tokenizer=DIR`
+// `name=DIR[,name=DIR]`, a DIR prefixed with `torch:`, `onnx:` (its
+// `model.onnx` on onnxruntime) or `jax:` (the default) choosing the engine, or `name=vllm:http://host:port/SERVED_NAME?tokenizer=DIR`
 // for a vLLM server's `/classify` (DIR: the reward model's tokenizer and chat
 // template, which verl reads locally from the model path to render each item).
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { z } from 'zod';
 export interface LocalRewardModelSpec {
   name: string;
   dir: string;
-  engine: 'jax' | 'torch';
+  engine: 'jax' | 'torch' | 'onnx';
 }
 
 /** One reward model served by vLLM: `url` is its `/classify`, `model` the served name sent as `model`. */
@@ -58,7 +58,7 @@ export const RewardModelsEnv = z
       if (!NAME.test(name) || dir === '') {
         ctx.addIssue({
           code: 'custom',
-          message: `${JSON.stringify(entry)}: each entry is name=DIR, name=torch:DIR or name=vllm:URL (name: letters, digits, . _ -)`,
+          message: `${JSON.stringify(entry)}: each entry is name=DIR, name=torch:DIR, name=onnx:DIR or name=vllm:URL (name: letters, digits, . _ -)`,
         });
         return z.NEVER;
       }
@@ -76,13 +76,13 @@ export const RewardModelsEnv = z
         continue;
       }
       let engine: LocalRewardModelSpec['engine'] = 'jax';
-      const prefix = /^(jax|torch):/.exec(dir);
+      const prefix = /^(jax|torch|onnx):/.exec(dir);
       if (prefix !== null) {
         engine = prefix[1] as LocalRewardModelSpec['engine'];
         dir = dir.slice(prefix[0].length);
       }
       if (dir === '') {
-        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(entry)}: each entry is name=DIR, name=torch:DIR or name=vllm:URL` });
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(entry)}: each entry is name=DIR, name=torch:DIR, name=onnx:DIR or name=vllm:URL` });
         return z.NEVER;
       }
       specs.push({ name, dir, engine });

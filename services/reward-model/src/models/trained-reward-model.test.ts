@@ -4,19 +4,17 @@
 // definitions) over the same conversation rendered by the model's own ChatML
 // template: verl's ...ForTokenClassification read at the last token,
 // ...ForSequenceClassification at the last token that is not pad_token_id.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ByteTokenizer, encodeSafetensors, type HostParams } from '@rl/policy';
+import { ByteTokenizer } from '@rl/policy';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelItem } from '../core/backend.ts';
 import { loadRewardModel } from './load-reward-model.ts';
+import { referenceValues } from './testing/reference-values.ts';
 import { NEWLINE_ID, writeTinyRewardModel } from './testing/tiny-reward-model.ts';
 import type { TrainedRewardModel } from './trained-reward-model.ts';
 
-const REFERENCE = fileURLToPath(import.meta.resolve('@rl/policy/testing').replace(/testing\/index\.ts$/, 'model/reference/hf_forward.py'));
 const TOLERANCE = 1e-4;
 /** Engine children start and score within this on a loaded CI machine. */
 const SLOW_MS = 180_000;
@@ -37,19 +35,6 @@ const ITEMS: ModelItem[] = [
   item([], 'A response with no prompt at all, a little longer than the others.'),
   item([{ role: 'user', content: '你好' }], '你好！有什么可以帮你？'),
 ];
-
-/** The reference's values at every position of each rendered sequence. */
-function referenceValues(dir: string, params: HostParams, sequences: number[][]): number[][] {
-  const f32 = join(dir, 'reference.safetensors');
-  const request = join(dir, 'request.json');
-  writeFileSync(f32, encodeSafetensors(params));
-  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as unknown;
-  writeFileSync(request, JSON.stringify({ config, sequences }));
-  const out = JSON.parse(execFileSync('/usr/bin/python3', [REFERENCE, f32, request], { encoding: 'utf8', timeout: 60_000, maxBuffer: 256 * 1024 * 1024 })) as {
-    values: number[][];
-  };
-  return out.values;
-}
 
 const tokenizer = new ByteTokenizer();
 const rendered = ITEMS.map((it) => tokenizer.applyChatTemplate([...it.messages, { role: 'assistant', content: it.response }]));

@@ -3,13 +3,14 @@
 // assistant's turn, as verl's reward-model worker re-renders when the policy's
 // tokenizer differs), the one-label head read at the last token
 // (...ForTokenClassification) or the last non-pad token
-// (...ForSequenceClassification), items batched by token count.
+// (...ForSequenceClassification), items batched by token count, on a local
+// engine (jax-js, the PyTorch child, onnxruntime).
 import type { Tokenizer } from '@rl/policy';
 import { AppError, ErrorCode } from '@rl/service-kit';
 import type { ItemOutcome, ModelItem, RewardBackend } from '../core/backend.ts';
 import { readIndex, type ReadAt } from './read-position.ts';
 import { tokenBatches } from './token-batches.ts';
-import type { ValueEngine } from './value-engine.ts';
+import type { ScoreEngine } from './score-engine.ts';
 
 /** What {@link TrainedRewardModel} needs: its name, the model's tokenizer, where the head is read, the engine. */
 export interface TrainedRewardModelOptions {
@@ -18,7 +19,7 @@ export interface TrainedRewardModelOptions {
   readAt: ReadAt;
   /** config.json's pad_token_id (null when absent), which `last_non_pad` skips. */
   padId: number | null;
-  engine: ValueEngine;
+  engine: ScoreEngine;
   /** Padded tokens (rows x longest row) per engine call. */
   maxBatchTokens: number;
 }
@@ -38,21 +39,18 @@ export class TrainedRewardModel implements RewardBackend {
     this.#o = options;
   }
 
-  /**
-   * The most tokens an item may render to: the head is read at the state of the
-   * last token, which the engine reports as the state before one more
-   * (placeholder) token, so one position is kept for it.
-   */
+  /** The most tokens an item may render to (up to the token the head reads). */
   get maxItemTokens(): number {
-    return this.#o.engine.maxSeqLen - 1;
+    return this.#o.engine.maxRowTokens;
   }
 
   async score(items: readonly ModelItem[], signal: AbortSignal): Promise<ItemOutcome[]> {
     const rendered = items.map((item) => this.#render(item));
     const out: ItemOutcome[] = rendered.map((r) => ('outcome' in r ? r.outcome : { error: { code: ErrorCode.Internal, message: 'not scored' } }));
     const todo = rendered.flatMap((r, i) => ('ids' in r ? [{ at: i, ids: r.ids }] : []));
+    const { engine } = this.#o;
     for (const batch of tokenBatches(
-      todo.map((t) => t.ids.length + 1),
+      todo.map((t) => engine.rowWidth(t.ids.length)),
       this.#o.maxBatchTokens,
     )) {
       const part = batch.map((k) => todo[k] as { at: number; ids: number[] });
@@ -62,9 +60,9 @@ export class TrainedRewardModel implements RewardBackend {
         continue;
       }
       try {
-        const values = await this.#exclusive(() => this.#o.engine.values(part.map((p) => ({ prompt: p.ids, response: [this.#o.tokenizer.padId] }))));
+        const scores = await this.#exclusive(() => engine.scores(part.map((p) => p.ids)));
         part.forEach((p, k) => {
-          out[p.at] = { score: values[k]?.[0] as number, extra: { model: this.name, engine: this.#o.engine.kind, tokens: p.ids.length } };
+          out[p.at] = { score: scores[k] as number, extra: { model: this.name, engine: engine.kind, tokens: p.ids.length } };
         });
       } catch (err) {
         const error =
