@@ -2,7 +2,7 @@
 // from a cgroup-v1 cpuacct group the bench joins before it starts anything.
 // Throughput at saturation swings by 20% on a shared 2-core host; CPU per run does
 // not, and on a CPU-bound host it is what sets the saturation rate.
-import { joinOwnCpuacctGroup, ownCpuPlace } from '../../services/reward-sandbox/src/adapters/bwrap/cgroup-places.ts';
+import { joinOwnCpuacctGroup, ownCpuPlace } from '../../services/reward-sandbox/src/adapters/native/slots/cgroup-places.ts';
 
 /** Reads the tree's CPU time. */
 export interface CpuAccount {

@@ -6,11 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX_NODE, SANDBOX_NODE_PACKAGES } from '../../services/reward-sandbox/src/adapters/bwrap/argv.ts';
-import { BwrapRunner } from '../../services/reward-sandbox/src/adapters/bwrap-runner.ts';
-import { LANGUAGES } from '../../services/reward-sandbox/src/adapters/bwrap/languages/index.ts';
-import { PROGRAMS } from '../../services/reward-sandbox/src/adapters/bwrap/languages-programs.test-support.ts';
-import { testRunSpec } from '../../services/reward-sandbox/src/core/run-spec.test-support.ts';
+import { SANDBOX_NODE, SANDBOX_NODE_PACKAGES } from '../../services/reward-sandbox/src/adapters/native/bubblewrap/argv.ts';
+import { BwrapRunner } from '../../services/reward-sandbox/src/adapters/native/bubblewrap/bubblewrap-runner.ts';
+import { LANGUAGES } from '../../services/reward-sandbox/src/adapters/native/languages/index.ts';
+import { PROGRAMS } from '../../services/reward-sandbox/src/adapters/native/languages/testing/programs.ts';
+import { testRunSpec } from '../../services/reward-sandbox/src/core/testing/run-spec.ts';
 import { percentile } from './timing.ts';
 
 const RUNS = Number(process.env.BENCH_LANGUAGE_RUNS ?? 10);

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
-import { DEFAULT_UID_BASE } from './adapters/slots/slot-pool.ts';
+import { DEFAULT_UID_BASE } from './adapters/native/slots/slot-pool.ts';
 
 /** Most execution slots an instance may have (the uid range it reserves). */
 const MAX_SLOTS = 256;
@@ -53,7 +53,7 @@ export const RewardSandboxConfig = BaseConfig.extend({
    * cgroup, made once per slot at start-up; the limits are written per run.
    * `all` (or `true`): every run; a zygote joins its slot's cgroup once, and a
    * bubblewrap run is exec'd by its slot's spare launcher, which joined the
-   * cgroup while the slot was idle (adapters/bwrap/launcher.ts), so the cgroup v1
+   * cgroup while the slot was idle (adapters/native/bubblewrap/launcher.ts), so the cgroup v1
    * move (an RCU grace period: +8-26 ms p50, ~1 s stalls in ~4% of runs when
    * done per run) is off the critical path. `zygote`: python zygote runs only;
    * `false`: none. Used when the host lets the service create cgroups (root on
@@ -79,7 +79,7 @@ export const RewardSandboxConfig = BaseConfig.extend({
     .default(DEFAULT_UID_BASE),
   /**
    * Run python through pre-started interpreters that fork a fresh set of
-   * namespaces per run (the zygote; see adapters/zygote/zygote.py) instead of a
+   * namespaces per run (the zygote; see adapters/native/zygote/zygote.py) instead of a
    * new bubblewrap sandbox per run. @default true
    */
   SANDBOX_PYTHON_ZYGOTE: z

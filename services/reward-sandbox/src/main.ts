@@ -2,12 +2,12 @@
 import { availableParallelism } from 'node:os';
 import { AdmissionQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
-import { BwrapRunner } from './adapters/bwrap-runner.ts';
+import { BwrapRunner } from './adapters/native/bubblewrap/bubblewrap-runner.ts';
 import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
-import { describeSeccompFilter } from './adapters/seccomp/filter.ts';
-import { serviceCpuSampler } from './adapters/slots/cpu-sampler.ts';
-import { SlotPool } from './adapters/slots/slot-pool.ts';
-import { ZygoteRunner } from './adapters/zygote-runner.ts';
+import { describeSeccompFilter } from './adapters/native/seccomp/filter.ts';
+import { serviceCpuSampler } from './adapters/native/slots/cpu-sampler.ts';
+import { SlotPool } from './adapters/native/slots/slot-pool.ts';
+import { ZygoteRunner } from './adapters/native/zygote/zygote-runner.ts';
 import { RewardSandboxConfig, cgroupRunnerOptions, slotBounds } from './config.ts';
 import { CpuAdmission } from './core/cpu-admission.ts';
 import { createExecutor, limitInFlight } from './core/executor.ts';

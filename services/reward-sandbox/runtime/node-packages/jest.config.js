@@ -1,4 +1,4 @@
-// The jest language's configuration (services/reward-sandbox/src/adapters/bwrap/languages/node.ts).
+// The jest language's configuration (services/reward-sandbox/src/adapters/native/languages/node.ts).
 // The test file and any input files sit in the sandbox's work dir, the cwd;
 // this directory is bound read-only at /opt/node-packages. As SandboxFusion's
 // runtime/node package.json: two workers at most, and the aggregated results

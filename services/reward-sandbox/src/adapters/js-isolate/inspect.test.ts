@@ -1,7 +1,7 @@
 import { format, inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testIsolateRunner } from './runner.test-support.ts';
-import { testRunSpec } from '../../core/run-spec.test-support.ts';
+import { testIsolateRunner } from './testing/runner.ts';
+import { testRunSpec } from '../../core/testing/run-spec.ts';
 
 // The in-isolate util.inspect port must print exactly what Node prints, because
 // console.log output is what graders compare. Each expression is evaluated both in

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSpec } from '../../core/runner.ts';
 import { clampMemory } from './index.ts';
-import { testIsolateRunner } from './runner.test-support.ts';
+import { testIsolateRunner } from './testing/runner.ts';
 import { ISOLATE_MODULES } from './modules.ts';
-import { testRunSpec } from '../../core/run-spec.test-support.ts';
+import { testRunSpec } from '../../core/testing/run-spec.ts';
 
 const runner = testIsolateRunner({ spareWorkers: 1 });
 afterAll(() => runner.close());

@@ -6,9 +6,9 @@
 // holds, so nothing here depends on timing.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { testRunSpec } from '../../core/run-spec.test-support.ts';
+import { testRunSpec } from '../../core/testing/run-spec.ts';
 import { canRunInIsolate } from './index.ts';
-import { testIsolateRunner } from './runner.test-support.ts';
+import { testIsolateRunner } from './testing/runner.ts';
 
 const LIMIT_MB = 128;
 const MARGIN_MB = Math.max(32, LIMIT_MB / 4);

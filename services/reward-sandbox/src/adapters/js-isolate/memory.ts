@@ -13,7 +13,7 @@ export const OOM_EXIT_CODE = 134;
 
 /**
  * Allocation failures a program may die of (uncaught), as Node prints them. The
- * first four are the bubblewrap runner's node markers (bwrap/languages/scripting.ts); the
+ * first four are the bubblewrap runner's node markers (../native/languages/node.ts); the
  * WebAssembly ones are V8's when it cannot grow or create a memory (the isolate
  * has no WebAssembly, so they only matter if the worker's address space runs out).
  */

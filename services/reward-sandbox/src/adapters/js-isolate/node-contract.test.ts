@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testRunSpec } from '../../core/run-spec.test-support.ts';
-import { testIsolateRunner } from './runner.test-support.ts';
+import { testRunSpec } from '../../core/testing/run-spec.ts';
+import { testIsolateRunner } from './testing/runner.ts';
 
 interface Ran {
   status: string;

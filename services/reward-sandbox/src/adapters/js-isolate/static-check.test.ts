@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSpec } from '../../core/runner.ts';
 import { canRunInIsolate, usesOnlyIsolateApis } from './static-check.ts';
-import { testRunSpec } from '../../core/run-spec.test-support.ts';
+import { testRunSpec } from '../../core/testing/run-spec.ts';
 
 const spec = (code: string, extra: Partial<RunSpec> = {}): RunSpec => testRunSpec('nodejs', code, extra);
 

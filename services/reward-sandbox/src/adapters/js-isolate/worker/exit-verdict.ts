@@ -1,7 +1,7 @@
 // What a worker's death during a run means for that run. Killed by the service:
 // the deadline (TimeLimitExceeded), an abort or shutdown. Died on its own: the
 // memory limit when the evidence says so (the same rules as the native runner's
-// bwrap/memory.ts: an allocation-failure message on stderr, or a SIGKILL nobody
+// ../../native/memory-verdict.ts: an allocation-failure message on stderr, or a SIGKILL nobody
 // here sent, which only the kernel's OOM killer does), otherwise a crash of the
 // sandbox itself.
 

@@ -6,11 +6,11 @@
 import { BoundedQueue } from '@rl/service-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../core/executor.ts';
-import { testRunSpec } from '../../../core/run-spec.test-support.ts';
+import { testRunSpec } from '../../../core/testing/run-spec.ts';
 import type { RunSpec, Runner } from '../../../core/runner.ts';
 import { createFastRunner } from '../../fast-runner.ts';
 import type { WorkerEvent } from '../index.ts';
-import { testIsolateRunner } from '../runner.test-support.ts';
+import { testIsolateRunner } from '../testing/runner.ts';
 import { JsWorkerErrorCode } from './errors.ts';
 
 type Exited = Extract<WorkerEvent, { type: 'exited' }>;

@@ -1,0 +1,349 @@
+// Runner for native languages (every entry of ../languages/) in a fresh bubblewrap sandbox per run. Here:
+// argv.ts (namespaces and mounts), supervisor.ts (what runs inside), execute.ts + ../reaper.ts (process
+// lifecycle, deadlines, kills), outcome.ts (SandboxFusion result shape), probe.ts (start-up probing). Shared
+// with the zygote: ../plan/limits.ts (rlimits and every memory budget of a run), ../memory-verdict.ts, the
+// seccomp filter every sandbox loads (built once in ../seccomp), and ../slots, which gives each run a host
+// uid and cgroups of its own (its slot's: ../slots/cgroup.ts) and the root-side setup (IPC limits,
+// inode-capped tmpfs) before bwrap.
+// Runs share no state: each gets its own namespaces, tmpfs, host uid and cgroup.
+
+import { fileURLToPath } from 'node:url';
+import type { RunOutcome, RunSpec, Runner } from '../../../core/runner.ts';
+import { RUN_CGROUP_PROCS, SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './argv.ts';
+import { SlotCgroups } from '../slots/cgroup.ts';
+import { execute } from './execute.ts';
+import { LauncherPool } from './launcher.ts';
+import { LANGUAGES } from '../languages/index.ts';
+import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes, ulimitScript } from '../plan/limits.ts';
+import { buildOutcome } from './outcome.ts';
+import { safeFetchPath } from '../plan/paths.ts';
+import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName } from '../plan/run-inputs.ts';
+import { probeHost, type HostProbe } from './probe.ts';
+import { FD, supervisorScript } from './supervisor.ts';
+import { SUPERVISOR_SHELL, prepareSupervisorShell, type SupervisorShell } from './supervisor-shell.ts';
+import { SeccompUnavailableError, buildSeccompFilter, type SeccompFilter } from '../seccomp/filter.ts';
+import { SHM_SOURCE, TMP_SOURCE, hostLaunchPrefix, prepareMountPoints } from '../slots/host-launch.ts';
+import { DEFAULT_UID_BASE, SlotPool, type Slot } from '../slots/slot-pool.ts';
+import { UidRangeError, checkUidRange } from '../slots/uid-range.ts';
+
+/** Tunables; the defaults suit a reward sandbox. */
+export interface BwrapRunnerOptions {
+  /** Node binary for `nodejs`/`typescript`/`jest` (bound read-only into the sandbox); omit to disable them. */
+  nodePath?: string;
+  /**
+   * The npm package dir (package.json, configs, node_modules) bound read-only
+   * for node runs; `jest` needs it. Default: this service's runtime/node-packages
+   * (installed by `make deps`); null for none.
+   */
+  nodePackagesPath?: string | null;
+  /** Python interpreter (default /usr/bin/python3: system site-packages, fast start). */
+  pythonPath?: string;
+  bwrapPath?: string;
+  /** Size cap of the writable /tmp (work dir + temp files), MiB; grows to fit large inputs. Default 256. */
+  tmpMb?: number;
+  /** Size cap of /dev/shm, MiB. Default 64. */
+  shmMb?: number;
+  /** RLIMIT_AS floor for compilers, MiB (g++ needs more than small run limits). Default 2048. */
+  compileMemoryMb?: number;
+  /** RLIMIT_NPROC per sandbox. Default 64. */
+  processes?: number;
+  /** Cap on fetched files (base64 total), bytes. Default 64 MiB. */
+  maxFetchBytes?: number;
+  /** Make a memory/pids cgroup per slot when the host allows it (the zygote runner's runs live in them). Default true. */
+  cgroups?: boolean;
+  /**
+   * Run bubblewrap sandboxes in their slot's cgroup. Each slot keeps a spare
+   * launcher that joined the cgroup while the slot was idle (launcher.ts),
+   * so the v1 move (an RCU grace period: +8-26 ms p50 and ~1 s stalls in ~4% of
+   * runs when done per run) is off the critical path. Default true.
+   */
+  joinCgroups?: boolean;
+  /**
+   * Execution slots: each run holds one, and runs as its host uid in its cgroup
+   * (share the pool with the zygote runner). Default: 4 slots from DEFAULT_UID_BASE.
+   */
+  slots?: SlotPool;
+  /** Sandbox uid/gid inside the namespace. Default 65534. */
+  sandboxUid?: number;
+  /** When root and unprivileged user namespaces are blocked, run bwrap as root anyway (weaker; see probe.ts). Default false. */
+  allowRootSandbox?: boolean;
+  /** libseccomp to compile the seccomp filter with. Default 'libseccomp.so.2'. */
+  seccompLibrary?: string;
+}
+
+const MiB = 1024 * 1024;
+/** The npm packages node runs see (services/reward-sandbox/runtime/node-packages, `make deps`). */
+const DEFAULT_NODE_PACKAGES = fileURLToPath(new URL('../../../../runtime/node-packages', import.meta.url));
+
+/** Runs native-language programs in per-run bubblewrap sandboxes. */
+export class BwrapRunner implements Runner {
+  readonly name = 'bwrap';
+  /** What the start-up probe found (launch mode, missing pieces), for logs. */
+  readonly host: HostProbe & { cgroups: boolean; privateMounts: boolean };
+  /** The slots runs take (shared with the zygote runner). */
+  readonly slots: SlotPool;
+  /** The slots' cgroups, or null when this host gives none (then rlimits, tmpfs caps and IPC limits bound a run). */
+  readonly cgroups: SlotCgroups | null;
+  /**
+   * The seccomp filter every sandbox loads (also the zygote's); null when it
+   * could not be built, and then this runner offers no languages (fail closed).
+   */
+  readonly seccomp: SeccompFilter | null;
+  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'nodePackagesPath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots' | 'joinCgroups'>>;
+  #joinCgroups: boolean;
+  #languages: string[];
+  #shell: SupervisorShell | null;
+  #launchers: LauncherPool;
+
+  constructor(options: BwrapRunnerOptions = {}) {
+    this.#opts = {
+      pythonPath: options.pythonPath ?? '/usr/bin/python3',
+      tmpMb: options.tmpMb ?? 256,
+      shmMb: options.shmMb ?? 64,
+      compileMemoryMb: options.compileMemoryMb ?? 2048,
+      processes: options.processes ?? BASE_LIMITS.processes,
+      maxFetchBytes: options.maxFetchBytes ?? 64 * MiB,
+      cgroups: options.cgroups ?? true,
+      sandboxUid: options.sandboxUid ?? 65534,
+    };
+    this.slots = options.slots ?? new SlotPool({ size: 4, uidBase: DEFAULT_UID_BASE });
+    this.#joinCgroups = options.joinCgroups ?? true;
+    const { seccomp, problem } = buildFilter(this.#opts.pythonPath, options.seccompLibrary);
+    this.seccomp = seccomp;
+    const shell = prepareShell();
+    this.#shell = shell.shell;
+    const uids = checkUids(this.slots);
+    const nodePackagesPath = options.nodePackagesPath === undefined ? DEFAULT_NODE_PACKAGES : (options.nodePackagesPath ?? undefined);
+    const probe = probeHost({
+      ...options,
+      nodePackagesPath,
+      pythonPath: this.#opts.pythonPath,
+      probeUid: this.slots.uidBase,
+      sandboxUid: this.#opts.sandboxUid,
+      ...(seccomp !== null && { seccomp: seccomp.bpf }),
+    });
+    this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.all()) : null;
+    const l = probe.launcher;
+    const privateMounts = l !== null && l.unshare !== '' && l.mount !== '' && prepareMountPoints();
+    const cgroupProblem =
+      this.cgroups === null
+        ? [
+            `no memory cgroup${this.#opts.cgroups ? ' (this host gives none)' : ' (SANDBOX_CGROUPS=false)'}: memfd, forked processes and kernel memory of a run are not capped as a whole`,
+          ]
+        : [];
+    this.host = {
+      ...probe,
+      problems: [...probe.problems, ...problem, ...shell.problem, ...uids, ...cgroupProblem],
+      cgroups: this.cgroups !== null,
+      privateMounts,
+    };
+    // Without the execute-only shell the program could rewrite its supervisor's report; without a
+    // free uid range it could share one with an account: fail closed.
+    const usable = seccomp !== null && shell.shell !== null && uids.length === 0;
+    this.#languages = usable
+      ? Object.entries(LANGUAGES)
+          .filter(([, l]) => l.available(probe.tools))
+          .map(([n]) => n)
+      : [];
+    const cgroups = this.#joinCgroups ? this.cgroups : null;
+    this.#launchers = new LauncherPool((slot) => cgroups?.procs(slot) ?? []);
+    // Spares for the warm slots now; the others get theirs after their first run, and lose them once idle.
+    if (this.#languages.length > 0) for (const s of this.slots.warmSlots()) this.#launchers.refill(s.index);
+    this.slots.onIdle((slot) => this.#launchers.retire(slot.index));
+  }
+
+  languages(): ReadonlyArray<string> {
+    return this.#languages;
+  }
+
+  /** Removes the slots' cgroups (call at shutdown, after runs have finished). */
+  close(): void {
+    this.#launchers.close(); // spare launchers sit in the cgroups
+    this.cgroups?.close();
+    this.#shell?.remove();
+    this.#shell = null;
+  }
+
+  async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
+    signal.throwIfAborted();
+    const slot = await this.slots.acquire(signal);
+    try {
+      return await this.#runInSlot(spec, slot, signal);
+    } finally {
+      // The slot's next launcher joins its cgroup while the slot is idle (or while the next run is prepared).
+      if (this.#languages.length > 0) this.#launchers.refill(slot.index);
+      slot.release(); // every process of the run is gone by now (execute settles after the namespace is empty)
+    }
+  }
+
+  async #runInSlot(spec: RunSpec, slot: Slot, signal: AbortSignal): Promise<RunOutcome> {
+    const lang = LANGUAGES[spec.language];
+    const seccomp = this.seccomp;
+    const shell = this.#shell;
+    if (lang === undefined || seccomp === null || shell === null || !this.#languages.includes(spec.language)) {
+      const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
+      throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
+    }
+    const inputs = checkedInputs(spec.files);
+    // [response key, path read in the sandbox]; absolute paths outside the writable areas cannot hold output.
+    const fetchable = spec.fetchFiles.flatMap((f) => {
+      const p = safeFetchPath(f);
+      return p === null ? [] : [[f, p] as const];
+    });
+    const fetch = fetchable.map(([, p]) => p);
+    const source = lang.fileName ?? sourceFileName(lang.extension, lang.suffix);
+    const code = Buffer.from(lang.prepareCode?.(spec.code, this.host.tools) ?? spec.code, 'utf8');
+
+    // Data fds, in order: seccomp, passwd, group, hosts, [stdin], inputs, code (last, so it wins a name clash).
+    const data: Uint8Array[] = [seccomp.bpf];
+    const seccompFd = FD.firstData;
+    const files: DataFile[] = [];
+    const add = (dest: string, content: Uint8Array, perms: string) => {
+      files.push({ fd: FD.firstData + data.length, dest, perms });
+      data.push(content);
+    };
+    add('/etc/passwd', Buffer.from(passwdFile(this.#opts.sandboxUid)), '0644');
+    add('/etc/group', Buffer.from(groupFile(this.#opts.sandboxUid)), '0644');
+    add('/etc/hosts', Buffer.from(HOSTS_FILE), '0444');
+    if (spec.stdin !== null) add(STDIN_PATH, Buffer.from(spec.stdin, 'utf8'), '0444');
+    for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
+    add(`${WORK_DIR}/${source}`, code, '0644');
+
+    const inputBytes = data.reduce((n, d) => n + d.length, 0) - seccomp.bpf.length; // the filter is no file
+    const tmpMb = this.#opts.tmpMb + Math.ceil(inputBytes / MiB); // inputs do not eat the scratch budget
+    const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools, inputs: inputs.map(([p]) => p) };
+    const base = { ...BASE_LIMITS, processes: this.#opts.processes };
+    const runCpuSeconds = cpuSecondsFor(spec.runTimeoutMs);
+    const compile = lang.compile?.(ctx);
+    const run = lang.run(ctx);
+    const runProcs = this.#joinCgroups ? (this.cgroups?.runProcs(slot.index) ?? null) : null;
+    const script = supervisorScript({
+      ...(compile && {
+        compile: {
+          ...compile,
+          limits: ulimitScript({
+            ...base,
+            addressSpaceMb: Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb),
+            cpuSeconds: cpuSecondsFor(spec.compileTimeoutMs),
+          }),
+        },
+      }),
+      run: { ...run, limits: ulimitScript({ ...base, addressSpaceMb: lang.addressSpaceMb(spec.memoryLimitMb), cpuSeconds: runCpuSeconds }) },
+      stdinPath: spec.stdin === null ? null : STDIN_PATH,
+      fetch,
+      ...(runProcs !== null && { joinCgroup: RUN_CGROUP_PROCS }),
+    });
+    const tmpBytes = tmpMb * MiB;
+    const shmBytes = this.#opts.shmMb * MiB;
+    const privateMounts = this.host.privateMounts;
+    const args = bwrapArgs({
+      layout: this.host.layout,
+      uid: this.#opts.sandboxUid,
+      env: { ...SANDBOX_ENV },
+      tmpBytes,
+      shmBytes,
+      files,
+      infoFd: FD.info,
+      seccompFd,
+      ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
+      roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
+      ...(runProcs !== null && { runCgroupProcs: [runProcs] }),
+      command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
+    });
+    // The program's budget is its run cgroup's; the slot's holds it, the compiler and the rest (../plan/limits.ts).
+    const runSlotBytes = slotCgroupBytes(Math.max(spec.memoryLimitMb, lang.runFloorMb ?? 0), tmpBytes);
+    const compileSlotBytes = compile ? slotCgroupBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes) : runSlotBytes;
+    const cgroup =
+      runProcs !== null
+        ? (this.cgroups?.prepare(slot.index, compileSlotBytes, runCgroupBytes(spec.memoryLimitMb, lang.runFloorMb), this.#opts.processes + 16) ?? null)
+        : null;
+    const launcher = this.host.launcher;
+    const dropPrivileges =
+      launcher === null
+        ? []
+        : hostLaunchPrefix(launcher, {
+            uid: slot.uid,
+            cgroupProcs: [], // the launcher joined them
+            ...(privateMounts && {
+              ipcSysctls: ipcSysctls(shmBytes),
+              // Inputs are files too: they do not eat the inode budget.
+              mounts: {
+                tmp: {
+                  bytes: tmpBytes,
+                  inodes:
+                    TMPFS_INODES.tmp + files.filter((f) => f.dest.startsWith('/tmp/')).length /* inputs under /tmp only: /etc and /run files live elsewhere */,
+                },
+                shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm },
+              },
+            }),
+          });
+    const x = await execute(
+      {
+        // The slot's spare launcher, already in its cgroups (a fresh one, joining now, if the run needs more data fds).
+        launcher: this.#launchers.take(slot.index, data.length),
+        dropPrivileges,
+        command: [this.host.bwrap, ...args],
+        data,
+        hasCompile: compile !== undefined,
+        ...(cgroup && {
+          onRunAfterCompile: () => {
+            // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
+            cgroup.tighten(runSlotBytes);
+            cgroup.resetPeak();
+          },
+        }),
+        setupTimeoutMs: 20_000,
+        compileTimeoutMs: spec.compileTimeoutMs,
+        runTimeoutMs: spec.runTimeoutMs,
+        graceMs: 1_000,
+        maxOutputBytes: spec.maxOutputBytes,
+        maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024,
+        fetchCount: fetch.length,
+      },
+      signal,
+    );
+    if (!x.started) {
+      const why = x.timedOut === 'setup' ? 'timed out during setup' : `exited with status ${x.exitStatus}`;
+      throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
+    }
+    return buildOutcome(x, {
+      hasCompile: compile !== undefined,
+      memoryLimitMb: spec.memoryLimitMb,
+      compileMemoryMb: this.#opts.compileMemoryMb,
+      runCpuSeconds,
+      runMarkers: lang.memoryMarkers,
+      fetchFiles: fetchable.map(([f]) => f),
+      cgroup: cgroup?.stats() ?? null,
+    });
+  }
+}
+
+/** Why the slots' uid range cannot be used (empty when it can). */
+function checkUids(slots: SlotPool): string[] {
+  try {
+    checkUidRange(slots.uidBase, slots.size);
+    return [];
+  } catch (e) {
+    if (!(e instanceof UidRangeError)) throw e;
+    return [`${e.code}: ${e.message}; sandboxes do not run`];
+  }
+}
+
+/** The filter, or why there is none (never throws for a missing library: the runner then offers nothing). */
+function buildFilter(pythonPath: string, library: string | undefined): { seccomp: SeccompFilter | null; problem: string[] } {
+  try {
+    return { seccomp: buildSeccompFilter({ pythonPath, ...(library !== undefined && { library }) }), problem: [] };
+  } catch (e) {
+    if (!(e instanceof SeccompUnavailableError)) throw e;
+    return { seccomp: null, problem: [`no seccomp filter (${e.code}: ${e.message}); sandboxes do not run without one`] };
+  }
+}
+
+/** The supervisor's execute-only shell, or the problem that stops this runner. */
+function prepareShell(): { shell: SupervisorShell | null; problem: string[] } {
+  try {
+    return { shell: prepareSupervisorShell(), problem: [] };
+  } catch (err) {
+    return { shell: null, problem: [`no execute-only supervisor shell: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}
