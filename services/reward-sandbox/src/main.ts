@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { AdmissionQueue, connectNatsFromConfig, createLogger, createMetrics, hostService, loadConfig, startTelemetry } from '@rl/service-kit';
 import { Gauge } from 'prom-client';
 import { BwrapRunner } from './adapters/native/bubblewrap/bubblewrap-runner.ts';
-import { createFastRunner, type FastRunner } from './adapters/fast-runner.ts';
+import { IsolateRunner } from './adapters/js-isolate/index.ts';
 import { describeSeccompFilter } from './adapters/native/seccomp/filter.ts';
 import { serviceCpuSampler } from './adapters/native/slots/cpu-sampler.ts';
 import { SlotPool } from './adapters/native/slots/slot-pool.ts';
@@ -85,10 +85,10 @@ for (const [name, help, read] of [
     },
   });
 }
-let fast: FastRunner | undefined;
+let isolate: IsolateRunner | undefined;
 if (config.SANDBOX_JS_ISOLATE) {
   try {
-    fast = createFastRunner({
+    isolate = new IsolateRunner({
       warmMemoryMb: [config.DEFAULT_MEMORY_LIMIT_MB],
       maxIdleWorkers: bounds.floor + 1,
       onWorkerEvent: (event) => (event.type === 'start-failed' ? logger.error(event, 'js worker failed to start') : logger.debug(event, 'js worker')),
@@ -117,7 +117,7 @@ if (zygote !== undefined) {
 const executor = createExecutor(
   native,
   queue,
-  [fast === undefined ? undefined : limitInFlight(fast, bounds.floor + 1), zygote].filter((r) => r !== undefined),
+  [isolate === undefined ? undefined : limitInFlight(isolate, bounds.floor + 1), zygote].filter((r) => r !== undefined),
 );
 const defaults: RunDefaults = { defaultMemoryMb: config.DEFAULT_MEMORY_LIMIT_MB, maxOutputBytes: config.MAX_OUTPUT_BYTES };
 const scorer = createScoreService({ executor, defaults, caseConcurrency: config.CASE_CONCURRENCY });
@@ -143,7 +143,7 @@ await hostService({
     {
       name: 'sandbox',
       run: async () => {
-        await Promise.all([zygote?.close(), fast?.close()]);
+        await Promise.all([zygote?.close(), isolate?.close()]);
         native.close();
         cpu?.close();
       },

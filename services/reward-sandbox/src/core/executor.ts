@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, type RunQueue } from '@rl/service-kit/core';
 import type { RunOutcome, RunSpec, Runner } from './runner.ts';
 
-/** A runner that only takes the runs it can do safely (the isolated-vm fast path). */
+/** A runner that only takes the runs it can do safely: a fast path (the isolated-vm runner, the python zygote). */
 export interface SelectiveRunner extends Runner {
   canRun(spec: RunSpec): boolean;
 }

@@ -28,8 +28,10 @@
 // as from the pipe of a real node process, whatever the program wrote before a
 // time-out, a crash or its memory limit comes back (worker/output-channel.ts).
 
-import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec, type Runner } from '../../core/runner.ts';
+import type { SelectiveRunner } from '../../core/executor.ts';
+import { type CommandResult, CommandStatus, type RunOutcome, type RunSpec } from '../../core/runner.ts';
 import { clampMemory, workerMemoryMb } from './memory.ts';
+import { canRunInIsolate } from './static-check.ts';
 import { formatTypeScriptError, toJavaScript } from './typescript.ts';
 import { findPrlimit } from './worker/address-space.ts';
 import { JsWorkerError, JsWorkerErrorCode } from './worker/errors.ts';
@@ -75,8 +77,14 @@ export interface IsolateRunnerOptions {
   onCatastrophicError?: (message: string) => void;
 }
 
-/** Runner for `nodejs` and `typescript` inside isolated-vm, in worker processes. */
-export class IsolateRunner implements Runner {
+/**
+ * Runner for `nodejs` and `typescript` inside isolated-vm, in worker processes:
+ * one of the executor's fast paths (the python zygote is the other), taking only
+ * programs that need no Node built-ins or files. A worker process that is killed
+ * or dies is replaced; only while no worker can be started at all does
+ * JavaScript go to the native sandbox (the pool keeps retrying).
+ */
+export class IsolateRunner implements SelectiveRunner {
   readonly name = 'isolated-vm';
   readonly #pool: WorkerPool;
   readonly #killGraceMs: number;
@@ -121,6 +129,10 @@ export class IsolateRunner implements Runner {
 
   languages(): ReadonlyArray<string> {
     return ['nodejs', 'typescript'];
+  }
+
+  canRun(spec: RunSpec): boolean {
+    return this.available && canRunInIsolate(spec);
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {

@@ -8,8 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../core/executor.ts';
 import { testRunSpec } from '../../../core/testing/run-spec.ts';
 import type { RunSpec, Runner } from '../../../core/runner.ts';
-import { createFastRunner } from '../../fast-runner.ts';
-import type { WorkerEvent } from '../index.ts';
+import { IsolateRunner, type WorkerEvent } from '../index.ts';
 import { testIsolateRunner } from '../testing/runner.ts';
 import { JsWorkerErrorCode } from './errors.ts';
 
@@ -129,7 +128,7 @@ describe('a native sort that ignores termination', () => {
         throw new Error('the native sandbox is not part of this test');
       },
     };
-    const fast = createFastRunner({ warmMemoryMb: [512], workerStartTimeoutMs: 60_000, onWorkerEvent: events.onWorkerEvent });
+    const fast = new IsolateRunner({ warmMemoryMb: [512], workerStartTimeoutMs: 60_000, onWorkerEvent: events.onWorkerEvent });
     const executor = createExecutor(native, new BoundedQueue({ concurrency: 2, maxQueued: 10 }), [fast]);
     try {
       for (let round = 0; round < 5; round++) {
