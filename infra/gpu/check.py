@@ -22,6 +22,7 @@ import torch
 
 from parity import BF16_FLOOR, FP32_TOLERANCE, run_parity
 from serve_check import run_serve_check
+from sharding_check import run_sharding_check
 from rl_torch_engine.bench import matmul_peak
 from throughput import Sizes, card_peak, default_sizes, fraction, run_throughput
 
@@ -89,6 +90,7 @@ def summary(report: Dict[str, Any]) -> str:
             f"{100 * serve['generate']['greedy_tokens_equal_cpu_fp32']:.0f}%, reported log-probs vs teacher-forced {serve['generate']['logprob_vs_teacher_forced_max_abs_diff']:.2e}, "
             f"seeded sampling reproduces: {serve['generate']['seeded_sampling_reproduces']}; {'ok' if serve['ok'] else 'FAILED'}"
         )
+    parts.append(sharding_line(report.get("sharding")))
     t = report["throughput"]
     if "error" in t:
         parts.append(f"throughput: FAILED to run: {t['error']}")
@@ -112,6 +114,17 @@ def summary(report: Dict[str, Any]) -> str:
             )
     parts.append(f"total {report['seconds']:.0f} s")
     return "\n\n".join(parts)
+
+
+def sharding_line(sharding: Any) -> str:
+    if sharding is None or isinstance(sharding, str):
+        return f"sharding: {sharding or 'not run'}"
+    if "ran" not in sharding:
+        return f"sharding: FAILED to run: {sharding['error']}"
+    if sharding["skipped"] == sharding["ran"]:
+        return f"sharding (FSDP2, two CPU processes over gloo): skipped: {'; '.join(sharding['skip_reasons'])}"
+    verdicts = ", ".join(f"{name} {verdict}" for name, verdict in sharding["tests"])
+    return f"sharding (FSDP2, two CPU processes over gloo, against one process): {verdicts}; {sharding['seconds']:.0f} s; {'ok' if sharding['ok'] else 'FAILED'}"
 
 
 def pass_row(r: Dict[str, Any]) -> List[str]:
@@ -140,6 +153,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--update-tokens", type=int, help="token budget of an update micro-batch")
     parser.add_argument("--score-tokens", type=int, help="token budget of a log-prob micro-batch")
     parser.add_argument("--skip-parity", action="store_true", help="skip the parity rows")
+    parser.add_argument("--skip-sharding", action="store_true", help="skip the FSDP2 sharding tests (two CPU processes over gloo)")
     parser.add_argument("--no-gradient-checkpointing", action="store_true", help="skip the update row with gradient checkpointing")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -167,6 +181,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     report["parity"] = "skipped (--skip-parity)" if args.skip_parity else attempt(lambda: run_parity(device, args.smoke))
     report["serve"] = attempt(lambda: run_serve_check(device))
     report["throughput"] = attempt(lambda: run_throughput(device, args.smoke, sizes, peak, not args.no_gradient_checkpointing))
+    report["sharding"] = "skipped (--skip-sharding)" if args.skip_sharding else attempt(run_sharding_check)
     report["seconds"] = time.perf_counter() - started
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "gpu-check.json"), "w", encoding="utf-8") as f:
@@ -178,7 +193,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 def failures(report: Dict[str, Any]) -> List[str]:
     """What failed: a parity row, a part that did not run, a pass that did not run."""
     parity, throughput = report["parity"], report["throughput"]
-    out = [f"{part}: {report[part]['error']}" for part in ("parity", "serve", "throughput") if isinstance(report[part], dict) and "error" in report[part]]
+    parts = ("parity", "serve", "throughput", "sharding")
+    out = [f"{part}: {report[part]['error']}" for part in parts if isinstance(report.get(part), dict) and "error" in report[part]]
     if "ok" in report["serve"] and not report["serve"]["ok"]:
         out.append("serve: a figure is out of bounds")
     if isinstance(parity, list):

@@ -1,15 +1,16 @@
-"""`python -m rl_torch_engine serve [--device cpu|cuda] [--world-size N]`: the engine as a child
-process, answering frames (protocol.py) on stdin/stdout until stdin ends. With
---world-size N (or under torchrun) it runs as N processes (distributed.py, launch.py);
+"""`python -m rl_torch_engine serve [--device cpu|cuda] [--world-size N] [--sharding auto|fsdp2|replicated]`:
+the engine as a child process, answering frames (protocol.py) on stdin/stdout until stdin ends. With
+--world-size N (or under torchrun) it runs as N processes (distributed.py, launch.py), the model sharded
+with FSDP2 (sharding.py) or replicated;
 `peer` is the command of the processes it spawns.
 
 Requests and answers (one answer per request, in order; every answer's header
 carries `elapsed_ms`, the time the engine spent on it; pairs travel as I32
 tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
-  hello (sent first, unasked)  -> {ok, engine: "torch", torch, device, world_size}
+  hello (sent first, unasked)  -> {ok, engine: "torch", torch, device, world_size, sharding: "none"|"fsdp2"|"replicated"}
   {op: "open", model: DIR, train?, optimizer?: {lr, betas, eps, weight_decay, max_grad_norm},
    gradient_checkpointing?, compile? (torch.compile, torch >= 2.2), max_tokens?, lora?, adapter?: DIR (a PEFT LoRA adapter directory, loaded onto the model)}
-                               -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}}
+                               -> {ok, config: {architecture, vocab_size, max_position_embeddings, value_head}, sharding? (N processes)}
   {op: "score", leaves?, adapters?} + pairs
                                -> F32 leaves (default logprobs, entropies) [sum of response_lengths], no graph;
                                   adapters: false scores a LoRA model's base (the reference policy)
@@ -32,7 +33,8 @@ tensors prompt_lengths [N], response_lengths [N], ids [sum of both]):
   {op: "save_optimizer", path?}-> {ok, step} + U8 state (or the file at path): AdamW state, jax-js format
   {op: "load_optimizer", path?} + U8 state -> {ok, step}
   {op: "sync_check"}           -> {ok, world_size, checksums, identical, pids} (N processes only): every
-                                  rank's weights and AdamW state, hashed, and its process id
+                                  rank's weights and AdamW state (sharded: its shards; identical null), hashed,
+                                  and its process id
   any failure                  -> {ok: false, error: {code, message}}; the engine keeps serving, except after
                                   `unavailable` (a peer process died or a collective failed): it then exits (3)
 A frame it cannot read ends the process with status 2."""
@@ -52,13 +54,16 @@ from .config import ConfigError
 from .distributed import DEFAULT_TIMEOUT_S, PeerFailed
 from .engine import Engine, OutOfMemory
 from .launch import run_peer, serve_group
+from .sharding import fsdp2_missing
 from .protocol import ProtocolError, read_frame, write_frame
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO, device: torch.device, engine: Optional[Any] = None) -> int:
     """Answers frames until stdin ends; `engine` is an Engine or a DistributedEngine (rank 0 of several)."""
     engine = Engine(device) if engine is None else engine
-    hello = {"ok": True, "engine": "torch", "torch": torch.__version__, "device": str(device), "world_size": getattr(engine, "world_size", 1)}
+    world_size = getattr(engine, "world_size", 1)
+    sharding = "none" if world_size == 1 else ("fsdp2" if getattr(engine, "shard", False) else "replicated")
+    hello = {"ok": True, "engine": "torch", "torch": torch.__version__, "device": str(device), "world_size": world_size, "sharding": sharding}
     write_frame(stdout, hello)
     while True:
         try:
@@ -93,15 +98,24 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--world-size", type=int, default=1, help="processes on this machine (one per GPU on CUDA)")
     parser.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S, help="how long a collective waits for a slower rank")
+    parser.add_argument(
+        "--sharding", choices=["auto", "fsdp2", "replicated"], default="auto",
+        help="with more than one process: FSDP2 shards (torch >= 2.6), or every rank holds the whole model; auto: fsdp2 where torch has it",
+    )
     parser.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--store-port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.world_size < 1 or not args.timeout_s > 0:
         parser.error("--world-size must be >= 1 and --timeout-s > 0")
+    missing = fsdp2_missing() if args.sharding != "replicated" else None
+    if args.sharding == "fsdp2" and missing is not None:
+        print(f"rl_torch_engine: --sharding fsdp2: {missing}", file=sys.stderr)
+        return 2
+    shard = args.sharding != "replicated" and missing is None
     if args.command == "peer":
-        return run_peer(args.rank, args.world_size, args.store_port, args.device, args.timeout_s)
+        return run_peer(args.rank, args.world_size, args.store_port, args.device, args.timeout_s, shard)
     if args.world_size > 1 or "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
-        return serve_group(serve, args.device, args.world_size, args.timeout_s)
+        return serve_group(serve, args.device, args.world_size, args.timeout_s, shard)
     name = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray prints must not corrupt the frames

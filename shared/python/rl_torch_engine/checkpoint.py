@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from typing import Dict, Mapping, Optional
+from typing import Callable, Dict, Mapping, Optional
 
 import torch
 
@@ -70,19 +70,27 @@ def save_model_dir(tensors: Mapping[str, torch.Tensor], source: str, target: str
         raise
 
 
-def encode_adam_state(params: Mapping[str, torch.nn.Parameter], optimizer: torch.optim.Optimizer, step: int) -> bytes:
-    """AdamW moments (zeros before the first update) and the update count."""
+Whole = Callable[[torch.Tensor], torch.Tensor]
+Place = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def encode_adam_state(params: Mapping[str, torch.nn.Parameter], optimizer: torch.optim.Optimizer, step: int, whole: Optional[Whole] = None) -> bytes:
+    """AdamW moments (zeros before the first update) and the update count. whole: a sharded moment as the
+    whole tensor (gathered from every rank, which must all call this in the same order)."""
     tensors: Dict[str, torch.Tensor] = {}
     for name, p in params.items():
         state = optimizer.state.get(p, {})
-        tensors[f"m.{name}"] = state.get("exp_avg", torch.zeros_like(p))
-        tensors[f"v.{name}"] = state.get("exp_avg_sq", torch.zeros_like(p))
+        for prefix, key in (("m", "exp_avg"), ("v", "exp_avg_sq")):
+            t = state.get(key, torch.zeros_like(p))
+            tensors[f"{prefix}.{name}"] = t if whole is None else whole(t)
     return encode_safetensors(tensors, {"format": ADAM_STATE_FORMAT, "step": str(step)})
 
 
-def load_adam_state(raw: bytes, params: Mapping[str, torch.nn.Parameter], optimizer: torch.optim.Optimizer) -> int:
+def load_adam_state(raw: bytes, params: Mapping[str, torch.nn.Parameter], optimizer: torch.optim.Optimizer, place: Optional[Place] = None) -> int:
     """Restores moments and step written by encode_adam_state or the jax-js engine; they must match
-    `params` name for name and shape for shape. Returns the update count."""
+    `params` name for name and shape for shape. place(whole, param): a whole moment in the parameter's layout
+    (sharded: this rank's shard). Returns the update count."""
+    put = place or (lambda whole, p: whole.to(p.device, torch.float32).clone())
     where = "optimizer state"
     tensors, metadata = decode_safetensors(raw, where)
     step_text = metadata.get("step", "")
@@ -104,7 +112,7 @@ def load_adam_state(raw: bytes, params: Mapping[str, torch.nn.Parameter], optimi
             # torch.optim.AdamW's own state layout: a float step tensor on the CPU and fp32 moments beside the weight.
             optimizer.state[p] = {
                 "step": torch.tensor(float(step)),
-                "exp_avg": tensors[f"m.{name}"].to(p.device, torch.float32).clone(),
-                "exp_avg_sq": tensors[f"v.{name}"].to(p.device, torch.float32).clone(),
+                "exp_avg": put(tensors[f"m.{name}"].float(), p),
+                "exp_avg_sq": put(tensors[f"v.{name}"].float(), p),
             }
     return step

@@ -38,7 +38,9 @@ import torch.distributed as dist
 
 from .config import ConfigError
 from .engine import Answer, Engine, OutOfMemory, read_optimizer_file
-from .scoring import check_pairs
+from .scoring import blocks, check_pairs
+from .sharding import Sharded
+from .training import Trainer
 
 # A peer waits for the next request as long as the parent stays idle; every other wait is for a slower rank.
 CONTROL_TIMEOUT = timedelta(days=30)
@@ -103,8 +105,11 @@ class Groups:
 class DistributedEngine:
     """Engine's operations over a group of processes; the same handle() as Engine on rank 0, serve_peer() elsewhere."""
 
-    def __init__(self, engine: Engine, world: World, groups: Groups, peers: Sequence["subprocess.Popen[bytes]"] = ()) -> None:
+    def __init__(self, engine: Engine, world: World, groups: Groups, peers: Sequence["subprocess.Popen[bytes]"] = (), shard: bool = False) -> None:
         self.engine = engine
+        # FSDP2 (sharding.py) when asked: each model `open` loads is sharded over the ranks; else replicated.
+        self.shard = shard
+        self.sharded: Optional[Sharded] = None
         self.world = world
         self.world_size = world.size
         self.groups = groups
@@ -230,6 +235,8 @@ class DistributedEngine:
     def local(self, op: Any, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         engine = self.engine
         if op in RANK0_ONLY:
+            if self.sharded is not None:
+                return self.rank0_sharded(op, header, tensors)
             return engine.handle(header, tensors) if self.world.rank == 0 else ({"ok": True}, {})
         if op == "sync_check":
             return {"ok": True}, {}
@@ -239,10 +246,37 @@ class DistributedEngine:
             return self.backward(tensors)
         if op in ("release", "step", "open", "load_optimizer"):
             self.pending = None
+        if op == "open":
+            self.sharded = None
         answer = engine.handle(header, tensors)
-        if op == "open" and engine.trainer is not None:
+        if op == "open" and engine.trainer is not None and not self.shard:
             engine.trainer.reduce_grads = self.sum_grads
         return answer
+
+    def rank0_sharded(self, op: str, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
+        """A rank-0 operation on a sharded model: every rank gathers what it needs, rank 0 answers."""
+        assert self.sharded is not None
+        engine = self.engine
+        if op == "save_optimizer":
+            raw = engine.optimizer_bytes()  # the moments gathered on every rank
+            return engine.save_optimizer(header, tensors, raw) if self.world.rank == 0 else ({"ok": True}, {})
+        with self.sharded.gathered(keep=self.world.rank == 0):
+            return engine.handle(header, tensors) if self.world.rank == 0 else ({"ok": True}, {})
+
+    def shard_model(self) -> None:
+        """FSDP2 over the tensor group, after rank 0's weights reached every rank; the trainer is rebuilt over the shards."""
+        engine = self.engine
+        assert engine.model is not None
+        try:
+            self.sharded = Sharded(engine.model, self.groups.tensors, self.groups.comm_device)
+        except Exception:
+            engine.model, engine.trainer = None, None  # half sharded: unusable
+            raise
+        old = engine.trainer
+        if old is not None:
+            trainer = Trainer(engine.model, old.spec, old.max_tokens, sharded=True)
+            trainer.whole, trainer.place = Sharded.whole, Sharded.place
+            engine.trainer = trainer
 
     def sliced(self, op: str, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         """This rank's slice of the pairs, after checks of the whole request (the same on every rank)."""
@@ -265,14 +299,19 @@ class DistributedEngine:
         cuts = shares([len(p) + len(r) for p, r in pairs], self.world.size)
         lengths = [sum(len(r) for _, r in pairs[a:b]) for a, b in cuts]
         a, b = cuts[self.world.rank]
-        if a == b:
+        extra: Dict[str, Any] = {}
+        if self.sharded is not None:
+            # As many micro-batches on every rank: FSDP's collectives run inside each forward and backward.
+            counts = [len(blocks(pairs[c:d], engine.max_tokens)) for c, d in cuts]
+            extra["pad_blocks"] = max(counts) - counts[self.world.rank]
+        if a == b and self.sharded is None:
             out: Dict[str, Any] = {name: torch.empty(0) for name in leaves}
         else:
             p_len, r_len = tensors["prompt_lengths"], tensors["response_lengths"]
             start = int(p_len[:a].sum() + r_len[:a].sum())
             end = start + int(p_len[a:b].sum() + r_len[a:b].sum())
             part = {"prompt_lengths": p_len[a:b], "response_lengths": r_len[a:b], "ids": tensors["ids"][start:end]}
-            _, out = engine.handle({**header, "leaves": leaves}, part)
+            _, out = engine.handle({**header, "leaves": leaves, **extra}, part)
         if op == "forward":
             self.pending = (leaves, lengths)
         return {"ok": True, "lengths": lengths}, out
@@ -293,6 +332,10 @@ class DistributedEngine:
                 raise ValueError(f"backward: {name} has {g.numel()} values, the forward answered {total}")
         start = sum(lengths[: self.world.rank])
         n = lengths[self.world.rank]
+        if self.sharded is not None:
+            # FSDP's reduce-scatter averages over the ranks; the slices' gradients are to be summed.
+            scale = float(self.world.size)
+            return self.engine.handle({"op": "backward"}, {name: g.reshape(-1)[start : start + n] * scale for name, g in tensors.items()})
         if n == 0:
             trainer.release()
             trainer.accumulated = True
@@ -350,6 +393,9 @@ class DistributedEngine:
         header, tensors = answer
         if op == "open":
             self.copy_rank0_parameters()
+            if self.shard:
+                self.shard_model()
+            header = {**header, "sharding": "fsdp2" if self.shard else "replicated"}
         elif op in SLICED:
             lengths = header.pop("lengths")
             tensors = self.gather(dict(tensors), lengths)
@@ -360,7 +406,9 @@ class DistributedEngine:
             except Exception as err:  # noqa: BLE001
                 raise self.failure("sync_check: the ranks did not answer", err) from None
             sums = [c for c, _ in everyone]
-            header = {"ok": True, "world_size": self.world.size, "checksums": sums, "identical": len(set(sums)) == 1, "pids": [p for _, p in everyone]}
+            # Sharded, each rank holds different shards: their checksums differ by design.
+            identical = None if self.sharded is not None else len(set(sums)) == 1
+            header = {"ok": True, "world_size": self.world.size, "checksums": sums, "identical": identical, "pids": [p for _, p in everyone]}
         return header, tensors
 
     def copy_rank0_parameters(self) -> None:
@@ -390,20 +438,26 @@ class DistributedEngine:
         return {name: torch.cat([p[i, :n] for p, n in zip(parts, lengths)]).cpu() for i, name in enumerate(names)}
 
     def checksum(self) -> str:
-        """SHA-256 of this rank's parameters and AdamW state, bit for bit."""
+        """SHA-256 of this rank's parameters and AdamW state (sharded: its shards), bit for bit."""
         digest = hashlib.sha256()
         if self.engine.model is not None:
             for name, t in self.engine.model.state_dict().items():
                 digest.update(name.encode())
-                digest.update(t.detach().cpu().contiguous().numpy().tobytes())
+                digest.update(local(t).detach().cpu().contiguous().numpy().tobytes())
         trainer = self.engine.trainer
         if trainer is not None:
             for p in trainer.params.values():
                 for key in ("exp_avg", "exp_avg_sq"):
                     s = trainer.optimizer.state.get(p, {}).get(key)
                     if s is not None:
-                        digest.update(s.detach().cpu().contiguous().numpy().tobytes())
+                        digest.update(local(s).detach().cpu().contiguous().numpy().tobytes())
         return digest.hexdigest()
+
+
+def local(t: torch.Tensor) -> torch.Tensor:
+    """This rank's part of a tensor: a DTensor's shard, any other tensor itself."""
+    to_local = getattr(t, "to_local", None)
+    return to_local() if callable(to_local) else t
 
 
 def kind_of(err: BaseException) -> str:

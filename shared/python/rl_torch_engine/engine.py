@@ -16,7 +16,7 @@ from .generate import parse_prompts, parse_sampling, parse_seeds
 from .model import CausalLM, compile_model, load_model_dir, require_compile
 from .protocol import Payload
 from .safetensors import encode_safetensors, raw_bytes
-from .scoring import DEFAULT_MAX_TOKENS, LEAVES, Pair, compute_leaves
+from .scoring import DEFAULT_MAX_TOKENS, LEAVES, PAD, Pair, compute_leaves
 from .training import Trainer, parse_optimizer
 
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}
@@ -32,6 +32,14 @@ def _adapters_disabled(model: CausalLM) -> Any:
     from .lora import adapters_disabled  # only LoRA runs need it
 
     return adapters_disabled(model)
+
+
+def pad_blocks(header: Dict[str, Any]) -> int:
+    """The padding micro-batches a sharded rank runs after its own (set by distributed.py, not by the parent)."""
+    n = header.get("pad_blocks", 0)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError("pad_blocks must be an integer >= 0")
+    return n
 
 
 class OutOfMemory(Exception):
@@ -142,10 +150,10 @@ class Engine:
         try:
             # adapters: false scores the base (a LoRA actor's reference policy, without a second copy of the weights).
             with torch.no_grad(), (contextlib.nullcontext() if adapters else _adapters_disabled(self.model)):
-                out = compute_leaves(self.model, pairs, leaves, self.max_tokens)
+                out = compute_leaves(self.model, pairs, leaves, self.max_tokens, pad_blocks(header))
         except ValueError as err:
             raise ValueError(f"score: {err}") from None
-        return {"ok": True}, {name: t.cpu() for name, t in out.items()}
+        return {"ok": True}, {name: t.cpu() for name, t in out.items() if name != PAD}
 
     def generate(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         """Continuations of the prompts (generate.py) on the current weights; adapters: false samples a LoRA model's base."""
@@ -175,7 +183,7 @@ class Engine:
         trainer.release()
         assert self.model is not None
         leaves = self.leaves("forward", header, ["values"] if self.model.spec.value_head else ["logprobs", "entropies"])
-        return {"ok": True}, dict(trainer.forward(self.pairs("forward", tensors), leaves))
+        return {"ok": True}, dict(trainer.forward(self.pairs("forward", tensors), leaves, pad_blocks(header)))
 
     @staticmethod
     def leaves(op: str, header: Dict[str, Any], default: List[str]) -> List[str]:
@@ -236,9 +244,10 @@ class Engine:
             return merged_state_dict(self.model)
         return model_tensors(self.model)
 
-    def save_optimizer(self, header: Dict[str, Any], _: Dict[str, torch.Tensor]) -> Answer:
+    def save_optimizer(self, header: Dict[str, Any], _: Dict[str, torch.Tensor], raw: Optional[bytes] = None) -> Answer:
+        """raw: the state's bytes when the caller gathered them already (sharded: every rank takes part)."""
         trainer = self.training("save_optimizer")
-        raw = encode_adam_state(trainer.params, trainer.optimizer, trainer.steps)
+        raw = self.optimizer_bytes() if raw is None else raw
         path = header.get("path")
         if path is None:
             return {"ok": True, "step": trainer.steps}, {"state": raw}
@@ -252,6 +261,11 @@ class Engine:
         os.replace(tmp, path)
         return {"ok": True, "step": trainer.steps}, {}
 
+    def optimizer_bytes(self) -> bytes:
+        """The AdamW state file's bytes (sharded: every rank must call this, the moments are gathered)."""
+        trainer = self.training("save_optimizer")
+        return encode_adam_state(trainer.params, trainer.optimizer, trainer.steps, trainer.whole)
+
     def load_optimizer(self, header: Dict[str, Any], tensors: Dict[str, torch.Tensor]) -> Answer:
         trainer = self.training("load_optimizer")
         path = header.get("path")
@@ -262,7 +276,7 @@ class Engine:
         else:
             raise ValueError("load_optimizer: give a path or the state as a U8 tensor named state")
         trainer.clear_grads()
-        trainer.steps = load_adam_state(raw, trainer.params, trainer.optimizer)
+        trainer.steps = load_adam_state(raw, trainer.params, trainer.optimizer, trainer.place)
         return {"ok": True, "step": trainer.steps}, {}
 
     def training(self, op: str) -> Trainer:

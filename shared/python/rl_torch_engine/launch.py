@@ -41,13 +41,14 @@ def rank_device(name: str, world: World) -> torch.device:
     return torch.device("cpu")
 
 
-def spawn_peers(size: int, device_name: str, timeout_s: float) -> Tuple[Any, List["subprocess.Popen[bytes]"]]:
+def spawn_peers(size: int, device_name: str, timeout_s: float, shard: bool) -> Tuple[Any, List["subprocess.Popen[bytes]"]]:
     """Rank 0's store (on a port the kernel picks) and ranks 1..size-1 as child processes. A peer's stdin is a
     pipe rank 0 never writes: its end tells the peer that rank 0 is gone."""
     store = dist.TCPStore("127.0.0.1", 0, size, True, timeout=STARTUP_TIMEOUT, wait_for_workers=False)
     peers = []
     for r in range(1, size):
         argv = ["peer", "--rank", str(r), "--world-size", str(size), "--store-port", str(store.port), "--device", device_name, "--timeout-s", str(timeout_s)]
+        argv += ["--sharding", "fsdp2" if shard else "replicated"]
         peers.append(subprocess.Popen([sys.executable, "-m", "rl_torch_engine", *argv], stdin=subprocess.PIPE))
     return store, peers
 
@@ -72,7 +73,7 @@ def form_group(world: World, device: torch.device, timeout_s: float, store: Opti
         formed.set()
 
 
-def serve_group(serve: Any, device_name: str, world_size: int, timeout_s: float) -> int:
+def serve_group(serve: Any, device_name: str, world_size: int, timeout_s: float, shard: bool) -> int:
     """`serve --world-size N` (N > 1) or `serve` under torchrun: rank 0 serves frames with serve(stdin, stdout,
     device, engine); the other ranks follow it."""
     world = world_from_env()
@@ -83,13 +84,13 @@ def serve_group(serve: Any, device_name: str, world_size: int, timeout_s: float)
             print(f"rl_torch_engine: --world-size {world_size} needs {world_size} GPUs (one per process); torch sees {gpus}", file=sys.stderr)
             return 2
         world = World(0, world_size, 0, world_size)
-        store, peers = spawn_peers(world_size, device_name, timeout_s)
+        store, peers = spawn_peers(world_size, device_name, timeout_s, shard)
     device = rank_device(device_name, world)
     out = os.fdopen(os.dup(1), "wb") if world.rank == 0 else None
     os.dup2(2, 1)  # the frames leave by `out`; whatever else writes to stdout (NCCL's logs, a stray print) goes to stderr
     sys.stdout = sys.stderr
     groups = form_group(world, device, timeout_s, store, peers)
-    engine = DistributedEngine(Engine(device), world, groups, peers)
+    engine = DistributedEngine(Engine(device), world, groups, peers, shard)
     if out is None:
         return engine.serve_peer()
     code = serve(sys.stdin.buffer, out, device, engine)
@@ -100,7 +101,7 @@ def serve_group(serve: Any, device_name: str, world_size: int, timeout_s: float)
     return code
 
 
-def run_peer(rank: int, world_size: int, store_port: int, device_name: str, timeout_s: float) -> int:
+def run_peer(rank: int, world_size: int, store_port: int, device_name: str, timeout_s: float, shard: bool) -> int:
     """A peer spawned by rank 0 (serve --world-size N)."""
 
     def orphaned() -> None:
@@ -114,5 +115,5 @@ def run_peer(rank: int, world_size: int, store_port: int, device_name: str, time
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     store = dist.TCPStore("127.0.0.1", store_port, world_size, False, timeout=STARTUP_TIMEOUT)
-    engine = DistributedEngine(Engine(device), world, Groups(world, device, timeout_s, store))
+    engine = DistributedEngine(Engine(device), world, Groups(world, device, timeout_s, store), shard=shard)
     return engine.serve_peer()

@@ -117,28 +117,54 @@ def token_logprobs_and_entropy(model: CausalLM, states: torch.Tensor, block: Blo
     return _logp_and_entropy_of(model)(logits, block.targets)
 
 
-def compute_leaves(model: CausalLM, pairs: Sequence[Pair], leaves: Sequence[str], max_tokens: int) -> Dict[str, torch.Tensor]:
+# The key of compute_leaves's padding term (sharded engines, pad_blocks): a differentiable scalar, not a leaf.
+PAD = "_pad"
+# The padding micro-batch: one prompt token and one response token.
+PAD_PAIR: Pair = ([0], [0])
+
+
+def block_leaves(model: CausalLM, block: Block, leaves: Sequence[str]) -> Dict[str, torch.Tensor]:
+    """One micro-batch's leaves, flat over its real response tokens."""
+    states = response_states(model, block)
+    out: Dict[str, torch.Tensor] = {}
+    if "logprobs" in leaves or "entropies" in leaves:
+        logp, entropy = token_logprobs_and_entropy(model, states, block)
+        if "logprobs" in leaves:
+            out["logprobs"] = logp[block.response_mask]
+        if "entropies" in leaves:
+            out["entropies"] = entropy[block.response_mask]
+    if "values" in leaves:
+        head = model.score
+        values = torch.nn.functional.linear(states, head.weight.float(), head.bias.float())[..., 0]
+        out["values"] = values[block.response_mask]
+    return out
+
+
+def run_block(model: CausalLM, block: Block, leaves: Sequence[str]) -> Dict[str, torch.Tensor]:
+    """block_leaves, through the model's block runner when it has one (a sharded model gathers the parameters
+    outside its decoder layers around this call: sharding.py)."""
+    runner = getattr(model, "block_runner", None)
+    return block_leaves(model, block, leaves) if runner is None else runner(block_leaves, block, leaves)
+
+
+def compute_leaves(model: CausalLM, pairs: Sequence[Pair], leaves: Sequence[str], max_tokens: int, pad_blocks: int = 0) -> Dict[str, torch.Tensor]:
     """Flat fp32 leaves on the model's device (pair after pair, response tokens only), differentiable when
-    grad is enabled: log-probs and entropies of the response tokens, values of the states before them."""
+    grad is enabled: log-probs and entropies of the response tokens, values of the states before them.
+    pad_blocks more micro-batches of PAD_PAIR run after the real ones, their leaves summed under PAD (a
+    sharded model's ranks must run equally many forward and backward passes)."""
     check_pairs(pairs)
     if "values" in leaves and not model.spec.value_head:
         raise ValueError("values asked of a model without a value head (not a critic)")
     device = model.model.embed_tokens.weight.device
     parts: Dict[str, List[torch.Tensor]] = {name: [] for name in leaves}
     for start, end in blocks(pairs, max_tokens):
-        block = pack(pairs[start:end], device)
-        states = response_states(model, block)
-        if "logprobs" in leaves or "entropies" in leaves:
-            logp, entropy = token_logprobs_and_entropy(model, states, block)
-            if "logprobs" in leaves:
-                parts["logprobs"].append(logp[block.response_mask])
-            if "entropies" in leaves:
-                parts["entropies"].append(entropy[block.response_mask])
-        if "values" in leaves:
-            head = model.score
-            values = torch.nn.functional.linear(states, head.weight.float(), head.bias.float())[..., 0]
-            parts["values"].append(values[block.response_mask])
-    return {name: torch.cat(ts) for name, ts in parts.items()}
+        for name, t in run_block(model, pack(pairs[start:end], device), leaves).items():
+            parts[name].append(t)
+    out = {name: torch.cat(ts) if ts else torch.empty(0, device=device) for name, ts in parts.items()}
+    if pad_blocks > 0:
+        pad = [t.sum() for _ in range(pad_blocks) for t in run_block(model, pack([PAD_PAIR], device), leaves).values()]
+        out[PAD] = torch.stack(pad).sum()
+    return out
 
 
 @torch.no_grad()

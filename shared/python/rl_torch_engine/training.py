@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import torch
 
 from .model import CausalLM
-from .scoring import DEFAULT_MAX_TOKENS, Pair, compute_leaves
+from .scoring import DEFAULT_MAX_TOKENS, PAD, Pair, compute_leaves
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def parse_optimizer(raw: Any) -> OptimizerSpec:
 class Trainer:
     """Owns the trainable parameters' gradients and AdamW state for one model."""
 
-    def __init__(self, model: CausalLM, spec: OptimizerSpec, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(self, model: CausalLM, spec: OptimizerSpec, max_tokens: int = DEFAULT_MAX_TOKENS, sharded: bool = False) -> None:
         self.model = model
         self.spec = spec
         self.max_tokens = max_tokens
@@ -65,24 +65,32 @@ class Trainer:
             raise ValueError("open: the model has no trainable parameters")
         params = list(self.params.values())
         # The fused CUDA kernel (torch >= 2) does the update of every parameter in a few launches; same arithmetic.
-        fused = {"fused": True} if params[0].device.type == "cuda" and "fused" in torch.optim.AdamW.__init__.__code__.co_varnames else {}
+        # Sharded (DTensor) parameters take the multi-tensor path, the one checked against a single process.
+        fused_ok = not sharded and params[0].device.type == "cuda" and "fused" in torch.optim.AdamW.__init__.__code__.co_varnames
+        fused = {"fused": True} if fused_ok else {}
         self.optimizer = torch.optim.AdamW(params, lr=spec.lr, betas=spec.betas, eps=spec.eps, weight_decay=spec.weight_decay, **fused)
         self.steps = 0
         self.accumulated = False
         self._pending: Optional[Dict[str, torch.Tensor]] = None
         # With more than one process (distributed.py): sums each gradient over the ranks before clipping.
         self.reduce_grads: Optional[Callable[[Sequence[torch.Tensor]], None]] = None
+        # Sharded (sharding.py): every rank differentiates every forward, zero gradients included, since the
+        # gradient reduce-scatters run inside the backward pass and wait for every rank.
+        self.sharded = sharded
+        # A moment or weight as a whole tensor (sharded: gathered from every rank), and back into a parameter's layout.
+        self.whole: Optional[Callable[[torch.Tensor], torch.Tensor]] = None
+        self.place: Optional[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = None
 
-    def forward(self, pairs: Sequence[Pair], leaves: Sequence[str]) -> Dict[str, torch.Tensor]:
+    def forward(self, pairs: Sequence[Pair], leaves: Sequence[str], pad_blocks: int = 0) -> Dict[str, torch.Tensor]:
         """Flat fp32 leaves (pair after pair, response tokens only); their graph is kept for backward().
-        A pending graph from an earlier forward is dropped."""
+        A pending graph from an earlier forward is dropped. pad_blocks: compute_leaves's padding passes."""
         self._pending = None
         try:
-            pending = compute_leaves(self.model, pairs, leaves, self.max_tokens)
+            pending = compute_leaves(self.model, pairs, leaves, self.max_tokens, pad_blocks)
         except ValueError as err:
             raise ValueError(f"forward: {err}") from None
         self._pending = pending
-        return {name: t.detach().cpu() for name, t in pending.items()}
+        return {name: t.detach().cpu() for name, t in pending.items() if name != PAD}
 
     def backward(self, grads: Mapping[str, torch.Tensor]) -> None:
         """Adds d(loss)/d(params) to .grad from d(loss)/d(leaf) of the pending forward, then frees its graph.
@@ -95,14 +103,19 @@ class Trainer:
         outputs: List[torch.Tensor] = []
         inputs: List[torch.Tensor] = []
         for name, g in grads.items():
-            if name not in pending:
+            if name not in pending or name == PAD:
                 raise ValueError(f"backward: {name} is not a leaf of the pending forward ({', '.join(pending)})")
             leaf = pending[name]
             if g.numel() != leaf.numel():
                 raise ValueError(f"backward: {name} has {g.numel()} values, the forward answered {leaf.numel()}")
-            if bool((g != 0).any()):
+            if bool((g != 0).any()) or (self.sharded and leaf.requires_grad):
                 outputs.append(leaf)
                 inputs.append(g.reshape(leaf.shape).to(leaf.device, leaf.dtype))
+        if self.sharded:
+            for name, leaf in pending.items():
+                if (name == PAD or name not in grads) and leaf.requires_grad:
+                    outputs.append(leaf)
+                    inputs.append(torch.zeros_like(leaf))
         if outputs:
             try:
                 torch.autograd.backward(outputs, inputs)
@@ -133,7 +146,8 @@ class Trainer:
         if self.reduce_grads is not None:
             self.reduce_grads([p.grad for p in params if p.grad is not None])
         max_norm = self.spec.max_grad_norm if self.spec.max_grad_norm > 0 else math.inf
-        norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
+        total = torch.nn.utils.clip_grad_norm_(params, max_norm)
+        norm = float(total if self.whole is None else self.whole(total))  # sharded: the norm is a DTensor
         if not math.isfinite(norm):
             self.clear_grads()
             return {"grad_norm": norm, "skipped": True, "step": self.steps}

@@ -113,7 +113,7 @@ class TorchrunWorkers(Served):
         for rank in range(2):
             env = {**os.environ, "PYTHONPATH": PACKAGE_ROOT, "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
             env.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2", LOCAL_WORLD_SIZE="2")
-            argv = [sys.executable, "-m", "rl_torch_engine", "serve", "--device", "cpu"]
+            argv = [sys.executable, "-m", "rl_torch_engine", "serve", "--device", "cpu", "--sharding", "replicated"]
             self.workers.append(subprocess.Popen(argv, stdin=stdin_r, stdout=stdout_w, env=env))
         os.close(stdin_r)
         os.close(stdout_w)
@@ -160,7 +160,7 @@ class DistributedTest(unittest.TestCase):
         write_model_dir(self.model, cfg, random_tensors(cfg, seed=5))
 
     def start(self, world_size, *extra):
-        served = Served("serve", "--device", "cpu", "--world-size", str(world_size), *extra)
+        served = Served("serve", "--device", "cpu", "--world-size", str(world_size), "--sharding", "replicated", *extra)
         self.addCleanup(served.close)
         return served
 
@@ -288,6 +288,147 @@ class DistributedTest(unittest.TestCase):
         self.assertEqual(answer["error"]["code"], "unavailable")
         self.assertIn("no peer has exited, one may be stuck (collectives wait 2 s)", answer["error"]["message"])
         self.assertEqual(two.child.wait(timeout=60), 3)
+
+
+def fsdp2_missing():
+    from rl_torch_engine.sharding import fsdp2_missing as missing
+
+    return missing()
+
+
+SHARDING_SKIP = "torch missing" if torch is None else (fsdp2_missing() or "")
+
+
+@unittest.skipIf(not GLOO, "torch with torch.distributed (gloo) not installed")
+class ShardingChoiceTest(unittest.TestCase):
+    """What runs in CI whatever the torch: the choice of sharding, and a clear refusal where FSDP2 is missing."""
+
+    def test_auto_shards_where_torch_has_fsdp2_and_fsdp2_is_refused_where_it_has_not(self):
+        served = Served("serve", "--device", "cpu", "--world-size", "2")
+        self.addCleanup(served.close)
+        self.assertEqual(served.started()["sharding"], "replicated" if SHARDING_SKIP else "fsdp2")
+        if not SHARDING_SKIP:
+            return
+        env = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
+        done = subprocess.run([sys.executable, "-m", "rl_torch_engine", "serve", "--device", "cpu", "--world-size", "2", "--sharding", "fsdp2"],
+                              stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=120)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn(b"--sharding fsdp2: torch", done.stderr)
+        self.assertEqual(done.stdout, b"")
+
+
+@unittest.skipIf(not GLOO or bool(SHARDING_SKIP), f"FSDP2 sharding cannot run here: {SHARDING_SKIP}")
+class ShardedTest(unittest.TestCase):
+    """Two CPU processes sharding with FSDP2 against one process holding the whole model, on the same requests
+    (torch >= 2.6; Debian's torch 1.13 under Python 3.11 cannot import FSDP: infra/gpu/check.sh runs these
+    on the GPU machine's torch)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="rl-torch-fsdp-")
+        self.addCleanup(self.tmp.cleanup)
+        cfg = tiny_config("Qwen3ForCausalLM")
+        self.model = os.path.join(self.tmp.name, "model")
+        write_model_dir(self.model, cfg, random_tensors(cfg, seed=5))
+
+    def pair(self, **open_header):
+        one = Served("serve", "--device", "cpu")
+        two = Served("serve", "--device", "cpu", "--world-size", "2", "--sharding", "fsdp2")
+        for s in (one, two):
+            self.addCleanup(s.close)
+        self.assertEqual(two.started()["sharding"], "fsdp2")
+        header = {"op": "open", "model": self.model, "train": True, "optimizer": OPTIM, **open_header}
+        self.assertEqual(two.ok(header)[0]["sharding"], "fsdp2")
+        one.ok(header)
+        return one, two
+
+    def update(self, served, pairs):
+        return DistributedTest.update(self, served, pairs)
+
+    def assert_same_weights(self, one, two):
+        w1, w2 = weights_of(one), weights_of(two)
+        self.assertEqual(sorted(w1), sorted(w2))
+        for name in w1:
+            self.assertLessEqual(float((w1[name] - w2[name]).abs().max()), WEIGHT_TOLERANCE, name)
+
+    def assert_same_steps(self, one, two, pairs, step):
+        leaves1, norm1, _ = self.update(one, pairs)
+        leaves2, norm2, answer = self.update(two, pairs)
+        for name in ("logprobs", "entropies"):
+            self.assertLessEqual(float((leaves2[name] - leaves1[name]).abs().max()), LEAF_TOLERANCE, name)
+        self.assertEqual((answer["step"], answer["skipped"]), (step, False))
+        self.assertAlmostEqual(norm2, norm1, delta=1e-6 * norm1)
+        self.assert_same_weights(one, two)
+
+    def test_sharded_ranks_score_generate_and_step_as_one_process(self):
+        # 16 tokens a micro-batch: the ranks' slices need different numbers of passes, so one rank pads.
+        one, two = self.pair(max_tokens=16)
+        _, scored1 = one.ok({"op": "score"}, wire(PAIRS))
+        _, scored2 = two.ok({"op": "score"}, wire(PAIRS))
+        for name in ("logprobs", "entropies"):
+            self.assertLessEqual(float((scored2[name] - scored1[name]).abs().max()), LEAF_TOLERANCE, name)
+        prompts = {"prompt_lengths": torch.tensor([3, 1], dtype=torch.int32), "ids": torch.tensor([5, 6, 7, 9], dtype=torch.int32)}
+        gen1, gen2 = (s.ok({"op": "generate", "max_tokens": 5, "temperature": 0}, prompts) for s in (one, two))
+        self.assertEqual((gen2[1]["lengths"].tolist(), gen2[1]["ids"].tolist()), (gen1[1]["lengths"].tolist(), gen1[1]["ids"].tolist()))
+        self.assert_same_steps(one, two, PAIRS, 1)
+        self.assert_same_steps(one, two, PAIRS[:1], 2)  # rank 1's slice is empty: it runs padding passes only
+        check, _ = two.ok({"op": "sync_check"})
+        self.assertEqual((check["world_size"], check["identical"]), (2, None))
+        self.assertNotEqual(check["checksums"][0], check["checksums"][1])  # each rank holds its own shards
+        # The optimizer state file is whole: the single process's resumes on the shards, and the reverse.
+        from rl_torch_engine.safetensors import decode_safetensors
+
+        p1, p2 = os.path.join(self.tmp.name, "one.bin"), os.path.join(self.tmp.name, "two.bin")
+        one.ok({"op": "save_optimizer", "path": p1})
+        two.ok({"op": "save_optimizer", "path": p2})
+        with open(p1, "rb") as f1, open(p2, "rb") as f2:
+            (s1, meta1), (s2, meta2) = decode_safetensors(f1.read(), "one"), decode_safetensors(f2.read(), "two")
+        self.assertEqual((sorted(s1), meta1), (sorted(s2), meta2))
+        for name in s1:
+            self.assertLessEqual(float((s1[name] - s2[name]).abs().max()), 1e-6 * max(1.0, float(s1[name].abs().max())), name)
+        self.assertEqual(two.ok({"op": "load_optimizer", "path": p1})[0]["step"], 2)
+        self.assertEqual(one.ok({"op": "load_optimizer", "path": p2})[0]["step"], 2)
+        self.assert_same_steps(one, two, PAIRS, 3)
+        # save writes the whole model, as one process does.
+        from rl_torch_engine import load_model_dir
+
+        saved = os.path.join(self.tmp.name, "saved")
+        two.ok({"op": "save", "path": saved, "version": "v3"})
+        reloaded = dict(load_model_dir(saved).named_parameters())
+        for name, t in weights_of(one).items():
+            self.assertLessEqual(float((reloaded[name].detach() - t).abs().max()), WEIGHT_TOLERANCE, name)
+
+    def test_sharded_lora_with_gradient_checkpointing_trains_as_one_process(self):
+        lora = {"r": 4, "lora_alpha": 8, "target_modules": "all-linear", "seed": 2}
+        one, two = self.pair(lora=lora, gradient_checkpointing=True)
+        # Generation first: the gathering must not depend on an earlier pass through the root.
+        prompts = {"prompt_lengths": torch.tensor([2], dtype=torch.int32), "ids": torch.tensor([5, 6], dtype=torch.int32)}
+        gen1, gen2 = (s.ok({"op": "generate", "max_tokens": 4, "temperature": 0}, prompts) for s in (one, two))
+        self.assertEqual(gen2[1]["ids"].tolist(), gen1[1]["ids"].tolist())
+        self.assert_same_steps(one, two, PAIRS, 1)
+        _, base1 = one.ok({"op": "score", "adapters": False}, wire(PAIRS))
+        _, base2 = two.ok({"op": "score", "adapters": False}, wire(PAIRS))
+        self.assertLessEqual(float((base2["logprobs"] - base1["logprobs"]).abs().max()), LEAF_TOLERANCE)
+        from rl_torch_engine.safetensors import decode_safetensors
+
+        a1, a2 = (decode_safetensors(s.ok({"op": "adapter"})[1]["safetensors"].numpy().tobytes(), "adapter")[0] for s in (one, two))
+        self.assertEqual(sorted(a1), sorted(a2))
+        for name in a1:
+            self.assertLessEqual(float((a1[name] - a2[name]).abs().max()), WEIGHT_TOLERANCE, name)
+
+    def test_a_sharded_critic_answers_values_and_steps_as_one_process(self):
+        cfg = tiny_config("Qwen3ForTokenClassification", num_labels=1)
+        self.model = os.path.join(self.tmp.name, "critic")
+        write_model_dir(self.model, cfg, random_tensors(cfg, seed=6))
+        one, two = self.pair()
+        outs = []
+        for s in (one, two):
+            _, out = s.ok({"op": "forward"}, wire(PAIRS))
+            s.ok({"op": "backward"}, {"values": out["values"] - 0.5})
+            _, stepped = s.ok({"op": "step"})
+            outs.append((out["values"], float(stepped["grad_norm"][0])))
+        self.assertLessEqual(float((outs[0][0] - outs[1][0]).abs().max()), LEAF_TOLERANCE)
+        self.assertAlmostEqual(outs[1][1], outs[0][1], delta=1e-6 * outs[0][1])
+        self.assert_same_weights(one, two)
 
 
 if __name__ == "__main__":
