@@ -1,7 +1,9 @@
 // reward-model end to end with real parts: a real nats-server and the service
 // process serving a tiny reward model the test builds, on the embedded jax-js
-// engine and on the PyTorch engine child at once. Scores over HTTP, NATS and the
-// OpenRLHF edge agree with each other and with the numpy reference forward pass;
+// engine, on the PyTorch engine child and (exported to model.onnx) on
+// onnxruntime at once. Scores over HTTP, NATS, the OpenRLHF edge and the slime
+// edge (its prompt read as the conversation) agree with each other and with the
+// numpy reference forward pass;
 // routing, unknown names, an item too long for the model and a service with
 // nothing configured answer per-item errors, never a failed batch. A judge of
 // the shipped judges file, pointed at a fake judge server, scores in the same
@@ -15,6 +17,7 @@ import { ByteTokenizer, encodeSafetensors, type HostParams } from '@rl/policy';
 import { requestJson } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelScoreResponse } from '../services/reward-model/src/schemas.ts';
+import { exportOnnx } from '../services/reward-model/src/models/testing/onnx-export.ts';
 import { writeTinyRewardModel } from '../services/reward-model/src/models/testing/tiny-reward-model.ts';
 import { startFakeJudgeServer, type FakeJudgeServer } from './support/fake-judge-server.ts';
 import { connectTestClient } from './support/nats-client.ts';
@@ -33,6 +36,7 @@ let judge: FakeJudgeServer;
 
 beforeAll(async () => {
   ({ params } = await writeTinyRewardModel(DIR, { head: 'token', maxSeqLen: 128 }));
+  exportOnnx(DIR);
   nats = await startNatsServer();
   judge = await startFakeJudgeServer({ respond: (req) => ({ text: req.prompt.includes('Name a colour.') ? 'Blue is fine. Score: 7' : 'No score here' }) });
   const judges = join(tmp, 'judges.yaml');
@@ -41,8 +45,9 @@ beforeAll(async () => {
   [svc, bare] = await Promise.all([
     startService('reward-model', {
       NATS_URL: nats.url,
-      REWARD_MODELS: `rm=${DIR},rm-torch=torch:${DIR}`,
+      REWARD_MODELS: `rm=${DIR},rm-torch=torch:${DIR},rm-onnx=onnx:${DIR}`,
       REWARD_MODEL_TORCH_DEVICE: 'cpu',
+      REWARD_MODEL_ONNX_THREADS: '1',
       REWARD_JUDGES_FILE: judges,
       REWARD_ROUTES: 'gsm8k=rm,chat=quality',
     }),
@@ -95,7 +100,7 @@ function referenceScore(messages: Array<{ role: 'user'; content: string }>, resp
   return out.values[0]?.at(-1) as number;
 }
 
-describe('reward-model over HTTP and NATS (real nats-server, real process, a tiny reward model on both engines)', () => {
+describe('reward-model over HTTP and NATS (real nats-server, real process, a tiny reward model on three engines)', () => {
   it('scores in order with per-item errors; HTTP and NATS agree; the scores are the reference’s', async () => {
     const http = await post(svc.baseUrl, '/v1/score', { items: ITEMS });
     expect(http.status).toBe(200);
@@ -121,7 +126,9 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
       error: { code: 'payload_too_large', message: expect.stringMatching(/reward model rm: .* render to 226 tokens; this model reads at most 127$/) },
       extra: { tokens: 226, max_tokens: 127 },
     });
-    expect(results[5]).toEqual({ error: { code: 'invalid_params', message: 'params.model: no reward model named "nope" (configured: rm, rm-torch)' } });
+    expect(results[5]).toEqual({
+      error: { code: 'invalid_params', message: 'params.model: no reward model named "nope" (configured: rm, rm-torch, rm-onnx)' },
+    });
     expect(results[6]).toEqual({ error: { code: 'invalid_params', message: 'params.judge: no judge named "rm" (configured: quality)' } });
     expect(results[7]).toMatchObject({ error: { code: 'invalid_params', message: expect.stringContaining('extra_info.messages[0][role]') } });
     // The judge: "Score: 7" on 1-10 is 6/9; an answer with no score is the item's error with the judge's text, never 0.
@@ -149,17 +156,30 @@ describe('reward-model over HTTP and NATS (real nats-server, real process, a tin
     expect(body.extra_logs.reward_error).toEqual([0, 1]);
   });
 
-  it('reports its backends, and is ready once both engines are up', async () => {
+  it('serves the slime edge: the sample’s prompt (chat or text) is the conversation the reward model reads, here on the ONNX engine', async () => {
+    const sample = (prompt: unknown, response: string) => ({ prompt, response, label: '18', metadata: { params: { model: 'rm-onnx' } } });
+    const chatPrompt = await post(svc.baseUrl, '/slime/gsm8k?detail=true', sample([{ role: 'user', content: 'What is 9+9?' }], '9+9 = 18. #### 18<|im_end|>'));
+    expect(chatPrompt.body).toMatchObject({ error: null, extra: { model: 'rm-onnx', engine: 'onnx' } });
+    expect((chatPrompt.body as { score: number }).score).toBeCloseTo(referenceScore([{ role: 'user', content: 'What is 9+9?' }], '9+9 = 18. #### 18'), 4);
+    const textPrompt = await post(svc.baseUrl, '/slime/gsm8k', sample('Name a colour.', 'Blue.'));
+    expect(textPrompt.body as number).toBeCloseTo(referenceScore([{ role: 'user', content: 'Name a colour.' }], 'Blue.'), 4);
+    // Without the prompt the model reads the response alone: another score.
+    const none = await post(svc.baseUrl, '/slime/gsm8k', { response: 'Blue.', label: '18', metadata: { params: { model: 'rm-onnx' } } });
+    expect(Math.abs((none.body as number) - (textPrompt.body as number))).toBeGreaterThan(1e-3);
+  });
+
+  it('reports its backends, and is ready once every engine is up', async () => {
     expect((await (await fetch(`${svc.baseUrl}/v1/backends`)).json()) as unknown).toEqual({
       backends: [
         { name: 'quality', kind: 'judge', ready: true, data_sources: ['chat'] },
         { name: 'rm', kind: 'reward_model', ready: true, data_sources: ['gsm8k'] },
         { name: 'rm-torch', kind: 'reward_model', ready: true, data_sources: [] },
+        { name: 'rm-onnx', kind: 'reward_model', ready: true, data_sources: [] },
       ],
     });
     expect(await (await fetch(`${svc.baseUrl}/readyz`)).json()).toEqual({
       status: 'ready',
-      checks: { nats: true, 'judge:quality': true, 'reward_model:rm': true, 'reward_model:rm-torch': true },
+      checks: { nats: true, 'judge:quality': true, 'reward_model:rm': true, 'reward_model:rm-torch': true, 'reward_model:rm-onnx': true },
     });
   });
 
