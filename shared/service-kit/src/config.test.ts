@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(c.PORT).toBe(8101);
     expect(c.NATS_URL).toBe('nats://127.0.0.1:4222');
     expect(c.NATS_ENABLED).toBe(true);
+    expect(c.NATS_JS_REPLICAS).toBe(1);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
@@ -36,6 +37,12 @@ describe('loadConfig', () => {
     expect(err.message).toContain('AUTH_TOKEN is not set');
     expect(loadConfig(Svc, { HOST: '0.0.0.0', AUTH_TOKEN: 't' }).HOST).toBe('0.0.0.0');
     expect(loadConfig(Svc, { HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true' }).ALLOW_UNAUTHENTICATED).toBe(true);
+  });
+
+  it('takes JetStream replicas from 1 to 5 (the most a stream has) and names the key otherwise', () => {
+    expect(loadConfig(Svc, { NATS_JS_REPLICAS: '3' }).NATS_JS_REPLICAS).toBe(3);
+    for (const bad of ['0', '6', 'three'])
+      expect(expectAppError(() => loadConfig(Svc, { NATS_JS_REPLICAS: bad }), ErrorCode.InvalidConfig).message).toContain('NATS_JS_REPLICAS');
   });
 
   it('refuses a NATS user that cannot name its inboxes', () => {

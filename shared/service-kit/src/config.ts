@@ -10,8 +10,17 @@ export const BaseConfig = z.object({
    * @default '127.0.0.1'
    */
   HOST: z.string().min(1).default('127.0.0.1'),
-  /** NATS server URL(s), comma-separated. @default 'nats://127.0.0.1:4222' */
+  /**
+   * NATS server URL(s), comma-separated: on a cluster, every node, nearest
+   * first (tried in order; reconnects go to the others). @default 'nats://127.0.0.1:4222'
+   */
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /**
+   * Replicas of the JetStream state this service creates (the weights bucket):
+   * 1 on one server; 3 on a cluster of 3 or more nodes, so the state survives
+   * losing a node. A bucket that exists keeps the replicas it was created with. @default 1
+   */
+  NATS_JS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /**
    * NATS user and password (infra/nats/auth.conf defines one user per service).
    * The user also names this connection's reply inboxes (see NATS_INBOX_PREFIX).

@@ -81,7 +81,7 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
     const name = config.POLICY_OBJECT_NAME;
     let handle: ModelHandle<EmbeddedPolicy> | undefined;
     const waiters = new Set<() => void>();
-    const os = await openWeightsStore(nc, bucket);
+    const os = await openWeightsStore(nc, bucket, { replicas: config.NATS_JS_REPLICAS });
     const watcher: WeightsWatcher = await watchWeights(
       os,
       name,
@@ -124,6 +124,9 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
           signal.addEventListener('abort', onAbort, { once: true });
           waiters.add(check);
           check();
+          // The version is normally published before it is asked for: read it now in case the watch lost its node.
+          if (handle?.current.version !== version)
+            watcher.refresh().catch((err: unknown) => logger.warn({ err, bucket, name }, 'weights refresh failed; waiting for the watch'));
         }),
       stop: async () => {
         await watcher.stop();

@@ -83,8 +83,8 @@ async function startPolicyWorker(opts: {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NATS_URL: opts.natsUrl,
-    // The worker serves and publishes as the trainer's NATS user (only that user may write the weights bucket).
-    ...pickDefined(process.env, ['NATS_USER', 'NATS_PASS', 'NATS_TOKEN', 'NATS_INBOX_PREFIX']),
+    // The worker serves and publishes as the trainer's NATS user (only that user may write the weights bucket), and creates the bucket with the trainer's replicas.
+    ...pickDefined(process.env, ['NATS_USER', 'NATS_PASS', 'NATS_TOKEN', 'NATS_INBOX_PREFIX', 'NATS_JS_REPLICAS']),
     LOG_LEVEL: opts.logLevel,
     POLICY_WORKER_SPEC: specPath,
     ...(opts.resumeDir !== null && { POLICY_WORKER_RESUME: opts.resumeDir }),

@@ -50,7 +50,7 @@ if (nats === undefined) throw new Error('the policy worker needs NATS (NATS_ENAB
 
 const core =
   config.POLICY_WORKER_RESUME !== undefined ? await PolicyWorkerCore.fromCheckpoint(spec, config.POLICY_WORKER_RESUME) : await PolicyWorkerCore.create(spec);
-const store = await openWeightsStore(nats.nc, spec.weights.bucket);
+const store = await openWeightsStore(nats.nc, spec.weights.bucket, { replicas: config.NATS_JS_REPLICAS });
 logger.info({ job: spec.job, version: core.version, resumed: config.POLICY_WORKER_RESUME ?? null }, 'policy ready');
 
 // One verb at a time: generate/score must not interleave with an update of the same weights.

@@ -8,9 +8,12 @@ import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, typ
 import type { Kernels } from '../model/kernels.ts';
 import { decodeWeights, encodeWeights } from './weights.ts';
 
-/** Opens the bucket, creating it when missing. */
-export async function openWeightsStore(nc: NatsConnection, bucket: string): Promise<ObjectStore> {
-  return new Objm(nc).create(bucket);
+/**
+ * Opens the bucket, creating it when missing with `replicas` copies (3 on a
+ * cluster: the weights outlive a node); an existing bucket keeps its own.
+ */
+export async function openWeightsStore(nc: NatsConnection, bucket: string, options: { replicas?: number } = {}): Promise<ObjectStore> {
+  return new Objm(nc).create(bucket, { replicas: options.replicas ?? 1 });
 }
 
 /** Anything that can produce its weights. */
@@ -44,6 +47,14 @@ export interface WeightsWatcher {
   stop(): Promise<void>;
   /** Settles when the watch ends. */
   readonly done: Promise<void>;
+  /**
+   * Loads the object's current version now if the watch has not delivered it.
+   * The watch's consumer lives on one node of a cluster; when that node dies
+   * the client notices only after a minute of missed heartbeats, so a caller
+   * that waits for a version asks the bucket directly (any replica answers).
+   * Rejects on a version that cannot be loaded when there is no `onError`.
+   */
+  refresh(): Promise<void>;
 }
 
 /**
@@ -61,35 +72,52 @@ export async function watchWeights(
   // The watch keeps one hold on the latest kernels, so the next version reuses them even after the handle disposed the last model.
   let kernels: Kernels | undefined = options.load?.kernels?.retain();
   let lastNuid: string | undefined;
+  let stopped = false;
   const stopWatch = () => iter.stop();
   options.signal?.addEventListener('abort', stopWatch, { once: true });
+
+  // Loads the current object unless it is the one loaded, or (from the watch) newer than `seen`, whose own update is queued.
+  const loadCurrent = async (seen: ObjectInfo | undefined): Promise<void> => {
+    const current = await os.info(name);
+    if (stopped || current === null || current.deleted || current.nuid === lastNuid || (seen !== undefined && current.nuid !== seen.nuid)) return;
+    try {
+      const bytes = await os.getBlob(name);
+      if (bytes === null) return;
+      const policy = await policyFromWeights(decodeWeights(bytes, `weights object ${name}`), { ...options.load, ...(kernels ? { kernels } : {}) });
+      lastNuid = current.nuid;
+      kernels?.release();
+      kernels = policy.kernels.retain();
+      await onVersion(policy, current);
+    } catch (err) {
+      if (options.onError === undefined) throw new AppError(ErrorCode.Internal, `cannot load weights ${name}`, { cause: err });
+      options.onError(err, current);
+    }
+  };
+  // One load at a time, from the watch or a refresh, in the order asked.
+  let chain: Promise<void> = Promise.resolve();
+  const serial = (seen: ObjectInfo | undefined): Promise<void> => {
+    const next = chain.then(() => loadCurrent(seen));
+    chain = next.catch(() => {});
+    return next;
+  };
+
   const done = (async () => {
     for await (const info of iter) {
       if (info.name !== name || info.deleted || info.nuid === lastNuid) continue;
-      try {
-        const current = await os.info(name);
-        if (current !== null && current.nuid !== info.nuid) continue; // a newer update is queued behind this one
-        const bytes = await os.getBlob(name);
-        if (bytes === null) continue;
-        const policy = await policyFromWeights(decodeWeights(bytes, `weights object ${name}`), { ...options.load, ...(kernels ? { kernels } : {}) });
-        lastNuid = info.nuid;
-        kernels?.release();
-        kernels = policy.kernels.retain();
-        await onVersion(policy, info);
-      } catch (err) {
-        if (options.onError === undefined) throw new AppError(ErrorCode.Internal, `cannot load weights ${name}`, { cause: err });
-        options.onError(err, info);
-      }
+      await serial(info);
     }
   })().finally(() => {
+    stopped = true;
     options.signal?.removeEventListener('abort', stopWatch);
-    kernels?.release();
+    void chain.finally(() => kernels?.release());
   });
   return {
     done,
+    refresh: () => (stopped ? Promise.resolve() : serial(undefined)),
     stop: async () => {
       iter.stop();
       await done.catch(() => undefined);
+      await chain;
     },
   };
 }

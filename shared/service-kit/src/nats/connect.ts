@@ -2,7 +2,11 @@ import { connect, createInbox, type NatsConnection } from '@nats-io/transport-no
 
 /** Options of {@link connectNats}. */
 export interface NatsConnectOptions {
-  /** Comma-separated URLs, e.g. `nats://127.0.0.1:4222`. */
+  /**
+   * Comma-separated URLs, e.g. `nats://a:4222,nats://b:4222`, tried in this
+   * order: list the node nearest the service first. The cluster's other nodes,
+   * which the server announces, are added to the list.
+   */
   servers: string;
   /** Connection name shown by `nats server report connections`. */
   name: string;
@@ -15,6 +19,21 @@ export interface NatsConnectOptions {
   connectTimeoutMs?: number;
 }
 
+/**
+ * After losing its server the client goes straight to another one it has not
+ * just tried; a server it tried within this long waits out the rest (plus jitter),
+ * so a whole cluster restarting is not hammered. Attempts are unlimited.
+ */
+const RECONNECT_WAIT_MS = 1000;
+const RECONNECT_JITTER_MS = 250;
+/**
+ * A dead node's socket closes at once; a partitioned one stays open, and is
+ * given up after this many unanswered pings (10 s apart): ~30 s, not the
+ * client default's 4 minutes.
+ */
+const PING_INTERVAL_MS = 10_000;
+const MAX_PINGS_OUT = 3;
+
 /** Connection plus a live flag the readiness probe reads. */
 export interface NatsHandle {
   readonly nc: NatsConnection;
@@ -22,7 +41,8 @@ export interface NatsHandle {
 }
 
 /**
- * Connects to NATS and keeps reconnecting forever afterwards; `connected()`
+ * Connects to NATS and keeps reconnecting forever afterwards (to any node of a
+ * cluster; subscriptions are restored and publishes made meanwhile are buffered); `connected()`
  * turns false while the link is down so `/readyz` goes red instead of lying.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsHandle> {
@@ -34,7 +54,12 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsHand
       .filter((s) => s !== ''),
     name,
     timeout: connectTimeoutMs,
+    noRandomize: true,
     maxReconnectAttempts: -1,
+    reconnectTimeWait: RECONNECT_WAIT_MS,
+    reconnectJitter: RECONNECT_JITTER_MS,
+    pingInterval: PING_INTERVAL_MS,
+    maxPingOut: MAX_PINGS_OUT,
     ...(user !== undefined ? { user, pass } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(inboxPrefix !== undefined ? { inboxPrefix } : {}),

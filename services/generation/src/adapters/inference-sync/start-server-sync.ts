@@ -25,6 +25,6 @@ export async function startServerSync(
     apiKey: config.OPENAI_API_KEY,
   });
   const target = createSyncTarget(kind, { root: rootOf(config.OPENAI_BASE_URL ?? ''), model, post });
-  const os = await openWeightsStore(nc, config.POLICY_OBJECT_STORE ?? '');
+  const os = await openWeightsStore(nc, config.POLICY_OBJECT_STORE ?? '', { replicas: config.NATS_JS_REPLICAS });
   return startInferenceSync({ os, name: config.POLICY_OBJECT_NAME, dir: config.INFERENCE_SYNC_DIR ?? '', target, logger });
 }

@@ -1,0 +1,132 @@
+// A NATS cluster on loopback for integration tests: nats-servers routed to
+// each other with clustered JetStream (each with its own store directory), the
+// way infra/nats/cluster.conf runs one node per machine. A node can be
+// SIGKILLed and started again on the same ports and store, so it rejoins as the
+// same server. Readiness is read from the servers' own log lines.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, launch, waitForLine, type Running } from './processes.ts';
+
+/** How long a node may take to accept clients and see the cluster's JetStream leader. */
+const START_TIMEOUT_MS = 30_000;
+
+/** One node of the cluster. */
+export interface ClusterNode {
+  /** server_name: n0, n1, ... */
+  readonly name: string;
+  /** Its client URL alone. */
+  readonly url: string;
+  /** Its monitoring endpoint (/varz, /routez, /healthz). */
+  readonly monitorUrl: string;
+  running(): boolean;
+  /** SIGKILLs the node (no goodbye to clients or routes); its store stays. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and store; resolves once it is back in the cluster and knows the JetStream leader. */
+  start(): Promise<void>;
+}
+
+/** A running cluster. */
+export interface NatsCluster {
+  readonly nodes: readonly ClusterNode[];
+  /** NATS_URL for a client whose nearest node is `home`: every node, `home` first. */
+  urlFor(home: number): string;
+  /** The name of the JetStream metadata leader when the cluster came up. */
+  readonly metaLeader: string;
+  /** Kills every node and removes the directory. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startNatsCluster}. */
+export interface NatsClusterOptions {
+  /** Nodes. @default 3 */
+  size?: number;
+  /** Lines added to every node's config (e.g. `ping_interval: "1s"`). */
+  extra?: string[];
+}
+
+/** A free loopback port (the OS's pick; closed again before the server binds it). */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Starts `size` nats-servers routed into one cluster with JetStream; resolves once each knows the metadata leader. */
+export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<NatsCluster> {
+  const size = options.size ?? 3;
+  const dir = mkdtempSync(join(tmpdir(), 'rl-nats-cluster-'));
+  const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort(), http: await freePort() })));
+  const routes = ports.map((p) => `"nats-route://127.0.0.1:${p.route}"`).join(', ');
+  // infra's settings (payload limit, write deadline, JetStream limits) with its fixed ports dropped.
+  const base = readFileSync(join(ROOT, 'infra/nats/nats.conf'), 'utf8').replace(/^\s*(port|http_port)\s*:.*$/gm, '');
+  const procs: Array<Running | undefined> = new Array(size);
+
+  const nodes = ports.map((p, i): ClusterNode => {
+    const name = `n${i}`;
+    const home = join(dir, name);
+    mkdirSync(home);
+    const conf = join(home, 'nats.conf');
+    writeFileSync(
+      conf,
+      [
+        base,
+        `server_name: ${name}`,
+        'host: 127.0.0.1',
+        `port: ${p.client}`,
+        `http_port: ${p.http}`,
+        ...(options.extra ?? []),
+        `cluster { name: rl-test, host: 127.0.0.1, port: ${p.route}, routes: [${routes}] }`,
+        '',
+      ].join('\n'),
+    );
+    const start = async () => {
+      const r = launch('nats-server', ['-c', conf, '-js', '--store_dir', join(home, 'js')], { cwd: home });
+      procs[i] = r;
+      await waitForLine(r, /Server is ready/, START_TIMEOUT_MS);
+      // A node serves JetStream requests once it follows a metadata leader (itself or another node).
+      await waitForLine(r, /JetStream cluster new metadata leader|Self is new JetStream cluster metadata leader/, START_TIMEOUT_MS);
+    };
+    return {
+      name,
+      url: `nats://127.0.0.1:${p.client}`,
+      monitorUrl: `http://127.0.0.1:${p.http}`,
+      running: () => {
+        const r = procs[i];
+        return r !== undefined && r.proc.exitCode === null && r.proc.signalCode === null;
+      },
+      kill: async () => {
+        await procs[i]?.stop();
+      },
+      start,
+    };
+  });
+
+  try {
+    await Promise.all(nodes.map((n) => n.start()));
+  } catch (err) {
+    await Promise.all(procs.map((r) => r?.stop()));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const leaderLine = procs
+    .flatMap((r) => r!.output)
+    .map((l) => l.match(/JetStream cluster new metadata leader: (\w+)/))
+    .find((m) => m !== null);
+  const selfLeader = procs.findIndex((r) => r!.output.some((l) => /Self is new JetStream cluster metadata leader/.test(l)));
+  return {
+    nodes,
+    metaLeader: leaderLine?.[1] ?? nodes[selfLeader]?.name ?? '',
+    urlFor: (home) => [nodes[home]!, ...nodes.filter((_, i) => i !== home)].map((n) => n.url).join(','),
+    stop: async () => {
+      await Promise.all(procs.map((r) => r?.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
