@@ -210,5 +210,22 @@ sandbox-toolchains-offer:
 	echo "  their languages answer unsupported_language (GET /v1/languages lists each with its install command);"; \
 	echo "  'make sandbox-toolchains' or 'make run SANDBOX_TOOLCHAINS=1' installs them all (~1 GB), then restart the stack (make down)"; fi
 
+# Container images with Debian's podman and no registry (infra/docker/README.md):
+# a debootstrapped bookworm base, node and npm from .tools, npm packages from the
+# host's cache. Root only (debootstrap, rootful podman); not part of `make test`.
+.PHONY: images up-images down-images validate-manifests
+images: tools ## build every service's image and a nats image with podman, on a Debian base made here (sizes and build times at the end)
+	infra/scripts/images.sh build
+
+up-images: ## start infra/compose.yaml's stack from those images (podman-compose, host ports 14222 and 18101-18106) and score the sample items against it
+	infra/scripts/images.sh up
+	infra/scripts/images.sh demo
+
+down-images: ## stop and remove what `make up-images` started
+	infra/scripts/images.sh down
+
+validate-manifests: deps ## check infra/k8s/*.yaml against the Kubernetes and KEDA schemas (fetches the validator from npm once)
+	node infra/scripts/k8s-validate.ts
+
 clean: down ## remove installed dependencies and run state
 	rm -rf node_modules .run $(SANDBOX_NODE_PACKAGES)/node_modules
