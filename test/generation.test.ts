@@ -1,14 +1,18 @@
 // The generation service with the embedded (untrained) policy: verl's GSM8K
 // tool-agent rows through /v1/rollouts, the official `openai` client against
 // its OpenAI-compatible endpoints, and a second instance whose `openai` backend
-// talks to the first one over HTTP.
+// talks to the first one over HTTP. Over NATS, a caller that asks for progress
+// gets each trajectory as it finishes, ahead of the reply.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readParquetRows } from '@rl/datasets';
+import { requestJson } from '@rl/service-kit';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutResponse, Trajectory, TrajectoryError } from '../services/generation/src/schemas/rollout.ts';
+import { z } from 'zod';
+import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, startService, type NatsServer, type ServiceProcess } from './support/processes.ts';
 
 const FIXTURE = new URL('./fixtures/verl/verl_gsm8k_test.parquet', import.meta.url).pathname;
@@ -178,5 +182,30 @@ describe('generation with the embedded policy', () => {
       expect(t.messages?.slice(0, 2)).toEqual((samples[t.group] as { prompt: unknown[] }).prompt);
     });
     expect(new Set(out.results.map((r) => r.uid)).size).toBe(32);
+  });
+});
+
+describe('rollouts over NATS, trajectory by trajectory', () => {
+  it('sends every trajectory as progress ({index, slot}) before the reply, each equal to the reply’s slot at that index', { timeout: 120_000 }, async () => {
+    const nc = await connectTestClient(nats.url);
+    try {
+      const progress: Array<{ index: number; slot: unknown }> = [];
+      const body = {
+        samples: [0, 1, 2].map((i) => ({ prompt: [{ role: 'user', content: `q${i}` }] })),
+        n: 2,
+        sampling: { seed: 3 },
+        limits: { max_response_tokens: 8 },
+      };
+      const reply = await requestJson(nc, 'rollout.generate', body, {
+        timeoutMs: 100_000,
+        response: z.object({ results: z.array(z.unknown()) }).loose(),
+        onProgress: (p) => progress.push(p as { index: number; slot: unknown }),
+      });
+      expect(reply.results).toHaveLength(6);
+      expect(progress.map((p) => p.index).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      for (const p of progress) expect(p.slot).toEqual(reply.results[p.index]);
+    } finally {
+      await nc.close();
+    }
   });
 });

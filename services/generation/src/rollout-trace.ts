@@ -3,7 +3,7 @@
 // trainer step's trace), so tool calls made from it (code_interpreter on the
 // sandbox, NATS env ports) join that trace too.
 import { SpanAttr, dataSourceAttributes, withServerSpan } from '@rl/service-kit';
-import { runRollouts, type RolloutDeps } from './core/rollout/run-rollouts.ts';
+import { runRollouts, type OnSlot, type RolloutDeps } from './core/rollout/run-rollouts.ts';
 import type { RolloutRequest } from './schemas/rollout.ts';
 import { ROLLOUT_SUBJECT } from './subjects.ts';
 
@@ -14,6 +14,7 @@ export function tracedRollouts(
   signal: AbortSignal,
   edge: 'nats' | 'http',
   traceparent: string | undefined,
+  onSlot?: OnSlot,
 ): ReturnType<typeof runRollouts> {
   const attributes = {
     ...dataSourceAttributes(req.samples),
@@ -21,5 +22,5 @@ export function tracedRollouts(
     [SpanAttr.Edge]: edge,
     ...(req.model_version !== undefined && { [SpanAttr.ModelVersion]: req.model_version }),
   };
-  return withServerSpan(ROLLOUT_SUBJECT, traceparent, attributes, () => runRollouts(req, deps, signal));
+  return withServerSpan(ROLLOUT_SUBJECT, traceparent, attributes, () => runRollouts(req, deps, signal, onSlot));
 }

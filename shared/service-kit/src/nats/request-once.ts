@@ -21,7 +21,12 @@ export interface RequestOnceOptions {
   /** Deadline of the reply. */
   timeoutMs: number;
   headers?: MsgHdrs;
+  /** Progress messages the responder sends before its reply ({@link PROGRESS_HEADER}); without it, none is asked for. */
+  onProgress?: (msg: Msg) => void;
 }
+
+/** Marks a message sent to a request's reply subject before the reply: progress, not the answer. A request carries it to say it takes them. */
+export const PROGRESS_HEADER = 'Rl-Progress';
 
 /** Ends a status listener: nats.js hands out a QueuedIterator whose `stop()` removes it from the connection. */
 function stopListening(status: AsyncIterable<Status>): void {
@@ -35,14 +40,20 @@ function stopListening(status: AsyncIterable<Status>): void {
  * before the server has the request or while the reply is awaited.
  */
 export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Array, opts: RequestOnceOptions): Promise<Msg> {
-  const { timeoutMs, headers } = opts;
+  const { timeoutMs, headers, onProgress } = opts;
   const { promise, resolve, reject } = Promise.withResolvers<Msg>();
   const status = nc.status();
   let sub: Subscription | undefined;
   let settled = false;
+  // With progress messages the subscription's own timeout (time to the first message) would end at the first one.
+  const deadline =
+    onProgress === undefined
+      ? undefined
+      : setTimeout(() => settle(new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { retryable: true })), timeoutMs);
   const settle = (err: AppError | null, msg?: Msg) => {
     if (settled) return;
     settled = true;
+    clearTimeout(deadline);
     sub?.unsubscribe();
     stopListening(status);
     if (err !== null) reject(err);
@@ -73,8 +84,7 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
   const inbox = inboxOf(nc);
   try {
     sub = nc.subscribe(inbox, {
-      max: 1,
-      timeout: timeoutMs,
+      ...(onProgress === undefined ? { max: 1, timeout: timeoutMs } : {}),
       callback: (err, msg) => {
         if (err instanceof PermissionViolationError) {
           settle(refused(err));
@@ -82,6 +92,8 @@ export function requestOnce(nc: NatsConnection, subject: string, data: Uint8Arra
           settle(new AppError(ErrorCode.Timeout, `no reply on ${subject} within ${timeoutMs} ms`, { retryable: true, cause: err }));
         } else if (err !== null) {
           settle(new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err }));
+        } else if (onProgress !== undefined && msg.headers?.get(PROGRESS_HEADER) === '1') {
+          if (!settled) onProgress(msg);
         } else if (msg.data.length === 0 && msg.headers?.code === 503) {
           // The server's "no responders" status (nats.js's own request does the same check).
           settle(new AppError(ErrorCode.NoResponders, `no service is listening on ${subject}`, { retryable: true }));

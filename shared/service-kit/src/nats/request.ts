@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { AppError, ErrorCode, fromErrorBody, isErrorCode } from '../errors.ts';
 import { assembleChunks, chunkHeaders, chunkLimit, serveChunks, splitChunks } from './chunking.ts';
 import { correlationHeaders, type Correlation } from './headers.ts';
-import { requestOnce } from './request-once.ts';
+import { PROGRESS_HEADER, requestOnce } from './request-once.ts';
 
 /** Options of {@link requestJson}. `timeoutMs` is required, as in nats.js. */
 export interface RequestJsonOptions<O> extends Correlation {
@@ -14,6 +14,12 @@ export interface RequestJsonOptions<O> extends Correlation {
   response: z.ZodType<O>;
   /** Largest reassembled reply accepted. @default 64 MiB */
   maxReplyBytes?: number;
+  /**
+   * Takes the responder's progress messages (JSON, each whole in one message) as they arrive, before the
+   * reply; asking for them sets {@link PROGRESS_HEADER} on the request. A progress message that is not JSON
+   * is dropped: the reply is the answer, progress only lets the caller start early.
+   */
+  onProgress?: (progress: unknown) => void;
 }
 
 const encoder = new TextEncoder();
@@ -31,11 +37,17 @@ export async function requestJson<O>(nc: NatsConnection, subject: string, body: 
   const data = encoder.encode(JSON.stringify(body));
   const chunks = splitChunks(data, chunkLimit(nc));
   const headers = correlationHeaders(opts);
+  const { onProgress } = opts;
+  if (onProgress !== undefined) headers.set(PROGRESS_HEADER, '1');
   const upload = chunks.length > 1 ? serveChunks(nc, chunks, timeoutMs) : undefined;
   if (upload !== undefined) chunkHeaders(chunks.length, upload.inbox, headers);
   let reply: Awaited<ReturnType<typeof requestOnce>>;
   try {
-    reply = await requestOnce(nc, subject, chunks[0]!, { timeoutMs, headers });
+    reply = await requestOnce(nc, subject, chunks[0]!, {
+      timeoutMs,
+      headers,
+      ...(onProgress !== undefined && { onProgress: (msg) => deliverProgress(msg.data, onProgress) }),
+    });
   } catch (err) {
     throw mapRequestError(err, subject, timeoutMs);
   } finally {
@@ -54,6 +66,16 @@ export async function requestJson<O>(nc: NatsConnection, subject: string, body: 
     throw new AppError(ErrorCode.UpstreamError, `reply on ${subject} does not match its schema: ${checked.error.message}`);
   }
   return checked.data;
+}
+
+function deliverProgress(data: Uint8Array, onProgress: (progress: unknown) => void): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decoder.decode(data));
+  } catch {
+    return;
+  }
+  onProgress(parsed);
 }
 
 /** A reply that is not JSON (a misbehaving peer, a truncated chunk) is the peer's failure, not a crash here. */

@@ -1,5 +1,5 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { AppError, ErrorCode, toErrorBody } from '../errors.ts';
 import { parseJsonText, validationError } from '../validation.ts';
@@ -7,11 +7,18 @@ import type { Logger } from '../logger.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { assembleChunks, chunkHeaders, chunkLimit, serveChunks, splitChunks } from './chunking.ts';
 import { readCorrelation, type Correlation } from './headers.ts';
+import { PROGRESS_HEADER } from './request-once.ts';
 
 /** What a handler gets besides its parsed input. */
 export interface RpcContext extends Correlation {
   /** Aborted when the service is stopping past its grace period. */
   signal: AbortSignal;
+  /**
+   * Sends `data` (JSON) to the caller ahead of the reply, when the request asked for progress
+   * ({@link PROGRESS_HEADER}); absent otherwise. Best effort: one that does not fit in a message is not
+   * sent, so the reply must carry everything.
+   */
+  progress?: (data: unknown) => void;
 }
 
 /** One request/reply endpoint whose JSON input the edge parses with `request` before `handle`. */
@@ -102,7 +109,8 @@ export async function startNatsService(options: NatsServiceOptions): Promise<Nat
     let outcome = 'ok';
     try {
       const raw = await assembleChunks(nc, msg.data, msg.headers, { timeoutMs: chunkTimeoutMs, maxBytes: maxBodyBytes });
-      const ctx = { ...corr, signal: stopping.signal };
+      const progress = progressOf(msg);
+      const ctx: RpcContext = { ...corr, signal: stopping.signal, ...(progress !== undefined && { progress }) };
       if ('handleRaw' in ep) {
         const out = await ep.handleRaw(raw, ctx);
         respond(msg, typeof out === 'string' ? encoder.encode(out) : out);
@@ -119,6 +127,18 @@ export async function startNatsService(options: NatsServiceOptions): Promise<Nat
     } finally {
       metrics.natsRequests.observe({ subject: ep.subject, outcome }, (performance.now() - started) / 1000);
     }
+  }
+
+  function progressOf(msg: ServiceMsg): ((data: unknown) => void) | undefined {
+    if (msg.headers?.get(PROGRESS_HEADER) !== '1' || msg.reply === undefined || msg.reply === '') return undefined;
+    const reply = msg.reply;
+    return (data) => {
+      const bytes = encoder.encode(JSON.stringify(data));
+      if (bytes.length > chunkLimit(nc)) return;
+      const h = headers();
+      h.set(PROGRESS_HEADER, '1');
+      nc.publish(reply, bytes, { headers: h });
+    };
   }
 
   function respond(msg: ServiceMsg, data: Uint8Array): void {

@@ -92,6 +92,25 @@ describe('runRollouts', () => {
     expect(out.usage.errors).toBe(1);
   });
 
+  it('hands each slot, failed ones too, to onSlot once as it finishes, at its index in the answer', async () => {
+    const seen: Array<[number, Trajectory | TrajectoryError]> = [];
+    const body = RolloutRequest.parse({ samples: [sample('short'), sample('x'.repeat(100)), sample('more')], n: 2, limits: { max_prompt_tokens: 40 } });
+    const out = await runRollouts(
+      body,
+      depsWith(() => 'ok'),
+      new AbortController().signal,
+      (index, slot) => seen.push([index, slot]),
+    );
+    expect(seen.map(([i]) => i).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const [index, slot] of seen) expect(slot).toBe(out.results[index]);
+    expect(
+      seen
+        .filter(([, slot]) => 'error' in slot)
+        .map(([i]) => i)
+        .sort(),
+    ).toEqual([2, 3]);
+  });
+
   it('refuses an unknown interaction with a 400 naming the field', async () => {
     const body = { samples: [sample('a'), sample('b', { agent_name: 'tool_agent', extra_info: { interaction_kwargs: { name: 'chess' } } })] };
     await expect(

@@ -36,6 +36,9 @@ export interface RolloutDeps {
 }
 
 type Slot = Trajectory | TrajectoryError;
+
+/** Called with each trajectory as it finishes (its index in `results`), before the whole batch is answered. */
+export type OnSlot = (index: number, slot: Slot) => void;
 interface Job {
   group: number;
   member: number;
@@ -47,9 +50,10 @@ interface Job {
  * Rolls out every sample `n` times. Results keep request order (sample 0's n
  * trajectories first) and carry `group`, `rollout_n` and the group `uid`. A
  * failed trajectory gets an error in its slot; a bad sample field fails the
- * whole request with a 400 before anything runs.
+ * whole request with a 400 before anything runs. `onSlot` sees each slot as it
+ * finishes, in finishing order; the answer still holds every slot.
  */
-export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal): Promise<RolloutResponse> {
+export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal: AbortSignal, onSlot?: OnSlot): Promise<RolloutResponse> {
   const resolved = req.samples.map((s, i) => resolveSample(s, i, deps.interactions));
   if (req.model_version !== undefined) {
     if (deps.waitForVersion === undefined) {
@@ -65,7 +69,13 @@ export async function runRollouts(req: RolloutRequest, deps: RolloutDeps, signal
   const jobs: Job[] = resolved.flatMap((r, group) =>
     Array.from({ length: req.n }, (_, member) => ({ group, member, uid: req.samples[group]?.uid ?? `${batchId}-${group}`, resolved: r })),
   );
-  const results = await Promise.all(jobs.map((job) => runJob(job, req, deps, signal)));
+  const results = await Promise.all(
+    jobs.map(async (job, index) => {
+      const slot = await runJob(job, req, deps, signal);
+      onSlot?.(index, slot);
+      return slot;
+    }),
+  );
   return { model: deps.backend.model, results, usage: { ...usageOf(results), wall_s: (performance.now() - started) / 1000 } };
 }
 
