@@ -112,8 +112,9 @@ down: ## stop exactly what `make up` started
 status: ## show what is running
 	node infra/scripts/stack.ts status
 
-bench: deps nats-server ## rule-scoring throughput, sandbox latency per mode, a burst of 512 sleeping programs and CPU-bound saturation, hello world per sandbox language, story embeddings and score latency, reward-model items/s at 512-token inputs (jax-js and the torch child), LLM judge items/min against a server enforcing max_rpm, policy tokens/s, policy FLOP/s as a share of the fp32 matmul peak, both engines (jax-js, torch) on log-prob and update passes, rollout generation on the torch child vs export + jax-js, story signals' extra pass vs the old log-prob pass, rollout loop overhead, training step by stage
+bench: deps nats-server ## rule-scoring throughput (one process, and two instances on a 3-node NATS cluster with the time from a node kill to the first answer), sandbox latency per mode, a burst of 512 sleeping programs and CPU-bound saturation, hello world per sandbox language, story embeddings and score latency, reward-model items/s at 512-token inputs (jax-js and the torch child), LLM judge items/min against a server enforcing max_rpm, policy tokens/s, policy FLOP/s as a share of the fp32 matmul peak, both engines (jax-js, torch) on log-prob and update passes, rollout generation on the torch child vs export + jax-js, story signals' extra pass vs the old log-prob pass, rollout loop overhead, training step by stage
 	node test/bench/rules-bench.ts
+	node test/bench/cluster-bench.ts
 	node test/bench/sandbox-bench.ts
 	node test/bench/sandbox-burst-bench.ts
 	node test/bench/languages-bench.ts
