@@ -120,7 +120,11 @@ export async function openOnnxEngine(options: OnnxEngineOptions): Promise<ScoreE
       // A graph pooling at the last position: rows of one length per run, so no row has padding after its last id.
       const out = new Array<number>(rows.length);
       const byLength = new Map<number, number[]>();
-      rows.forEach((row, i) => byLength.set(row.length, [...(byLength.get(row.length) ?? []), i]));
+      rows.forEach((row, i) => {
+        const group = byLength.get(row.length);
+        if (group === undefined) byLength.set(row.length, [i]);
+        else group.push(i);
+      });
       for (const at of byLength.values()) {
         const scores = await tracked(
           runRows(
