@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { problemsOf } from './config-problems.test-support.ts';
+import { problemsOf } from './testing/config-problems.ts';
 import { parseRlJobConfig, validateRlJobConfig } from './index.ts';
 
 const MINIMAL = 'data:\n  train_files: train.parquet\n';

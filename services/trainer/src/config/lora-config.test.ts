@@ -3,7 +3,7 @@
 import { arithmeticTokenizer } from '@rl/policy';
 import { describe, expect, it } from 'vitest';
 import { planRlJob } from '../plan/rl-plan.ts';
-import { problemsOf } from './config-problems.test-support.ts';
+import { problemsOf } from './testing/config-problems.ts';
 import { validateRlJobConfig } from './index.ts';
 
 const FACTS = { baseDir: '/jobs', tokenizer: arithmeticTokenizer().config, modelDir: null, criticModelDir: null, longestPromptTokens: 20 };

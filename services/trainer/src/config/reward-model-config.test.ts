@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewardModelName } from '../rewards/reward-mix.ts';
-import { problemsOf } from './config-problems.test-support.ts';
+import { problemsOf } from './testing/config-problems.ts';
 import { parseRlJobConfig } from './index.ts';
 
 const MINIMAL = 'data: {train_files: train.parquet}\n';

@@ -3,7 +3,7 @@ import { createRng } from '@rl/service-kit';
 import { rewardClientOptions } from '../rewards/from-config.ts';
 import type { ScoreTransport } from '../rewards/reward-types.ts';
 import { compatKeysSet } from './compat-keys.ts';
-import { problemsOf } from './config-problems.test-support.ts';
+import { problemsOf } from './testing/config-problems.ts';
 import { parseRlJobConfig } from './index.ts';
 
 const MINIMAL = 'data: {train_files: train.parquet}\n';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { createParquetWriter, fieldsOf, scalar } from '@rl/datasets';
 import { loadDataset } from './load-dataset.ts';
-import { FIXTURES_DIR, tempDir, writeChatFile } from './test-files.test-support.ts';
+import { FIXTURES_DIR, tempDir, writeChatFile } from './testing/test-files.ts';
 
 const ARITH = join(FIXTURES_DIR, 'verl_arithmetic_sequence_train.parquet');
 const GSM8K = join(FIXTURES_DIR, 'verl_gsm8k_test.parquet');

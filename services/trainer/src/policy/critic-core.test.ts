@@ -7,7 +7,7 @@ import { checkpointLayout } from './checkpoint-layout.ts';
 import { UpdateCriticRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { tinyWorkerModel } from './worker-spec.test-support.ts';
+import { tinyWorkerModel } from './testing/worker-spec.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 'c',

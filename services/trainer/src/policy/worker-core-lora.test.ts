@@ -11,7 +11,7 @@ import { checkpointLayout } from './checkpoint-layout.ts';
 import { ActorLossSchema } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { tinyWorkerModel } from './worker-spec.test-support.ts';
+import { tinyWorkerModel } from './testing/worker-spec.ts';
 
 const HAS_TORCH = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
 

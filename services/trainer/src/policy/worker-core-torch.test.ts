@@ -8,7 +8,7 @@ import type { TorchTrainer } from '@rl/policy';
 import { ActorLossSchema, GenerateRequest } from './protocol.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { TOKEN_MEAN_PPO, tinyWorkerModel } from './worker-spec.test-support.ts';
+import { TOKEN_MEAN_PPO, tinyWorkerModel } from './testing/worker-spec.ts';
 
 const HAS_TORCH = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
 const SLOW_MS = 120_000;

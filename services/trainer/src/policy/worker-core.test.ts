@@ -7,7 +7,7 @@ import { checkpointLayout } from './checkpoint-layout.ts';
 import { PolicyWorkerCore } from './worker-core.ts';
 import { ActorLossSchema } from './protocol.ts';
 import { WorkerSpec } from './worker-spec.ts';
-import { TOKEN_MEAN_PPO, tinyWorkerModel } from './worker-spec.test-support.ts';
+import { TOKEN_MEAN_PPO, tinyWorkerModel } from './testing/worker-spec.ts';
 
 const SPEC = WorkerSpec.parse({
   job: 't',

@@ -1,6 +1,6 @@
 import { createRng } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
-import { expectAllClose, expectInvalid, randomFloats } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid, randomFloats } from '../testing/assertions.ts';
 import { computeGaeAdvantageReturn } from './gae.ts';
 import { maskedMean } from '../masked.ts';
 

@@ -1,9 +1,9 @@
 import { createRng } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
-import { expectAllClose, expectInvalid } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid } from '../testing/assertions.ts';
 import { computeGrpoOutcomeAdvantage, computeGrpoVectorizedOutcomeAdvantage } from './grpo.ts';
 import { computeGrpoPasskOutcomeAdvantage } from './grpo-passk.ts';
-import { makeGroupIndex, randMask } from './outcome.test-support.ts';
+import { makeGroupIndex, randMask } from './testing/outcome.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);
 const shape = { batchSize: 4, seqLen: 3 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectAllClose } from '../algos.test-support.ts';
+import { expectAllClose } from '../testing/assertions.ts';
 import { computeOpoOutcomeAdvantage } from './opo.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);

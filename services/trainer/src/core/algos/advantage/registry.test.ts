@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADV_ESTIMATORS, AdvEstimatorName, AlgoConfig, computeAdvantage, getAdvEstimatorFn } from './registry.ts';
-import { expectAllClose, expectInvalid } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid } from '../testing/assertions.ts';
 import { computeGrpoOutcomeAdvantage } from './grpo.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);

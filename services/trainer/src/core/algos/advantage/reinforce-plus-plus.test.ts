@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectAllClose } from '../algos.test-support.ts';
+import { expectAllClose } from '../testing/assertions.ts';
 import { maskedMean } from '../masked.ts';
 import { computeReinforcePlusPlusBaselineOutcomeAdvantage, computeReinforcePlusPlusOutcomeAdvantage } from './reinforce-plus-plus.ts';
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { expectAllClose, expectInvalid } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid } from '../testing/assertions.ts';
 import { computeRemaxOutcomeAdvantage } from './remax.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);

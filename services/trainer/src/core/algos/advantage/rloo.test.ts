@@ -1,7 +1,7 @@
 import { createRng } from '@rl/service-kit/core';
 import { describe, it } from 'vitest';
-import { expectAllClose } from '../algos.test-support.ts';
-import { makeGroupIndex, randMask } from './outcome.test-support.ts';
+import { expectAllClose } from '../testing/assertions.ts';
+import { makeGroupIndex, randMask } from './testing/outcome.ts';
 import { computeRlooOutcomeAdvantage, computeRlooVectorizedOutcomeAdvantage } from './rloo.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalid } from '../algos.test-support.ts';
+import { expectInvalid } from '../testing/assertions.ts';
 import { KlCtrlConfig, createKlController, nextKlCoef } from './controller.ts';
 
 describe('KL controllers (verl FixedKLController / AdaptiveKLController)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectAllClose, expectInvalid } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid } from '../testing/assertions.ts';
 import { KlPenaltyKind, klPenalty } from './penalty.ts';
 
 const f64 = (xs: number[]) => Float64Array.from(xs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectAllClose } from '../algos.test-support.ts';
+import { expectAllClose } from '../testing/assertions.ts';
 import { KlCtrlConfig, createKlController } from './controller.ts';
 import { applyKlPenalty, computeRewards } from './reward.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectAllClose, expectInvalid } from '../algos.test-support.ts';
+import { expectAllClose, expectInvalid } from '../testing/assertions.ts';
 import { clipGradNorm } from './grad-clip.ts';
 
 describe('clipGradNorm (torch clip_grad_norm_ in verl _optimizer_step)', () => {

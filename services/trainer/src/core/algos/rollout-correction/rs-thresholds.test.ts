@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalid } from '../algos.test-support.ts';
+import { expectInvalid } from '../testing/assertions.ts';
 import { parseRolloutRsOptions, parseRolloutRsThresholds } from './rs-thresholds.ts';
 
 describe('rollout_rs option and threshold parsing (verl _parse_rollout_rs_thresholds)', () => {

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { createParquetWriter, fieldsOf, MESSAGE_LIST, REWARD_MODEL, scalar, structOf } from '@rl/datasets';
 
 /** verl's own files, copied into the repository (test/fixtures/verl). */
-export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../test/fixtures/verl');
+export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../../../test/fixtures/verl');
 
 /** A temporary directory and its cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {

@@ -1,7 +1,7 @@
 // The problems a config validation error lists, for tests that check which keys were refused.
 import { expect } from 'vitest';
 import { AppError, ErrorCode } from '@rl/service-kit';
-import type { ConfigProblem } from './index.ts';
+import type { ConfigProblem } from '../index.ts';
 
 /** Runs `fn`, expects it to throw a validation AppError, and returns the problems it names. */
 export function problemsOf(fn: () => unknown): ConfigProblem[] {
