@@ -123,6 +123,8 @@ export interface components {
     schemas: {
         ScoreResponse: {
             results: components["schemas"]["ScoreResult"][];
+            /** @description true: every score depends on its item alone (no clock, sandbox or model), so a caller may reuse it for an identical item */
+            deterministic?: boolean;
         };
         ScoreResult: components["schemas"]["ItemScore"] | components["schemas"]["ItemError"];
         ItemScore: {

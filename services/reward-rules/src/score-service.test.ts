@@ -17,7 +17,10 @@ describe('ScoreService', () => {
       { resultsJson: '[{"score":1,"extra":{}},{"error":{"code":"timeout","message":"m"}}]', remote: [], errorCodes: { timeout: 1 } },
       async () => [],
     );
-    expect(JSON.parse(await svc.score('{}'))).toEqual({ results: [{ score: 1, extra: {} }, { error: { code: 'timeout', message: 'm' } }] });
+    expect(JSON.parse(await svc.score('{}'))).toEqual({
+      results: [{ score: 1, extra: {} }, { error: { code: 'timeout', message: 'm' } }],
+      deterministic: true,
+    });
     expect(await metrics.registry.getSingleMetricAsString('item_errors_total')).toContain('item_errors_total{code="timeout",service="test"} 1');
   });
 

@@ -34,7 +34,8 @@ export function createScoreService({ pool, runRemote, metrics, logger }: ScoreSe
       logger.debug({ bytes: body.length, requestId: ctx.requestId }, 'batch received');
       const out = (await pool.run(body, ctx.signal)) as BatchOutput;
       for (const [code, n] of Object.entries(out.errorCodes)) metrics.itemErrors.inc({ code }, n);
-      if (out.remote.length === 0) return `{"results":${out.resultsJson}}`;
+      // The rule scorers are pure functions of the item; forwarded code items ran in a sandbox under time limits.
+      if (out.remote.length === 0) return `{"results":${out.resultsJson},"deterministic":true}`;
       const results = JSON.parse(out.resultsJson) as SlotResult[];
       await mergeRemote(results, out.remote, runRemote, ctx, metrics);
       return JSON.stringify({ results });

@@ -62,6 +62,17 @@ const item = (data_source: string, solution_str: string, ground_truth = '1'): Re
 const errorOf = (code: ErrorCode, message: string = code) => new AppError(code, message);
 
 describe('reward client routing and order', () => {
+  it('marks the results of a reply that says its scoring is deterministic, and only those', async () => {
+    const svc = fakeService((subject, body) =>
+      subject === 'reward.rules.score' ? { results: body.items.map(() => ({ score: 1, extra: {} })), deterministic: true } : undefined,
+    );
+    const { results } = await client(svc.transport).score([
+      { data_source: 'openai/gsm8k', solution_str: '1', ground_truth: '1' },
+      { data_source: 'apps', solution_str: '1', ground_truth: '1' },
+    ]);
+    expect(results.map((r) => r.deterministic)).toEqual([true, undefined]);
+  });
+
   it('routes by exact name, then longest prefix, then default; unrouted items get unknown_data_source', async () => {
     const svc = fakeService();
     const items = [item('openai/gsm8k', '1'), item('aime2025', '1'), item('aime2024_II', '0'), item('apps', '1'), item('other', '1')];

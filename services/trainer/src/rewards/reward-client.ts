@@ -147,7 +147,10 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
             },
           });
           for (const [k, r] of reply.results.entries()) {
-            results[chunk.indices[k] as number] = 'error' in r ? itemError(r.error.code, r.error.message) : { score: r.score, extra: r.extra, error: null };
+            results[chunk.indices[k] as number] =
+              'error' in r
+                ? itemError(r.error.code, r.error.message)
+                : { score: r.score, extra: r.extra, error: null, ...(reply.deterministic === true && { deterministic: true }) };
           }
         } catch (err) {
           abort.throwIfAborted();

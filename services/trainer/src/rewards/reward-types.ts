@@ -16,10 +16,13 @@ export interface RewardItem {
   signals?: { logprobs_with_context: number[]; logprobs_without_context: number[]; entropies: number[] };
 }
 
-/** The reward of one item: a score and the scorer's diagnostics, or the item's error (never both). */
+/**
+ * The reward of one item: a score and the scorer's diagnostics, or the item's error (never both).
+ * `deterministic`: the service said its scores depend on the item alone (ScoreResponse.deterministic).
+ */
 export type RewardResult =
-  | { score: number; extra: Record<string, unknown>; error: null }
-  | { score: null; extra: Record<string, unknown>; error: { code: ErrorCode | string; message: string } };
+  | { score: number; extra: Record<string, unknown>; error: null; deterministic?: boolean }
+  | { score: null; extra: Record<string, unknown>; error: { code: ErrorCode | string; message: string }; deterministic?: boolean };
 
 /** Sends one scoring request; the NATS one is {@link natsScoreTransport}, tests pass a fake. */
 export type ScoreTransport = (subject: string, body: ScoreRequest, options: { timeoutMs: number; signal: AbortSignal }) => Promise<ScoreResponse>;

@@ -87,5 +87,12 @@ export const ScoreResult = z.union([ItemScore, ItemError]).openapi('ScoreResult'
 export type ScoreResult = z.infer<typeof ScoreResult>;
 
 /** Results in request order. */
-export const ScoreResponse = z.object({ results: z.array(ScoreResult) }).openapi('ScoreResponse');
+export const ScoreResponse = z
+  .object({
+    results: z.array(ScoreResult),
+    deterministic: z.boolean().optional().openapi({
+      description: 'true: every score depends on its item alone (no clock, sandbox or model), so a caller may reuse it for an identical item',
+    }),
+  })
+  .openapi('ScoreResponse');
 export type ScoreResponse = z.infer<typeof ScoreResponse>;
