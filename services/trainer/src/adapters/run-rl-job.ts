@@ -15,7 +15,7 @@ import { compatKeysSet } from '../config/compat-keys.ts';
 import { checkPromptLengths, checkSignalRows, createBatchSampler, loadDataset, type CountTokens, type LoadDatasetOptions } from '../data/index.ts';
 import type { JobContext } from '../jobs/job-manager.ts';
 import { openMetricsLog } from '../metrics/index.ts';
-import { planRlJob, type DatasetPlan, type RlJobPlan, type RlSchedule } from '../plan/rl-plan.ts';
+import { planRlDatasets, planRlJob, type DatasetPlan, type RlJobPlan, type RlSchedule } from '../plan/rl-plan.ts';
 import { lrAtStep, warmupSteps } from '../core/lr-schedule.ts';
 import { renderPlots } from '../plots/index.ts';
 import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPredicate } from '../rewards/index.ts';
@@ -53,16 +53,10 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   const decode = (ids: readonly number[]) => tokenizer.decode(ids);
   const promptIds = (prompt: Prompt) => tokenizer.applyChatTemplate(toMessages({ prompt }) as ChatMessage[], { addGenerationPrompt: true });
   const countTokens: CountTokens = (prompt) => promptIds(prompt).length;
-  // The data is read before planning: the longest prompt fixes the padded shape.
-  const unplanned = planRlJob(c, {
-    baseDir: env.baseDir,
-    tokenizer: tokenizer.config,
-    modelDir: model.modelDir,
-    criticModelDir: null,
-    longestPromptTokens: 1,
-  });
-  const train = await loadDataset(datasetOptions(unplanned.train, countTokens));
-  const needsSignals = signalsPredicate(unplanned.rewards.routes, unplanned.step.signals.enabled);
+  // The training data is read before planning: the longest prompt fixes the padded shape.
+  const datasets = planRlDatasets(c, env.baseDir);
+  const train = await loadDataset(datasetOptions(datasets.train, countTokens));
+  const needsSignals = signalsPredicate(c.reward.routes, c.reward.signals);
   checkSignalRows(train, needsSignals, c.data.prompt_without_context_key);
   const signalRows = train.rows.filter((r) => r.prompt_without_context !== null && needsSignals(r.data_source));
   const plan = planRlJob(c, {

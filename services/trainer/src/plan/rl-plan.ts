@@ -94,13 +94,15 @@ function sampling(s: { temperature: number; top_p: number; top_k: number; n: num
   return { temperature: s.do_sample ? s.temperature : 0, topP: s.top_p, topK: s.top_k, n: s.n, maxTokens, seed };
 }
 
-/** Plans an RL job. */
-export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
-  const path = (p: string) => resolve(f.baseDir, p);
-  const { data, actor_rollout_ref: arr, critic, trainer } = c;
-  const { actor, model: m } = arr;
+/**
+ * The datasets of an RL job: what the adapter reads before it can plan the
+ * rest (the longest training prompt fixes the padded shape). {@link planRlJob}
+ * carries the same plans.
+ */
+export function planRlDatasets(c: JobConfig, baseDir: string): Pick<RlJobPlan, 'train' | 'val'> {
+  const { data } = c;
   const dataset = (files: string[], maxSamples: number): DatasetPlan => ({
-    files: files.map(path),
+    files: files.map((p) => resolve(baseDir, p)),
     promptKey: data.prompt_key,
     withoutContextKey: data.prompt_without_context_key,
     defaultDataSource: data.default_data_source,
@@ -109,6 +111,14 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
     seed: data.seed,
     filterMaxPromptLength: data.filter_overlong_prompts ? data.max_prompt_length : null,
   });
+  return { train: dataset(data.train_files, data.train_max_samples), val: data.val_files.length > 0 ? dataset(data.val_files, data.val_max_samples) : null };
+}
+
+/** Plans an RL job. */
+export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
+  const path = (p: string) => resolve(f.baseDir, p);
+  const { data, actor_rollout_ref: arr, critic, trainer } = c;
+  const { actor, model: m } = arr;
   const loss = {
     clip_ratio_low: actor.clip_ratio_low,
     clip_ratio_high: actor.clip_ratio_high,
@@ -181,8 +191,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
         },
       }),
     },
-    train: dataset(data.train_files, data.train_max_samples),
-    val: data.val_files.length > 0 ? dataset(data.val_files, data.val_max_samples) : null,
+    ...planRlDatasets(c, f.baseDir),
     sampler: { batchSize: data.train_batch_size, shuffle: data.shuffle, seed: data.seed, mixWeights: data.mix_weights },
     totalSteps: trainer.total_training_steps,
     totalEpochs: trainer.total_epochs,
