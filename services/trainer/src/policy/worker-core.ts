@@ -34,8 +34,10 @@ import { SFT_LOSS } from './sft-loss.ts';
 import { openLoraEngine, openScoringModel, openTrainingEngine, type EngineChoice, type LoraEngine, type ScoringModel } from './training-engines.ts';
 import type { WorkerSpec } from './worker-spec.ts';
 
-type In<T extends z.ZodType> = z.output<T>;
-type Out<T extends z.ZodType> = z.input<T>;
+/** A request as its schema parsed it (defaults filled in): what a verb receives. */
+type ParsedRequest<T extends z.ZodType> = z.output<T>;
+/** A reply as its schema accepts it (defaults may be left out): what a verb returns; the trainer parses it on receipt. */
+type ReplyBody<T extends z.ZodType> = z.input<T>;
 
 /** Rows per chunk of the story signals' pass without r. */
 const WITHOUT_CONTEXT_CHUNK_ROWS = 16;
@@ -48,8 +50,8 @@ export class PolicyWorkerCore {
   #refWeights: PolicyWeights;
   #snapshot: PolicySnapshot | null = null;
   #loss: PolicyLoss | null = null;
-  readonly #updates = new AppliedOnce<Out<typeof UpdateReply>>();
-  readonly #sftSteps = new AppliedOnce<Out<typeof SftStepReply>>();
+  readonly #updates = new AppliedOnce<ReplyBody<typeof UpdateReply>>();
+  readonly #sftSteps = new AppliedOnce<ReplyBody<typeof SftStepReply>>();
   #onPolicy: PolicyLoss | null = null;
   readonly #lora: LoraEngine | null;
 
@@ -169,7 +171,7 @@ export class PolicyWorkerCore {
     return this.#snapshot;
   }
 
-  async generate(req: In<typeof GenerateRequest>, signal?: AbortSignal): Promise<Out<typeof GenerateReply>> {
+  async generate(req: ParsedRequest<typeof GenerateRequest>, signal?: AbortSignal): Promise<ReplyBody<typeof GenerateReply>> {
     const policy = await this.actor();
     const s = req.sampling;
     const gens = await policy.generate(
@@ -186,7 +188,7 @@ export class PolicyWorkerCore {
     return { version: policy.version, generations: gens.map((g) => ({ token_ids: g.tokenIds, logprobs: g.logprobs, finish_reason: g.finishReason })) };
   }
 
-  async logprobs(req: In<typeof LogprobsRequest>): Promise<Out<typeof LogprobsReply>> {
+  async logprobs(req: ParsedRequest<typeof LogprobsRequest>): Promise<ReplyBody<typeof LogprobsReply>> {
     const model = req.model === 'ref' ? this.#ref : this.#trainer;
     const scores = await model.score(req.pairs, { promptWidth: req.prompt_width, responseWidth: req.response_width });
     return {
@@ -199,8 +201,8 @@ export class PolicyWorkerCore {
   /** The story signals' second pass: each listed response after its prompt without r (no entropies: the reward takes them from the pass with r). */
   async #withoutContext(
     model: ScoringModel,
-    req: In<typeof LogprobsRequest>,
-  ): Promise<Pick<Out<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
+    req: ParsedRequest<typeof LogprobsRequest>,
+  ): Promise<Pick<ReplyBody<typeof LogprobsReply>, 'logprobs_without_context' | 'without_context_compute_s'>> {
     const entries = req.without_context ?? [];
     const pairs = entries.map(({ index, prompt }, i) => {
       const pair = req.pairs[index];
@@ -224,12 +226,12 @@ export class PolicyWorkerCore {
   }
 
   /** verl update_policy: PPO epochs over mini-batches (shuffled only with `shuffle`), micro-batches accumulated, one AdamW step per mini-batch. */
-  update(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
+  update(req: ParsedRequest<typeof UpdateRequest>): Promise<ReplyBody<typeof UpdateReply>> {
     return this.#updates.run(req.step, () => this.#applyUpdate(req));
   }
 
   /** The update itself, applied once per step by {@link update} (applied-once.ts: a repeated step gets its stored reply). */
-  async #applyUpdate(req: In<typeof UpdateRequest>): Promise<Out<typeof UpdateReply>> {
+  async #applyUpdate(req: ParsedRequest<typeof UpdateRequest>): Promise<ReplyBody<typeof UpdateReply>> {
     const l = req.loss;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     // verl dp_actor: with one mini-batch and one epoch the update is on-policy and the old log-probs are the current ones, detached.
@@ -282,12 +284,12 @@ export class PolicyWorkerCore {
   }
 
   /** One SFT optimizer step: each micro-batch adds its token-mean NLL's gradient / n, then AdamW at `lr`. */
-  sftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
+  sftStep(req: ParsedRequest<typeof SftStepRequest>): Promise<ReplyBody<typeof SftStepReply>> {
     return this.#sftSteps.run(req.step, () => this.#applySftStep(req));
   }
 
   /** The SFT step itself, applied once per step by {@link sftStep} (applied-once.ts: a repeated step gets its stored reply). */
-  async #applySftStep(req: In<typeof SftStepRequest>): Promise<Out<typeof SftStepReply>> {
+  async #applySftStep(req: ParsedRequest<typeof SftStepRequest>): Promise<ReplyBody<typeof SftStepReply>> {
     const n = req.micro_batches.length;
     const widths = { promptWidth: req.prompt_width, responseWidth: req.response_width };
     let loss = 0;
