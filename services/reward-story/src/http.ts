@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { addScoreProtocolRoutes, addScoreRoute, protocolRoutes, scoreRoute, type AppEnv, type HttpScorer } from '@rl/service-kit';
 import { storyProtocolScorer } from './protocol-scorer.ts';
-import { StoryScoreRequest, StoryScoreResponse, type StoryScoreItem } from './schemas.ts';
+import type { StoryScoreItem } from './core/story-item.ts';
+import { StoryScoreRequest, StoryScoreResponse } from './schemas.ts';
 import type { ScoreService } from './score-service.ts';
 
 const v1ScoreRoute = scoreRoute({

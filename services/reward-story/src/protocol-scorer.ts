@@ -1,5 +1,5 @@
 import { validationError, type BatchScorer, type ProtocolSlot } from '@rl/service-kit';
-import { StoryScoreItem } from './schemas.ts';
+import { StoryScoreItem } from './core/story-item.ts';
 import type { ScoreService } from './score-service.ts';
 
 /**

@@ -5,7 +5,8 @@
 // Errors: stable codes and their wire body
 export { AppError, ErrorCode, isErrorCode, toErrorBody, type ErrorBody } from './errors.ts';
 
-// The scoring contract
+// The scoring contract, and zod with `.openapi()` (no hono) for a core's own wire schemas
+export { z } from './schemas/zod.ts';
 export { MAX_ITEM_TIMEOUT_MS, ScoreItem, ScoreRequest } from './schemas/score.ts';
 export { STORY_COMPONENTS } from './schemas/story-components.ts';
 

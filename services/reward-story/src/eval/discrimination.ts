@@ -1,4 +1,4 @@
-import type { StoryScoreItem } from '../schemas.ts';
+import type { StoryScoreItem } from '../core/story-item.ts';
 import type { ScenarioLang, StoryScenario } from './scenario.ts';
 
 /**
