@@ -23,12 +23,24 @@ export const RewardConfig = z.strictObject({
     }),
   /** Deadline of one scoring request (one chunk of items). @default 30000 */
   timeout_ms: positiveInt().default(30_000),
-  /** Extra attempts after a retryable failure (busy, timeout, no_responders, unavailable). @default 3 */
+  /** Extra attempts after a failure whose AppError says `retryable` (busy, timeout, no_responders, unavailable, sandbox_unavailable). @default 3 */
   retries: nonNegativeInt().default(3),
   /** Scoring requests in flight at once, over all subjects. @default 4 */
   concurrency: positiveInt().default(4),
   /** Most items in one request; larger groups are split. @default 256 */
   max_batch_size: positiveInt().default(256),
+  /**
+   * Rewards while the rollouts run: each finished trajectory's item is sent as it arrives from the
+   * generation service, so what remains after generation is the tail (rows that take story signals wait
+   * for the log-prob pass). false: the whole batch after generation. Same scores either way. @default true
+   */
+  stream: bool().default(true),
+  /**
+   * Identical items (data_source, response, ground truth, extra_info, params, style, prompt) are scored
+   * once per step, and across steps when their service says its scoring is deterministic (reward-rules).
+   * The hit rate is reward/cache_hit_rate. @default true
+   */
+  cache: bool().default(true),
   /** First retry delay; doubles per attempt, with jitter. @default 200 */
   backoff_ms: positiveInt().default(200),
   /** Longest retry delay. @default 5000 */

@@ -125,6 +125,42 @@ describe('reward client routing and order', () => {
 });
 
 describe('reward client failures', () => {
+  // One decision: the error's own `retryable` (the kit's ERROR_STATUS table unless the thrower said otherwise).
+  it.each([
+    ['no_responders', errorOf(ErrorCode.NoResponders)],
+    ['timeout', errorOf(ErrorCode.Timeout)],
+    ['busy', errorOf(ErrorCode.Busy)],
+    ['unavailable', errorOf(ErrorCode.Unavailable)],
+    ['sandbox_unavailable', errorOf(ErrorCode.SandboxUnavailable)],
+    ['an untyped transport failure', new Error('socket closed')],
+  ])('retries a request that failed with %s', async (_name, failure) => {
+    const svc = fakeService((_s, _b, call) => (call === 0 ? failure : undefined));
+    const { results, stats } = await client(svc.transport).score([item('openai/gsm8k', '1')]);
+    expect(results[0]?.score).toBe(1);
+    expect(stats).toMatchObject({ requests: 2, retries: 1, splits: 0 });
+  });
+
+  it.each([
+    ['validation_failed', errorOf(ErrorCode.ValidationFailed)],
+    ['upstream_error', errorOf(ErrorCode.UpstreamError)],
+    ['internal', errorOf(ErrorCode.Internal)],
+    ['a timeout its thrower marked final', new AppError(ErrorCode.Timeout, 'deadline of the whole call', { retryable: false })],
+  ])('does not retry a request that failed with %s: the lone item gets the error', async (_name, failure) => {
+    const svc = fakeService(() => failure);
+    const { results, stats } = await client(svc.transport).score([item('openai/gsm8k', '1')]);
+    expect(results[0]?.error?.code).toBe(failure.code);
+    expect(stats).toMatchObject({ requests: 1, retries: 0 });
+  });
+
+  it('gives up on sandbox_unavailable after the retries, like no_responders', async () => {
+    const svc = fakeService(() => errorOf(ErrorCode.SandboxUnavailable, 'no sandbox'));
+    const err = await client(svc.transport, { retries: 1 })
+      .score([item('apps', '1')])
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: ErrorCode.SandboxUnavailable, retryable: true, details: { subject: 'reward.sandbox.score', attempts: 2, items: 1 } });
+    expect(svc.calls).toHaveLength(2);
+  });
+
   it('retries retryable failures with growing, jittered backoff, then succeeds', async () => {
     const svc = fakeService((_s, _b, call) =>
       call === 0 ? errorOf(ErrorCode.Timeout) : call === 1 ? errorOf(ErrorCode.Busy) : call === 2 ? new Error('socket closed') : undefined,

@@ -5,9 +5,6 @@ import { rewardTarget } from './reward-mix.ts';
 import { compileRoutes, resolveRoute } from './route-table.ts';
 import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';
 
-/** Failures worth retrying: the service was absent, slow or full, never the item's fault. */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set([ErrorCode.Busy, ErrorCode.Timeout, ErrorCode.NoResponders, ErrorCode.Unavailable]);
-
 /** Options of {@link createRewardClient} (the `reward.*` config keys). */
 export interface RewardClientOptions {
   transport: ScoreTransport;
@@ -54,9 +51,14 @@ function withConversation(item: RewardItem): RewardItem['extra_info'] {
   return { ...item.extra_info, ...(typeof item.prompt === 'string' ? { prompt: item.prompt } : { messages: item.prompt }) };
 }
 
+/**
+ * A transport failure as an AppError. Typed ones keep their code and their own
+ * `retryable` (the kit's table: no_responders, timeout, busy, unavailable and
+ * sandbox_unavailable may succeed later); anything else (a dropped connection,
+ * a bug) becomes a retryable `unavailable`, as the kit's mapRequestError does.
+ */
 function asAppError(err: unknown, subject: string): AppError {
   if (err instanceof AppError) return err;
-  // Anything else from the transport (a dropped connection, a bug) is treated like mapRequestError does.
   return new AppError(ErrorCode.Unavailable, `request on ${subject} failed: ${String(err)}`, { retryable: true, cause: err });
 }
 
@@ -67,7 +69,8 @@ function itemError(code: string, message: string): RewardResult {
 /**
  * Creates the trainer's reward client: items are grouped by route, split into
  * chunks of at most `maxBatchSize`, and sent concurrently. Retryable failures
- * (busy, timeout, no_responders, unavailable) are retried with exponential
+ * (the error's own `retryable`: busy, timeout, no_responders, unavailable,
+ * sandbox_unavailable, any untyped transport failure) are retried with exponential
  * backoff and seeded jitter, which is safe because scoring is idempotent. A
  * chunk a service rejects as a whole is split until the bad item is alone,
  * and that item alone gets the error.
@@ -137,7 +140,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
         try {
           const reply = await retry(send, {
             retries,
-            isRetryable: (err) => err instanceof AppError && RETRYABLE_CODES.has(err.code),
+            isRetryable: (err) => err instanceof AppError && err.retryable,
             delayMs: (attempt) => backoffDelayMs(attempt - 1, backoff, rng),
             signal: abort,
             ...(sleep && { sleep: (ms: number) => sleep(ms, abort) }),
@@ -155,7 +158,7 @@ export function createRewardClient(options: RewardClientOptions): RewardClient {
         } catch (err) {
           abort.throwIfAborted();
           const error = asAppError(err, chunk.subject);
-          if (RETRYABLE_CODES.has(error.code)) {
+          if (error.retryable) {
             throw new AppError(
               error.code,
               `rewards on ${chunk.subject}: gave up after ${attempts} attempts for ${chunk.indices.length} items: ${error.message}`,

@@ -40,8 +40,16 @@ describe('retryStep', () => {
     ]);
   });
 
-  it('never retries a validation error or a bug', async () => {
-    for (const err of [new AppError(ErrorCode.ValidationFailed, 'bad batch'), new TypeError('a bug')]) {
+  it('retries what the error itself calls retryable (the kit table), sandbox_unavailable included', async () => {
+    const step = flakyStep([new AppError(ErrorCode.SandboxUnavailable, 'no sandbox'), new AppError(ErrorCode.Busy, 'full')]);
+    const { delays, sleep } = instantSleep();
+    await expect(retryStep(1, step.run, { attempts: 3, baseDelayMs: 10, sleep })).resolves.toBe(3);
+    expect(delays).toEqual([10, 20]);
+  });
+
+  it('never retries a validation error, a bug, or an error its thrower marked final', async () => {
+    const final = new AppError(ErrorCode.Timeout, 'the job deadline passed', { retryable: false });
+    for (const err of [new AppError(ErrorCode.ValidationFailed, 'bad batch'), new TypeError('a bug'), final]) {
       const step = flakyStep([err]);
       const { delays, sleep } = instantSleep();
       await expect(retryStep(1, step.run, { sleep })).rejects.toBe(err);

@@ -1,7 +1,8 @@
 // Retrying a training step that failed on the bus (a nats-server restart, a
 // generation service that died mid-rollout, a reward service that stayed away
-// longer than the reward client's own retries). Only transport failures are
-// retried (their AppError codes), never a validation error or a bug, and only
+// longer than the reward client's own retries). Only failures whose AppError
+// says `retryable` are retried (the kit's table: the bus or a service was
+// briefly away), never a validation error or a bug, and only
 // a bounded number of times with exponential backoff; the last error is thrown.
 //
 // How a retried step behaves. The step runs again from its rollout on the same
@@ -23,9 +24,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, ErrorCode, retry } from '@rl/service-kit/core';
 
-/** Codes of failures another attempt may cure: the bus or a service was briefly away. */
-export const RETRYABLE_STEP_CODES: ReadonlySet<string> = new Set([ErrorCode.NoResponders, ErrorCode.Timeout, ErrorCode.Unavailable, ErrorCode.Busy]);
-
 /** What a retry is about to do (for the job's log). */
 export interface StepRetry {
   step: number;
@@ -44,8 +42,6 @@ export interface StepRetryOptions {
   baseDelayMs?: number;
   /** Cap of any delay. @default 30000 */
   maxDelayMs?: number;
-  /** AppError codes worth another attempt. @default RETRYABLE_STEP_CODES */
-  retryableCodes?: ReadonlySet<string>;
   /** Waits between attempts; tests pass a gate. @default node:timers/promises setTimeout */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Told before each retry. */
@@ -64,9 +60,9 @@ export function stepRetryDelayMs(retry: number, baseDelayMs: number, maxDelayMs:
   return Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1));
 }
 
-/** Whether `err` is a failure another attempt may cure. */
-export function isRetryableStepError(err: unknown, codes: ReadonlySet<string> = RETRYABLE_STEP_CODES): err is AppError {
-  return err instanceof AppError && codes.has(err.code);
+/** Whether `err` is a failure another attempt may cure: an AppError that says so (a bug is never retried). */
+function isRetryableStepError(err: unknown): err is AppError {
+  return err instanceof AppError && err.retryable;
 }
 
 /** The job log line of a retry. */
@@ -80,7 +76,6 @@ export async function retryStep<T>(step: number, run: (attempt: number) => Promi
     attempts = DEFAULT_STEP_RETRY.attempts,
     baseDelayMs = DEFAULT_STEP_RETRY.baseDelayMs,
     maxDelayMs = DEFAULT_STEP_RETRY.maxDelayMs,
-    retryableCodes = RETRYABLE_STEP_CODES,
     sleep = defaultSleep,
     onRetry,
     signal = new AbortController().signal,
@@ -89,7 +84,7 @@ export async function retryStep<T>(step: number, run: (attempt: number) => Promi
     throw new AppError(ErrorCode.InvalidParams, `step retry attempts must be a positive integer, got ${attempts}`);
   return retry(run, {
     retries: attempts - 1,
-    isRetryable: (err) => isRetryableStepError(err, retryableCodes),
+    isRetryable: isRetryableStepError,
     delayMs: (attempt) => stepRetryDelayMs(attempt, baseDelayMs, maxDelayMs),
     signal,
     sleep: (ms) => sleep(ms, signal),
