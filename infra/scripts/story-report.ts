@@ -6,7 +6,7 @@
 //   node infra/scripts/story-report.ts <sft dir> <grpo dir>
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { COMPONENTS } from '../../services/reward-story/src/core/components.ts';
+import { COMPONENTS } from '../../services/reward-story/src/core/weights.ts';
 
 type Rec = Record<string, number | string | null> & { step: number };
 const [sftDir, rlDir] = process.argv.slice(2).map((p) => resolve(p));

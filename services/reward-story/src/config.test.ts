@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_DIR, RewardStoryConfig, rewardSettings } from './config.ts';
-import { DEFAULT_WEIGHTS } from './core/components.ts';
+import { DEFAULT_WEIGHTS } from './core/weights.ts';
 import { DEFAULT_TUNING } from './core/tuning.ts';
 import { expectAppError } from '@rl/service-kit/testing';
 

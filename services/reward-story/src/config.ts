@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BaseConfig } from '@rl/service-kit';
 import { z } from 'zod';
-import { DEFAULT_WEIGHTS, mergeWeights, PartialWeights } from './core/components.ts';
+import { DEFAULT_WEIGHTS, mergeWeights, PartialWeights } from './core/weights.ts';
 import { DEFAULT_FORMAT_CACHE_ENTRIES } from './core/format/format-checker.ts';
 import { DEFAULT_TUNING, type RewardSettings } from './core/tuning.ts';
 

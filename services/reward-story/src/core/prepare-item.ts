@@ -1,5 +1,5 @@
 import type { StoryScoreItem } from './story-item.ts';
-import { mergeWeights, type Weights } from './components.ts';
+import { mergeWeights, type Weights } from './weights.ts';
 import type { FormatChecker } from './format/format-checker.ts';
 import { summariseSignals, type SignalSummary } from './signals.ts';
 import { earlierReplies, nonBlank, recentTurns, resolveContext } from './story-context.ts';

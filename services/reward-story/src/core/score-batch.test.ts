@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoryExtra, StoryItemScore, StoryScoreItem } from './story-item.ts';
-import { COMPONENTS } from './components.ts';
+import { COMPONENTS } from './weights.ts';
 import { createFormatChecker } from './format/format-checker.ts';
 import { scoreBatch, type StorySlot } from './score-batch.ts';
 import { bowEmbedder } from './testing/bow-embedder.ts';

@@ -14,7 +14,7 @@ import {
   referenceRecall,
   relevance,
   type ContextVectors,
-} from './reward-components.ts';
+} from './formulas.ts';
 import { tokenRecall } from './token-recall.ts';
 import type { RewardTuning } from './tuning.ts';
 import { cosine } from './vector-math.ts';

@@ -2,7 +2,7 @@
 // works on and the OpenAPI document (schemas.ts adds only the batch envelope). The
 // kit's `z` carries `.openapi()` without hono, so the core stays free of transport.
 import { MAX_ITEM_TIMEOUT_MS, ScoreItem, z } from '@rl/service-kit/core';
-import { COMPONENTS, type Component } from './components.ts';
+import { COMPONENTS, type Component } from './weights.ts';
 
 /** Longest accepted story, turn, user input or reference text. */
 export const MAX_TEXT_CHARS = 262_144;
@@ -86,11 +86,11 @@ export const StorySignals = z
 export type StorySignals = z.infer<typeof StorySignals>;
 
 /**
- * `params` as documented. Only the shape is checked here: the weights themselves
- * are checked per item (story-params.ts), so one bad override is that item's
- * `invalid_params` error, not a failed batch.
+ * `params` as sent, documented as `StoryParams`. Only the shape is checked here:
+ * story-params.ts parses it strictly per item, so one bad override is that
+ * item's `invalid_params` error, not a failed batch.
  */
-const StoryParams = z
+const StoryParamsAsSent = z
   .looseObject({
     weights: z
       .record(z.string(), z.unknown())
@@ -119,7 +119,7 @@ export const StoryScoreItem = z
       .nullable()
       .optional()
       .openapi({ description: 'verl reward_model.ground_truth: the reference reply, used when the context has no target_response' }),
-    params: StoryParams.optional(),
+    params: StoryParamsAsSent.optional(),
     context: StoryContext.optional(),
     signals: StorySignals.optional(),
   })

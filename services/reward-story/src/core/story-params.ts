@@ -1,6 +1,6 @@
 import { MAX_ITEM_TIMEOUT_MS, invalidParamsError } from '@rl/service-kit/core';
 import { z } from 'zod';
-import { PartialWeights } from './components.ts';
+import { PartialWeights } from './weights.ts';
 
 /** `params` of a story item: per-request weight overrides, plus the shared contract's `timeout_ms`. */
 export const StoryParams = z.strictObject({

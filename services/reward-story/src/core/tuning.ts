@@ -1,4 +1,4 @@
-import type { Weights } from './components.ts';
+import type { Weights } from './weights.ts';
 
 /** Constants of the component formulas (see the README for each formula). */
 export interface RewardTuning {

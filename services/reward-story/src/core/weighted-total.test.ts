@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WEIGHTS, mergeWeights, type Weights } from './components.ts';
+import { DEFAULT_WEIGHTS, mergeWeights, type Weights } from './weights.ts';
 import { parseStoryParams } from './story-params.ts';
 import { expectAppError } from '@rl/service-kit/testing';
 import { weightedTotal, type ComponentValues } from './weighted-total.ts';

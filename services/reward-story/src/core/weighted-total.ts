@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import { COMPONENTS, type Component, type Weights } from './components.ts';
+import { COMPONENTS, type Component, type Weights } from './weights.ts';
 
 /** Component values; undefined for a component that does not apply to the item. */
 export type ComponentValues = Record<Component, number | undefined>;

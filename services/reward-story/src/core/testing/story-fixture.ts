@@ -1,5 +1,5 @@
 import type { StoryContext, StoryScoreItem } from '../story-item.ts';
-import { DEFAULT_WEIGHTS } from '../components.ts';
+import { DEFAULT_WEIGHTS } from '../weights.ts';
 import { DEFAULT_TUNING, type RewardSettings } from '../tuning.ts';
 
 /** Content words of the fixture story: the dimensions of the tests' bag-of-words embedder. */

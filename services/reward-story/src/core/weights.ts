@@ -1,3 +1,5 @@
+// The reward components by name and the weights that combine them into the total
+// (the formulas themselves are in formulas.ts, the total in weighted-total.ts).
 import { STORY_COMPONENTS } from '@rl/service-kit/core';
 import { z } from 'zod';
 

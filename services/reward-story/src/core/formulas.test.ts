@@ -12,7 +12,7 @@ import {
   referenceRecall,
   relevance,
   type ContextVectors,
-} from './reward-components.ts';
+} from './formulas.ts';
 import { DEFAULT_TUNING } from './tuning.ts';
 
 /** A unit vector along the given direction. */
