@@ -20,6 +20,8 @@ const Slot = z.union([
   }),
   z.object({ group: z.number().int(), uid: z.string(), error: z.object({ code: z.string(), message: z.string() }) }),
 ]);
+/** A trajectory handed over as it finishes (the generation service's progress messages). */
+const Progress = z.object({ index: z.number().int().nonnegative(), slot: Slot });
 const Reply = z.object({ results: z.array(Slot), usage: z.object({ wall_s: z.number() }).partial().optional() });
 
 /** A RolloutPort over NATS request/reply to the generation service at `subject`. */
@@ -27,7 +29,7 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
   const compute = createComputeMeter();
   return {
     takeComputeSeconds: compute.take,
-    async rollout(rows, s: RolloutSampling, modelVersion, signal) {
+    async rollout(rows, s: RolloutSampling, modelVersion, signal, onResult) {
       signal.throwIfAborted();
       const samples = rows.map((r, i) => ({
         prompt: toMessages(r),
@@ -52,24 +54,35 @@ export function createRemoteRollout(nc: NatsConnection, subject: string, timeout
             include_messages: true,
             model_version: modelVersion,
           },
-          { timeoutMs, response: Reply },
+          {
+            timeoutMs,
+            response: Reply,
+            // Each trajectory as it finishes; the reply repeats them all, so a lost one is only late.
+            ...(onResult && {
+              onProgress: (p: unknown) => {
+                const parsed = Progress.safeParse(p);
+                if (parsed.success) onResult(parsed.data.index, toResult(parsed.data.slot, modelVersion));
+              },
+            }),
+          },
         ),
       );
       compute.add(reply.usage?.wall_s);
-      return reply.results.map((slot): RolloutResult => {
-        if ('error' in slot)
-          return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
-        const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';
-        return {
-          row: slot.group,
-          uid: slot.uid,
-          promptIds: slot.prompt_ids,
-          responseIds: slot.response_ids,
-          responseMask: slot.response_mask,
-          text: last,
-          modelVersion: slot.model_version,
-        };
-      });
+      return reply.results.map((slot) => toResult(slot, modelVersion));
     },
+  };
+}
+
+function toResult(slot: z.infer<typeof Slot>, modelVersion: string): RolloutResult {
+  if ('error' in slot) return { row: slot.group, uid: slot.uid, promptIds: [], responseIds: [], responseMask: [], text: '', modelVersion, error: slot.error };
+  const last = slot.messages?.filter((m) => m.role === 'assistant').at(-1)?.content ?? '';
+  return {
+    row: slot.group,
+    uid: slot.uid,
+    promptIds: slot.prompt_ids,
+    responseIds: slot.response_ids,
+    responseMask: slot.response_mask,
+    text: last,
+    modelVersion: slot.model_version,
   };
 }

@@ -8,6 +8,7 @@ import type { ChatMessage } from '@rl/policy';
 import { createKlController } from '../core/algos/index.ts';
 import { fit } from '../core/controller/fit.ts';
 import { createEmbeddedRollout } from '../core/controller/rollout-embedded.ts';
+import { createRewardCache, NO_REWARD_CACHE } from '../core/controller/reward-stream.ts';
 import { toMessages } from '../core/controller/to-messages.ts';
 import type { JobConfig } from '../config/index.ts';
 import type { DatasetRow, Prompt } from '../data/index.ts';
@@ -18,7 +19,8 @@ import { openMetricsLog } from '../metrics/index.ts';
 import { planRlDatasets, planRlJob, type DatasetPlan, type RlJobPlan, type RlSchedule } from '../plan/rl-plan.ts';
 import { lrAtStep, warmupSteps } from '../core/lr-schedule.ts';
 import { renderPlots } from '../plots/index.ts';
-import { createRewardClient, natsScoreTransport, rewardClientOptions, signalsPredicate } from '../rewards/index.ts';
+import { createRewardClient, natsScoreTransport } from '@rl/client';
+import { rewardClientOptions, signalsPredicate } from '../rewards/index.ts';
 import { fileCheckpointStore } from './checkpoint-store.ts';
 import { fileGenerationDump } from './generation-dump-files.ts';
 import type { JobEnvironment } from './job-environment.ts';
@@ -114,6 +116,12 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
           policy: worker,
           rollout,
           rewards,
+          rewardFlow: {
+            // Embedded rollouts hand over the batch at its end: nothing to overlap.
+            streaming: plan.rewards.stream && plan.rollout.mode === 'remote',
+            cache: plan.rewards.cache ? createRewardCache({ acrossSteps: true, maxReusable: REUSABLE_REWARDS }) : NO_REWARD_CACHE,
+            maxInFlight: plan.rewards.concurrency,
+          },
           ...(kl && { kl }),
           ...(rolloutDump && { rolloutDump }),
           trace,
@@ -150,6 +158,9 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
     }
   });
 }
+
+/** Results of deterministic scorers kept across steps (a few hundred bytes each). */
+const REUSABLE_REWARDS = 100_000;
 
 /** Each model's learning rate at a training step, over the job's `totalSteps` (verl steps the actor's and critic's schedulers once per training step). */
 function scheduledLr(s: RlJobPlan['step']['schedules'], totalSteps: number) {

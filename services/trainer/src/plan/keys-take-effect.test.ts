@@ -172,6 +172,8 @@ const RL: Record<string, Change> = {
   'reward.timeout_ms': { at: 'rewards.timeout_ms', value: 1000 },
   'reward.retries': { at: 'rewards.retries', value: 0 },
   'reward.concurrency': { at: 'rewards.concurrency', value: 1 },
+  'reward.stream': { at: 'rewards.stream', value: false },
+  'reward.cache': { at: 'rewards.cache', value: false },
   'reward.max_batch_size': { at: 'rewards.max_batch_size', value: 16 },
   'reward.backoff_ms': { at: 'rewards.backoff_ms', value: 10 },
   'reward.max_backoff_ms': { at: 'rewards.max_backoff_ms', value: 100 },

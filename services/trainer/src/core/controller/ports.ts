@@ -30,9 +30,19 @@ export interface RolloutResult {
   error?: { code: string; message: string };
 }
 
+/** Takes one rollout as soon as it is known, at its index in the batch's results. */
+export type OnRolloutResult = (index: number, result: RolloutResult) => void;
+
 /** Produces responses for dataset rows. */
 export interface RolloutPort {
-  rollout(rows: readonly DatasetRow[], sampling: RolloutSampling, modelVersion: string, signal: AbortSignal): Promise<RolloutResult[]>;
+  /** `onResult` sees each result as it finishes (where the port can tell), once, before the batch resolves with them all. */
+  rollout(
+    rows: readonly DatasetRow[],
+    sampling: RolloutSampling,
+    modelVersion: string,
+    signal: AbortSignal,
+    onResult?: OnRolloutResult,
+  ): Promise<RolloutResult[]>;
   /** Seconds the generating side reported computing since the last call (0 when it reports none). */
   takeComputeSeconds(): number;
 }

@@ -8,10 +8,11 @@ import type { MetricsRecord, ScoredSample } from '../../metrics/index.ts';
 // Pure modules, not the barrels (they also hold file I/O).
 import { computeExplainedVariance, computeTokenStats } from '../../metrics/batch-metrics.ts';
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
-import type { RewardClient } from '../../rewards/index.ts';
+import type { RewardClient, RewardItem } from '../../rewards/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
 import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutResult, type RolloutSampling, type TracePort } from './ports.ts';
+import { createRewardStream, NO_REWARD_CACHE, type RewardFlow } from './reward-stream.ts';
 import { signalsOf, withoutContextPass, type SignalsContext, type StorySignals } from './story-signals.ts';
 
 /** Everything one step needs (built once per job). */
@@ -19,6 +20,8 @@ export interface StepContext {
   policy: PolicyPort;
   rollout: RolloutPort;
   rewards: RewardClient;
+  /** Rewards while the rollouts run, and shared scorings; absent: the whole batch after generation, nothing shared. */
+  rewardFlow?: RewardFlow;
   algorithm: AlgoConfig;
   kl?: KlController;
   sampling: RolloutSampling;
@@ -64,6 +67,19 @@ function stageTimer(trace: TracePort = NO_TRACE): Timed {
     });
 }
 
+/** The reward request of one rollout of `src`: verl compute_score's arguments. */
+function rewardItemOf(src: DatasetRow, r: RolloutResult, signals?: StorySignals): RewardItem {
+  return {
+    data_source: src.data_source,
+    solution_str: r.text,
+    ground_truth: src.ground_truth,
+    extra_info: src.extra_info,
+    style: src.reward_model?.['style'],
+    prompt: src.prompt,
+    ...(signals && { signals }),
+  };
+}
+
 /**
  * Scores the rollouts that did not fail through the reward services (an
  * errored reward counts 0 and is reported); `signals[i]` goes with the i-th of them.
@@ -77,19 +93,7 @@ export async function scoreRollouts(
 ) {
   const ok = results.filter((r) => r.error === undefined);
   const { results: scored } = await rewards.score(
-    ok.map((r, i) => {
-      const src = rows[r.row]!;
-      const s = signals?.[i];
-      return {
-        data_source: src.data_source,
-        solution_str: r.text,
-        ground_truth: src.ground_truth,
-        extra_info: src.extra_info,
-        style: src.reward_model?.['style'],
-        prompt: src.prompt,
-        ...(s && { signals: s }),
-      };
-    }),
+    ok.map((r, i) => rewardItemOf(rows[r.row]!, r, signals?.[i])),
     { signal },
   );
   return ok.map((r, i) => ({ rollout: r, result: scored[i]! }));
@@ -100,7 +104,23 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const timing: Record<string, number> = {};
   const timed = stageTimer(ctx.trace);
   const started = performance.now();
-  const results = await timed(timing, 'gen', () => ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal));
+  const flow = ctx.rewardFlow ?? { streaming: false, cache: NO_REWARD_CACHE, maxInFlight: 1 };
+  flow.cache.startStep(step);
+  const rewardStream = createRewardStream(ctx.rewards, { maxInFlight: flow.maxInFlight, cache: flow.cache, signal: ctx.signal });
+  const offered = new Set<number>();
+  const offer = (index: number, r: RolloutResult, signals?: StorySignals) => {
+    offered.add(index);
+    rewardStream.offer(index, rewardItemOf(rows[r.row]!, r, signals));
+  };
+  // A row that takes story signals waits for the log-prob pass; the others are scored while the rest generate.
+  const onResult = flow.streaming
+    ? (index: number, r: RolloutResult) => {
+        if (r.error === undefined && ctx.signals?.needs(rows[r.row]!.data_source) !== true) offer(index, r);
+      }
+    : undefined;
+  const results = await timed(timing, 'gen', () =>
+    ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal, onResult),
+  );
   // ReMax (verl RayPPOTrainer.fit): one greedy response per prompt; its score is the baseline of that prompt's samples.
   const baselines = ctx.algorithm.adv_estimator === 'remax' ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version)) : undefined;
   const ok = results.filter((r) => r.error === undefined);
@@ -112,7 +132,14 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const without = ctx.signals === undefined ? undefined : withoutContextPass(ctx.signals, rows, ok);
   const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, without !== undefined, ctx.widths, without));
   const signals = without === undefined ? undefined : signalsOf(ok, without, old);
-  const scored = await timed(timing, 'reward', () => scoreRollouts(ctx.rewards, rows, ok, ctx.signal, signals));
+  const okIndex = results.flatMap((r, j) => (r.error === undefined ? [j] : []));
+  const scored = await timed(timing, 'reward', async () => {
+    okIndex.forEach((j, i) => {
+      if (!offered.has(j)) offer(j, results[j]!, signals?.[i]);
+    });
+    const byIndex = await rewardStream.settle();
+    return okIndex.map((j) => ({ rollout: results[j]!, result: byIndex.get(j)! }));
+  });
   if (ctx.rolloutDump !== undefined) {
     const { sink, decode } = ctx.rolloutDump;
     await sink.write(
@@ -211,6 +238,8 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
       'critic/advantages/mean': maskedMean(x.advantages, x.responseMask),
       'rollout/failed': failedRollouts,
       'reward/errors': scored.filter((s) => s.result.error !== null).length,
+      'reward/cache_hits': rewardStream.stats.hits,
+      'reward/cache_hit_rate': rewardStream.stats.items === 0 ? 0 : rewardStream.stats.hits / rewardStream.stats.items,
       'perf/model_tokens': modelTokens,
       ...(old.withoutContextComputeS !== undefined && { 'perf/signals_compute_s': old.withoutContextComputeS }),
       'perf/model_compute_s': modelS,
