@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRow } from '../../data/index.ts';
-import type { RewardClient } from '../../rewards/index.ts';
+import type { RewardClient } from '@rl/client';
 import { AlgoConfig } from '../algos/index.ts';
 import type { PolicyPort, RolloutPort, RolloutResult, RolloutSampling } from './ports.ts';
+import { createRewardCache } from './reward-stream.ts';
 import { runStep, type StepContext } from './step.ts';
 
 const row = (id: number, answer: string): DatasetRow => ({
@@ -241,5 +242,67 @@ describe('runStep with story signals (reward.signals)', () => {
       'v0',
     );
     expect(asked).toEqual([{ entropy: false, without: undefined }]);
+  });
+});
+
+describe('runStep with rewards while the rollouts run (reward.stream)', () => {
+  /**
+   * Rollouts that hand over all but the last result, then wait until a scoring call has arrived before
+   * finishing: a step that only scores after generation never gets there (the gate times out the test).
+   */
+  function gatedRollout(scoringStarted: Promise<void>): RolloutPort {
+    const inner = fakeRollout([]);
+    return {
+      takeComputeSeconds: () => 0,
+      rollout: async (rows, s, version, signal, onResult) => {
+        const all = await inner.rollout(rows, s, version, signal);
+        all.slice(0, -1).forEach((r, i) => onResult?.(i, r));
+        await scoringStarted;
+        onResult?.(all.length - 1, all.at(-1)!);
+        return all;
+      },
+    };
+  }
+
+  function countingRewards() {
+    const calls: number[] = [];
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const client = {
+      score: async (items: Parameters<RewardClient['score']>[0]) => {
+        calls.push(items.length);
+        resolve();
+        return rewards.score(items);
+      },
+    } as RewardClient;
+    return { client, calls, started: promise };
+  }
+
+  it('scores the handed-over rollouts before generation ends, with the same updates and metrics as after it', async () => {
+    const plainUpdates: unknown[] = [];
+    const plain = await runStep(ctx('grpo', [], plainUpdates), 1, 0, [row(1, '1'), row(2, '2')], 'v0');
+
+    const { client, calls, started } = countingRewards();
+    const streamedUpdates: unknown[] = [];
+    const streamed = await runStep(
+      {
+        ...ctx('grpo', [], streamedUpdates),
+        rollout: gatedRollout(started),
+        rewards: client,
+        rewardFlow: { streaming: true, cache: createRewardCache({ acrossSteps: true, maxReusable: 100 }), maxInFlight: 2 },
+      },
+      1,
+      0,
+      [row(1, '1'), row(2, '2')],
+      'v0',
+    );
+    expect(streamedUpdates).toEqual(plainUpdates);
+    const scores = (m: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('critic/score') || k.startsWith('critic/rewards')));
+    expect(Object.keys(scores(plain.metrics))).toContain('critic/score/mean');
+    expect(scores(streamed.metrics)).toEqual(scores(plain.metrics));
+    // 8 rollouts, 2 distinct answers per prompt: 4 items reach the services, the other 4 are shared.
+    expect(calls.reduce((a, b) => a + b, 0)).toBe(4);
+    expect([streamed.metrics['reward/cache_hits'], streamed.metrics['reward/cache_hit_rate']]).toEqual([4, 0.5]);
+    expect([plain.metrics['reward/cache_hits'], plain.metrics['reward/cache_hit_rate']]).toEqual([0, 0]);
   });
 });
