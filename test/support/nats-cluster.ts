@@ -1,6 +1,6 @@
 // A NATS cluster on loopback for integration tests: nats-servers routed to
-// each other with clustered JetStream (each with its own store directory), the
-// way infra/nats/cluster.conf runs one node per machine. A node can be
+// each other with clustered JetStream (each with its own store directory),
+// each running infra/nats/cluster.conf with loopback ports and routes. A node can be
 // SIGKILLed and started again on the same ports and store, so it rejoins as the
 // same server. Readiness is read from the servers' own log lines.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,6 @@ export interface ClusterNode {
   readonly url: string;
   /** Its monitoring endpoint (/varz, /routez, /healthz). */
   readonly monitorUrl: string;
-  running(): boolean;
   /** SIGKILLs the node (no goodbye to clients or routes); its store stays. */
   kill(): Promise<void>;
   /** Starts it again on the same ports and store; resolves once it is back in the cluster and knows the JetStream leader. */
@@ -42,8 +41,24 @@ export interface NatsCluster {
 export interface NatsClusterOptions {
   /** Nodes. @default 3 */
   size?: number;
-  /** Lines added to every node's config (e.g. `ping_interval: "1s"`). */
+  /** Lines added to every node's config, after (so over) cluster.conf's (e.g. `ping_interval: "1s"`). */
   extra?: string[];
+}
+
+const CLUSTER_BLOCK = /^cluster \{[\s\S]*?^\}/m;
+
+/**
+ * infra/nats/cluster.conf with infra's nats.conf inlined (nats-server resolves
+ * `include` relative to the including file) minus its fixed ports, so the tests
+ * run the documented node config; the cluster block is replaced per node.
+ */
+function clusterTemplate(): string {
+  const base = readFileSync(join(ROOT, 'infra/nats/nats.conf'), 'utf8').replace(/^\s*(port|http_port)\s*:.*$/gm, '');
+  const conf = readFileSync(join(ROOT, 'infra/nats/cluster.conf'), 'utf8');
+  if (!/^include \.\/nats\.conf$/m.test(conf) || !CLUSTER_BLOCK.test(conf) || !conf.includes('$NATS_SERVER_NAME')) {
+    throw new Error('infra/nats/cluster.conf: expected `include ./nats.conf`, `server_name: $NATS_SERVER_NAME` and a `cluster { ... }` block');
+  }
+  return conf.replace(/^include \.\/nats\.conf$/m, () => base);
 }
 
 /** A free loopback port (the OS's pick; closed again before the server binds it). */
@@ -64,8 +79,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   const dir = mkdtempSync(join(tmpdir(), 'rl-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort(), http: await freePort() })));
   const routes = ports.map((p) => `"nats-route://127.0.0.1:${p.route}"`).join(', ');
-  // infra's settings (payload limit, write deadline, JetStream limits) with its fixed ports dropped.
-  const base = readFileSync(join(ROOT, 'infra/nats/nats.conf'), 'utf8').replace(/^\s*(port|http_port)\s*:.*$/gm, '');
+  const template = clusterTemplate();
   const procs: Array<Running | undefined> = new Array(size);
 
   const nodes = ports.map((p, i): ClusterNode => {
@@ -73,19 +87,14 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     const home = join(dir, name);
     mkdirSync(home);
     const conf = join(home, 'nats.conf');
-    writeFileSync(
-      conf,
-      [
-        base,
-        `server_name: ${name}`,
-        'host: 127.0.0.1',
-        `port: ${p.client}`,
-        `http_port: ${p.http}`,
-        ...(options.extra ?? []),
-        `cluster { name: rl-test, host: 127.0.0.1, port: ${p.route}, routes: [${routes}] }`,
-        '',
-      ].join('\n'),
-    );
+    const cluster = `cluster { name: rl-test, host: 127.0.0.1, port: ${p.route}, routes: [${routes}] }`;
+    const lines = [
+      template.replace('$NATS_SERVER_NAME', name).replace(CLUSTER_BLOCK, cluster),
+      `port: ${p.client}`,
+      `http_port: ${p.http}`,
+      ...(options.extra ?? []),
+    ];
+    writeFileSync(conf, `${lines.join('\n')}\n`);
     const start = async () => {
       const r = launch('nats-server', ['-c', conf, '-js', '--store_dir', join(home, 'js')], { cwd: home });
       procs[i] = r;
@@ -97,10 +106,6 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       name,
       url: `nats://127.0.0.1:${p.client}`,
       monitorUrl: `http://127.0.0.1:${p.http}`,
-      running: () => {
-        const r = procs[i];
-        return r !== undefined && r.proc.exitCode === null && r.proc.signalCode === null;
-      },
       kill: async () => {
         await procs[i]?.stop();
       },
@@ -113,7 +118,9 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   } catch (err) {
     await Promise.all(procs.map((r) => r?.stop()));
     rmSync(dir, { recursive: true, force: true });
-    throw err;
+    // Every node's last lines: a node that never sees a leader says little about why on its own.
+    const tails = procs.map((r, i) => `--- n${i}\n${(r?.output ?? []).slice(-15).join('\n')}`).join('\n');
+    throw new Error(`the cluster did not come up: ${(err as Error).message.split('\n')[0]}\n${tails}`, { cause: err });
   }
   const leaderLine = procs
     .flatMap((r) => r!.output)
