@@ -11,7 +11,7 @@ import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createRng, requestJson, ScoreResponse } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRewardClient, natsScoreTransport } from '../services/trainer/src/rewards/index.ts';
+import { createRewardClient, natsScoreTransport } from '@rl/client';
 import { pauseProcessGroup } from './support/cluster-jobs.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsCluster, type NatsCluster } from './support/nats-cluster.ts';

@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import { AppError } from '@rl/service-kit';
 import type { ScoreItem, ScoreResult } from '@rl/service-kit';
 import { batches, readItems } from './jsonl.ts';
-import { httpTransport, natsTransport, type ScoreTransport } from './transports.ts';
+import { httpScoreEndpoint, natsScoreEndpoint, type ScoreEndpoint } from './score-endpoints.ts';
 
 interface ScoreOptions {
   dataSource?: string;
@@ -59,7 +59,7 @@ async function countLines(path: string): Promise<number> {
 }
 
 /** Scores a JSONL file in batches, `concurrency` in flight, writing results in input order. */
-async function scoreFile(t: ScoreTransport, o: ScoreOptions & { file: string }): Promise<void> {
+async function scoreFile(t: ScoreEndpoint, o: ScoreOptions & { file: string }): Promise<void> {
   const out = o.out === undefined ? process.stdout : createWriteStream(o.out);
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: 'scoring [{bar}] {percentage}% | {value}/{total} items | {rate} items/s | eta {eta}s', hideCursor: true },
@@ -109,8 +109,8 @@ export function buildProgram(): Command {
     .action(async (o: ScoreOptions) => {
       const t =
         o.nats !== undefined
-          ? await natsTransport(o.nats, o.subject, o.timeoutMs, { user: o.natsUser, pass: o.natsPass })
-          : httpTransport(o.url, o.timeoutMs, o.token);
+          ? await natsScoreEndpoint(o.nats, o.subject, o.timeoutMs, { user: o.natsUser, pass: o.natsPass })
+          : httpScoreEndpoint(o.url, o.timeoutMs, o.token);
       try {
         if (o.file !== undefined) await scoreFile(t, { ...o, file: o.file });
         else process.stdout.write(`${JSON.stringify((await t.score([singleItem(o)]))[0])}\n`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REWARD_ROUTES } from '../rewards/default-routes.ts';
+import { DEFAULT_REWARD_ROUTES } from '@rl/client';
 import { bool, nonNegativeInt, oneOf, positiveInt, subject, text } from './fields.ts';
 import { VerlRewardKeys } from './verl-reward-config.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewardModelName } from '../rewards/reward-mix.ts';
+import { rewardModelName } from '../rewards/reward-model-name.ts';
 import { problemsOf } from './testing/config-problems.ts';
 import { parseRlJobConfig } from './index.ts';
 
@@ -38,5 +38,13 @@ reward_model: {enable: true, model: {path: b/rm-b}}`);
       },
     ]);
     expect(problemsOf(() => parseRlJobConfig(`${MINIMAL}reward_model: {enable: true, model: {paht: rm}}`))[0]!.path).toBe('reward_model.model.paht');
+  });
+
+  it('names the model by reward.reward_model.name, else the basename of model_path', () => {
+    expect(rewardModelName({ enable: true, model_path: 'sfairXC/FsfairX-LLaMA3-RM-v0.1' })).toBe('FsfairX-LLaMA3-RM-v0.1');
+    expect(rewardModelName({ enable: true, model_path: '/m/rm//', name: 'x' })).toBe('x');
+    expect(rewardModelName({ enable: true, model_path: '/m/rm//' })).toBe('rm');
+    expect(rewardModelName({ enable: false, model_path: '/m/rm' })).toBeNull();
+    expect(rewardModelName(undefined)).toBeNull();
   });
 });

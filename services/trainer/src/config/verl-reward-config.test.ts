@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '@rl/service-kit';
 import { rewardClientOptions } from '../rewards/from-config.ts';
-import type { ScoreTransport } from '../rewards/reward-types.ts';
+import type { ScoreTransport } from '@rl/client';
 import { compatKeysSet } from './compat-keys.ts';
 import { problemsOf } from './testing/config-problems.ts';
 import { parseRlJobConfig } from './index.ts';

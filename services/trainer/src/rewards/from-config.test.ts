@@ -1,8 +1,8 @@
+import type { ScoreTransport } from '@rl/client';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '@rl/service-kit';
 import { parseRlJobConfig } from '../config/index.ts';
 import { rewardClientOptions } from './from-config.ts';
-import type { ScoreTransport } from './reward-types.ts';
 
 describe('rewardClientOptions', () => {
   it('maps reward.* to client options, with the merged route table', () => {

@@ -1,11 +1,9 @@
+import { SANDBOX_SUBJECT, type RewardClientOptions, type ScoreTransport } from '@rl/client';
 import type { Rng } from '@rl/service-kit';
 import type { RewardConfig } from '../config/reward-config.ts';
-import { SANDBOX_SUBJECT } from './default-routes.ts';
-import type { RewardClientOptions } from './reward-client.ts';
-import { rewardModelName } from './reward-mix.ts';
-import type { ScoreTransport } from './reward-types.ts';
+import { rewardModelName } from './reward-model-name.ts';
 
-/** {@link createRewardClient} options from the `reward.*` config keys. */
+/** `createRewardClient` (@rl/client) options from the `reward.*` config keys. */
 export function rewardClientOptions(reward: RewardConfig, transport: ScoreTransport, rng: Rng): RewardClientOptions {
   return {
     transport,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REWARD_ROUTES } from './default-routes.ts';
+import { DEFAULT_REWARD_ROUTES } from '@rl/client';
 import { signalsPredicate } from './signals-routing.ts';
 
 describe('signalsPredicate (reward.signals)', () => {

@@ -1,5 +1,4 @@
-import { STORY_SUBJECT } from './default-routes.ts';
-import { compileRoutes, resolveRoute } from './route-table.ts';
+import { compileRoutes, resolveRoute, STORY_SUBJECT } from '@rl/client';
 
 /**
  * Which data sources get story signals (reward.signals): every one (true),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBatchSampler, type DatasetRow } from '../../data/index.ts';
 import type { JobEvent } from '../../jobs/job-events.ts';
 import type { MetricsRecord } from '../../metrics/index.ts';
-import type { RewardClient } from '../../rewards/index.ts';
+import type { RewardClient } from '@rl/client';
 import { AlgoConfig, createKlController, KlCtrlConfig } from '../algos/index.ts';
 import { fit, type FitContext } from './fit.ts';
 import type { PolicyPort, RolloutPort, TraceAt, TracePort } from './ports.ts';

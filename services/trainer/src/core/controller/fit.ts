@@ -10,7 +10,7 @@ import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
 import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
 // The pure module, not the barrel: the barrel also holds the jsonl file I/O.
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
-import type { RewardClient } from '../../rewards/index.ts';
+import type { RewardClient } from '@rl/client';
 import type { KlController } from '../algos/index.ts';
 import type { GenerationDump } from './generation-dump.ts';
 import type { CheckpointStore, TrainerState } from './trainer-state.ts';

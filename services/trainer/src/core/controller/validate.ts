@@ -5,7 +5,7 @@ import type { Dataset } from '../../data/index.ts';
 // Pure modules, not the data and metrics barrels (they also hold file I/O).
 import { validationBatches } from '../../data/batch-sampler.ts';
 import { computeValidationMetrics, type ValidationSample } from '../../metrics/validation-metrics.ts';
-import type { RewardClient } from '../../rewards/index.ts';
+import type { RewardClient } from '@rl/client';
 import { dumpEntry, type DumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
 import { scoreRollouts } from './step.ts';

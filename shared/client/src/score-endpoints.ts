@@ -1,15 +1,15 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AppError, ErrorCode, fromErrorBody, isErrorCode, requestJson, ScoreResponse, type ScoreItem, type ScoreResult } from '@rl/service-kit';
 
-/** How the CLI reaches a reward service. */
-export interface ScoreTransport {
+/** One reward service at one address (an HTTP base URL, or a NATS subject): what the CLI scores with. */
+export interface ScoreEndpoint {
   readonly describe: string;
   score(items: ScoreItem[]): Promise<ScoreResult[]>;
   close(): Promise<void>;
 }
 
 /** `POST {url}/v1/score`, with an optional bearer token. */
-export function httpTransport(url: string, timeoutMs: number, token?: string): ScoreTransport {
+export function httpScoreEndpoint(url: string, timeoutMs: number, token?: string): ScoreEndpoint {
   const endpoint = `${url.replace(/\/+$/, '')}/v1/score`;
   return {
     describe: endpoint,
@@ -41,7 +41,7 @@ export interface NatsCredentials {
 }
 
 /** Request/reply on `subject` (e.g. `reward.rules.score`) through the queue group. */
-export async function natsTransport(servers: string, subject: string, timeoutMs: number, auth: NatsCredentials = {}): Promise<ScoreTransport> {
+export async function natsScoreEndpoint(servers: string, subject: string, timeoutMs: number, auth: NatsCredentials = {}): Promise<ScoreEndpoint> {
   const nc: NatsConnection = await connect({
     servers: servers.split(','),
     name: 'rl-rewards-cli',

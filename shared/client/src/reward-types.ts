@@ -24,7 +24,7 @@ export type RewardResult =
   | { score: number; extra: Record<string, unknown>; error: null; deterministic?: boolean }
   | { score: null; extra: Record<string, unknown>; error: { code: ErrorCode | string; message: string }; deterministic?: boolean };
 
-/** Sends one scoring request; the NATS one is {@link natsScoreTransport}, tests pass a fake. */
+/** Sends one scoring request; the NATS one is `natsScoreTransport`, tests pass a fake. */
 export type ScoreTransport = (subject: string, body: ScoreRequest, options: { timeoutMs: number; signal: AbortSignal }) => Promise<ScoreResponse>;
 
 /** Counters of one `score` call, for metrics and logs. */

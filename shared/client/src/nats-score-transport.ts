@@ -4,7 +4,7 @@ import type { ScoreTransport } from './reward-types.ts';
 type Connection = Parameters<typeof requestJson>[0];
 
 /**
- * The real transport: shared's NATS request with chunking of large payloads,
+ * The reward client's transport over NATS: the kit's request with chunking of large payloads,
  * typed `no_responders`/`timeout` errors and reply validation. The request is
  * bounded by `timeoutMs`; an abort stops further attempts, not a request in flight.
  * Each request is a client span named after its subject, with the items' data

@@ -1,24 +1,26 @@
 import { AppError, ErrorCode, retry, runPool, type Rng, type ScoreItem } from '@rl/service-kit';
 import { backoffDelayMs } from './backoff.ts';
 import { MODEL_SUBJECT } from './default-routes.ts';
-import { rewardTarget } from './reward-mix.ts';
+import { rewardTarget } from './reward-target.ts';
 import { compileRoutes, resolveRoute } from './route-table.ts';
 import type { RewardBatchResult, RewardItem, RewardResult, RewardStats, ScoreTransport } from './reward-types.ts';
 
-/** Options of {@link createRewardClient} (the `reward.*` config keys). */
+/** Options of {@link createRewardClient} (the trainer fills them from its `reward.*` config keys). */
 export interface RewardClientOptions {
   transport: ScoreTransport;
   /** data_source → subject (`name*` = prefix, `default` = fallback). */
   routes: Readonly<Record<string, string>>;
   /** Deadline of each request. */
   timeoutMs: number;
-  /** Extra attempts after retryable failures. */
+  /** Extra attempts after a failure whose AppError says `retryable`. */
   retries: number;
   /** Requests in flight at once. */
   concurrency: number;
   /** Most items per request. */
   maxBatchSize: number;
+  /** Delay before the first retry, before jitter; doubles with each further one. */
   backoffMs: number;
+  /** Cap of any retry delay. */
   maxBackoffMs: number;
   /** Jitter source. */
   rng: Rng;
@@ -67,7 +69,7 @@ function itemError(code: string, message: string): RewardResult {
 }
 
 /**
- * Creates the trainer's reward client: items are grouped by route, split into
+ * Creates a reward client: items are grouped by route, split into
  * chunks of at most `maxBatchSize`, and sent concurrently. Retryable failures
  * (the error's own `retryable`: busy, timeout, no_responders, unavailable,
  * sandbox_unavailable, any untyped transport failure) are retried with exponential

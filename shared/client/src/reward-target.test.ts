@@ -2,7 +2,7 @@ import { createRng, type ScoreRequest } from '@rl/service-kit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REWARD_ROUTES, MODEL_SUBJECT } from './default-routes.ts';
 import { createRewardClient } from './reward-client.ts';
-import { rewardModelName, rewardTarget } from './reward-mix.ts';
+import { rewardTarget } from './reward-target.ts';
 import type { ScoreTransport } from './reward-types.ts';
 
 describe('rewardTarget (verl reward_loop.py: an enabled reward model scores every row)', () => {
@@ -15,14 +15,6 @@ describe('rewardTarget (verl reward_loop.py: an enabled reward model scores ever
     ['rule', null, { kind: 'route' }],
   ])('style %j with model %j', (style, model, expected) => {
     expect(rewardTarget(style, model)).toEqual(expected);
-  });
-
-  it('names the model by reward.reward_model.name, else the basename of model_path', () => {
-    expect(rewardModelName({ enable: true, model_path: 'sfairXC/FsfairX-LLaMA3-RM-v0.1' })).toBe('FsfairX-LLaMA3-RM-v0.1');
-    expect(rewardModelName({ enable: true, model_path: '/m/rm//', name: 'x' })).toBe('x');
-    expect(rewardModelName({ enable: true, model_path: '/m/rm//' })).toBe('rm');
-    expect(rewardModelName({ enable: false, model_path: '/m/rm' })).toBeNull();
-    expect(rewardModelName(undefined)).toBeNull();
   });
 });
 
