@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['shared/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+          include: ['shared/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/{eval,tools}/**/*.test.ts'],
           environment: 'node',
           // Only a safety net against a hang: many unit tests start real processes
           // (sandboxes, isolate workers), which vitest's 5 s default can cut off on a

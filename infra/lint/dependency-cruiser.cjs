@@ -32,6 +32,14 @@ module.exports = {
       to: { path: ['^services/[^/]+/src/adapters/', '^(node:)?child_process$', 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/'] },
     },
     {
+      name: 'runtime-loads-no-tools',
+      comment:
+        "A service's runtime (src/) never loads its build tools, evaluation harness or commands (tools/, eval/, scripts/), which may use dev-only packages and change without it. Tests and their testing/ helpers may.",
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/', pathNot: ['[.]test[.]ts$', '/testing/'] },
+      to: { path: '^services/$1/(tools|eval|scripts)/' },
+    },
+    {
       name: 'no-service-imports-another',
       comment: "A service's contract is its OpenAPI document and its subjects; shared contracts live in @rl/service-kit.",
       severity: 'error',

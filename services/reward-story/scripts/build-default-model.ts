@@ -3,7 +3,7 @@
 //   node services/reward-story/scripts/build-default-model.ts [outDir]
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { writeDefaultModel } from '../src/embed/default-model/build.ts';
+import { writeDefaultModel } from '../tools/default-model/build.ts';
 
 const outDir = resolve(process.argv[2] ?? join(import.meta.dirname, '..', 'models', 'default'));
 const written = await writeDefaultModel(outDir);

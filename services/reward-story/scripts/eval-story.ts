@@ -6,13 +6,13 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MODEL_DIR } from '../src/config.ts';
-import { DEFAULT_SCENARIO_FILES, InvalidScenarioFile, loadScenarios } from '../src/eval/load-scenarios.ts';
-import { buildDiscriminationBatch, computeDiscrimination, formatDiscrimination } from '../src/eval/discrimination.ts';
-import { buildEvalBatch } from '../src/eval/orderings.ts';
-import { computeReport, formatReport } from '../src/eval/pass-rates.ts';
-import { ScenarioSplit } from '../src/eval/scenario.ts';
-import { scoreOverHttp } from '../src/eval/score-over-http.ts';
-import { startStoryService } from '../src/eval/service-process.ts';
+import { DEFAULT_SCENARIO_FILES, InvalidScenarioFile, loadScenarios } from '../eval/load-scenarios.ts';
+import { buildDiscriminationBatch, computeDiscrimination, formatDiscrimination } from '../eval/discrimination.ts';
+import { buildEvalBatch } from '../eval/orderings.ts';
+import { computeReport, formatReport } from '../eval/pass-rates.ts';
+import { ScenarioSplit } from '../eval/scenario.ts';
+import { scoreOverHttp } from '../eval/score-over-http.ts';
+import { startStoryService } from '../eval/service-process.ts';
 
 const USAGE = 'usage: eval-story.ts [--model-dir DIR] [--scenarios FILE]... [--split dev|test] [--failures] [--json]';
 

@@ -6,7 +6,7 @@ import { DEFAULT_WEIGHTS, mergeWeights, PartialWeights } from './core/weights.ts
 import { DEFAULT_FORMAT_CACHE_ENTRIES } from './core/format/format-checker.ts';
 import { DEFAULT_TUNING, type RewardSettings } from './core/tuning.ts';
 
-/** The model shipped with the package (built by the embedder's model-build scripts). */
+/** The model shipped with the package (built by scripts/build-default-model.ts). */
 export const DEFAULT_MODEL_DIR = fileURLToPath(new URL('../models/default', import.meta.url));
 
 const positive = (def: number) => z.coerce.number().gt(0).max(1_000).default(def);

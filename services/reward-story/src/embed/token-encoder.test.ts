@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '@rl/service-kit';
-import { buildBertTokenizerJson } from './model-build/bert-tokenizer-json.ts';
-import { TINY_VOCAB } from './model-build/tiny-model.ts';
+import { buildBertTokenizerJson } from '../../tools/model-build/bert-tokenizer-json.ts';
+import { TINY_VOCAB } from './testing/tiny-model.ts';
 import { createTokenEncoder } from './token-encoder.ts';
 
 // ids: [PAD]0 [UNK]1 [CLS]2 [SEP]3 cat4 dog5 sat6

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OutputFormat, StoryContext } from '../core/story-item.ts';
+import { OutputFormat, StoryContext } from '../src/core/story-item.ts';
 
 /**
  * One story scenario of the evaluation set: a role-play turn and replies to

@@ -3,11 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scenario } from './testing-scenario.ts';
+import { scenario } from './testing/scenario.ts';
 
 // The command end to end: argument and file checks, and one real run that starts
 // the service (HTTP only, loopback) with the shipped model.
-const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'eval-story.ts');
+const SCRIPT = join(import.meta.dirname, '..', 'scripts', 'eval-story.ts');
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

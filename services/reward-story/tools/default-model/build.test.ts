@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cosine } from '../../core/vector-math.ts';
-import { loadOnnxEmbedder, type OnnxEmbedder } from '../onnx-embedder.ts';
+import { cosine } from '../../src/core/vector-math.ts';
+import { loadOnnxEmbedder, type OnnxEmbedder } from '../../src/embed/onnx-embedder.ts';
 import { DEFAULT_MODEL_PARAMS, writeDefaultModel } from './build.ts';
 
-const COMMITTED = join(import.meta.dirname, '..', '..', '..', 'models', 'default');
+const COMMITTED = join(import.meta.dirname, '..', '..', 'models', 'default');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 let tmp: string;

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildBertTokenizerJson } from './bert-tokenizer-json.ts';
-import { encodeOnnxModel, OnnxDataType } from './onnx-model.ts';
+import { buildBertTokenizerJson } from '../../../tools/model-build/bert-tokenizer-json.ts';
+import { encodeOnnxModel, OnnxDataType } from '../../../tools/model-build/onnx-model.ts';
 
 /**
  * A stand-in for sentence-transformers/all-MiniLM-L6-v2 as its Hub repository

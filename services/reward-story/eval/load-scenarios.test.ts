@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCENARIO_FILES, InvalidScenarioFile, loadScenarios, parseScenarioFile } from './load-scenarios.ts';
 import { ORDERINGS } from './orderings.ts';
 import { buildEvalBatch } from './orderings.ts';
-import { scenario } from './testing-scenario.ts';
+import { scenario } from './testing/scenario.ts';
 
 let dir: string;
 beforeAll(async () => {

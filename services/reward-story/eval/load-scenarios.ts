@@ -4,7 +4,7 @@ import { formatPath } from '@rl/service-kit';
 import { ScenarioFile, type ScenarioSplit, type StoryScenario } from './scenario.ts';
 
 /** The shipped evaluation set: Chinese and English scenarios, one file each. */
-export const DEFAULT_SCENARIO_FILES = ['scenarios-zh.json', 'scenarios-en.json'].map((f) => join(import.meta.dirname, '..', '..', 'eval', f));
+export const DEFAULT_SCENARIO_FILES = ['scenarios-zh.json', 'scenarios-en.json'].map((f) => join(import.meta.dirname, f));
 
 /** A scenario file that cannot be used; `problems` name the file and the field. */
 export class InvalidScenarioFile extends Error {

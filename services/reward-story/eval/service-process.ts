@@ -26,7 +26,7 @@ export interface StoryServiceProcess {
   stop(): Promise<void>;
 }
 
-const SERVICE_DIR = join(import.meta.dirname, '..', '..');
+const SERVICE_DIR = join(import.meta.dirname, '..');
 const LogLine = z.looseObject({ msg: z.string(), port: z.number().optional(), model: z.string().optional() });
 
 /** Starts the service and resolves once it listens and its model has loaded. */

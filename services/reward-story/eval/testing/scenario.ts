@@ -1,4 +1,4 @@
-import type { StoryScenario } from './scenario.ts';
+import type { StoryScenario } from '../scenario.ts';
 
 /** A valid scenario for tests, with a format spec (so every ordering applies); override any field. */
 export function scenario(overrides: Partial<StoryScenario> = {}): StoryScenario {

@@ -1,4 +1,4 @@
-import type { StoryScoreItem } from '../core/story-item.ts';
+import type { StoryScoreItem } from '../src/core/story-item.ts';
 import type { ScenarioLang, StoryScenario } from './scenario.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoryScoreItem } from '../core/story-item.ts';
+import type { StoryScoreItem } from '../src/core/story-item.ts';
 
 /** Scores items through `POST /v1/score`, in request order. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScenarioFile, StoryScenario } from './scenario.ts';
-import { scenario } from './testing-scenario.ts';
+import { scenario } from './testing/scenario.ts';
 
 const problems = (value: unknown) => {
   const r = StoryScenario.safeParse(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenEncoder } from '../token-encoder.ts';
+import { createTokenEncoder } from '../../src/embed/token-encoder.ts';
 import { buildUnigramTokenizerJson } from './unigram-tokenizer-json.ts';
 
 // Scores are log-probabilities: the tokenizer takes the segmentation with the highest sum.

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildBertTokenizerJson } from './bert-tokenizer-json.ts';
-import { encodeOnnxModel, OnnxDataType, type OnnxModelSpec } from './onnx-model.ts';
+import { buildBertTokenizerJson } from '../../../tools/model-build/bert-tokenizer-json.ts';
+import { encodeOnnxModel, OnnxDataType, type OnnxModelSpec } from '../../../tools/model-build/onnx-model.ts';
 
 /**
  * A hand-checkable model for tests: 7 tokens, dim 3, the graph a plain

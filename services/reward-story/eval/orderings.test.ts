@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEvalBatch, Ordering, ORDERINGS } from './orderings.ts';
-import { scenario } from './testing-scenario.ts';
+import { scenario } from './testing/scenario.ts';
 
 describe('buildEvalBatch', () => {
   it('scores the good reply once and checks it against every bad reply the scenario has', () => {

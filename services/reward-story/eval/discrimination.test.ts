@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDiscriminationBatch, computeDiscrimination, formatDiscrimination } from './discrimination.ts';
-import { scenario } from './testing-scenario.ts';
+import { scenario } from './testing/scenario.ts';
 
 const three = [scenario(), scenario({ id: 'en-02' }), scenario({ id: 'zh-01', lang: 'zh' })];
 
