@@ -1,3 +1,4 @@
+import { ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { AlgoConfig } from '../algos/index.ts';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
@@ -36,6 +37,13 @@ describe('buildExperience', () => {
     // kl = old - ref = 1 on each token of the first row: rewards = [0 - 0.5, 1 - 0.5].
     expect(row(x.tokenLevelRewards, x.shape, 0, 2)).toEqual([-0.5, 0.5]);
     expect(x.metrics['actor/reward_kl_penalty_coeff']).toBe(0.5);
+  });
+
+  it('refuses use_kl_in_reward without reference log-probs or a KL controller, as a bug (internal)', () => {
+    const cfg = AlgoConfig.parse({ adv_estimator: 'grpo', use_kl_in_reward: true, kl_ctrl: { type: 'fixed', kl_coef: 0.5 } });
+    const kl = { value: 0.5, update: () => {}, restore: () => {} };
+    expect(() => buildExperience([traj('a', 2, 1), traj('a', 2, 0)], cfg, kl)).toThrow(expect.objectContaining({ code: ErrorCode.Internal }));
+    expect(() => buildExperience([{ ...traj('a', 2, 1), refLogprobs: [-1, -1] }], cfg)).toThrow(expect.objectContaining({ code: ErrorCode.Internal }));
   });
 
   it('uses dense per-token rewards in place of the last-token score when given (token-level estimators)', () => {

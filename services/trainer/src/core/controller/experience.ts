@@ -3,6 +3,7 @@
 // placed on the last response token (verl's reward managers write it at
 // `valid_response_length - 1`), optional KL-in-reward, then advantages by the
 // configured estimator. Pure: no I/O, numbers in, numbers out.
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { applyKlPenalty, computeAdvantage, type AlgoConfig, type KlController, type Shape } from '../algos/index.ts';
 
 /** One trajectory with its reward and log-probs (already computed). */
@@ -72,7 +73,8 @@ export function buildExperience(trajs: readonly ScoredTrajectory[], algorithm: A
   let tokenLevelRewards: Float32Array = scores;
   let metrics: Record<string, number> = {};
   if (algorithm.use_kl_in_reward) {
-    if (kl === undefined || trajs.some((t) => t.refLogprobs === undefined)) throw new Error('use_kl_in_reward needs reference log-probs and a KL controller');
+    if (kl === undefined || trajs.some((t) => t.refLogprobs === undefined))
+      throw new AppError(ErrorCode.Internal, 'use_kl_in_reward needs reference log-probs and a KL controller');
     const out = applyKlPenalty({ shape, tokenLevelScores: scores, oldLogProbs: oldLp, refLogProb: refLp, responseMask, klPenalty: algorithm.kl_penalty }, kl);
     tokenLevelRewards = out.tokenLevelRewards;
     metrics = { ...out.metrics };

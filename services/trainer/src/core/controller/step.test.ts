@@ -1,3 +1,4 @@
+import { ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import type { DatasetRow } from '../../data/index.ts';
 import type { RewardClient } from '@rl/client';
@@ -110,6 +111,25 @@ describe('runStep', () => {
     const calls: RolloutSampling[] = [];
     await runStep(ctx('grpo', calls, []), 1, 0, [row(0, '1')], 'v0');
     expect(calls).toHaveLength(1);
+  });
+
+  it('fails the step with upstream_error, not retried, when every rollout failed', async () => {
+    const failing: RolloutPort = {
+      takeComputeSeconds: () => 0,
+      rollout: async (rows) =>
+        rows.map((r, i) => ({
+          row: i,
+          uid: `u${r.row_id}`,
+          promptIds: [1],
+          responseIds: [],
+          responseMask: [],
+          text: '',
+          modelVersion: 'v0',
+          error: { code: 'timeout', message: 'no reply' },
+        })),
+    };
+    const err = await runStep({ ...ctx('grpo', [], []), rollout: failing }, 4, 0, [row(0, '1')], 'v0').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: ErrorCode.UpstreamError, retryable: false, message: 'step 4: every rollout failed (no reply)' });
   });
 });
 

@@ -2,6 +2,7 @@
 // old (and ref) log-probs -> advantages -> actor update -> publish weights.
 // Each stage is timed (`timing_s/<stage>`, verl's names) and runs in a span of
 // the same name (the step's trace, opened by fit.ts through the TracePort).
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
 import type { DatasetRow } from '../../data/index.ts';
 import type { MetricsRecord, ScoredSample } from '../../metrics/index.ts';
@@ -125,7 +126,10 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const baselines = ctx.algorithm.adv_estimator === 'remax' ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version)) : undefined;
   const ok = results.filter((r) => r.error === undefined);
   const failedRollouts = results.length - ok.length;
-  if (ok.length === 0) throw new Error(`step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  if (ok.length === 0) {
+    // Not retryable, as before: the generation side answered, with nothing usable.
+    throw new AppError(ErrorCode.UpstreamError, `step ${step}: every rollout failed (${results.find((r) => r.error)?.error?.message ?? 'no results'})`);
+  }
   const pairs = ok.map((r) => ({ prompt: r.promptIds, response: r.responseIds }));
   // The old log-prob pass comes before the reward: story rewards take their signals from it
   // (with and without the context r, entropies), computed in the same worker request.

@@ -1,3 +1,4 @@
+import { ErrorCode } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import type { DatasetRow } from '../../data/index.ts';
 import type { RolloutResult } from './ports.ts';
@@ -65,6 +66,6 @@ describe('story signals', () => {
     expect(signals[0]).toEqual({ logprobs_with_context: [-1, -2], logprobs_without_context: [-11, -12], entropies: [1, 2] });
     expect(signals[2]).toEqual({ logprobs_with_context: [-3, -5], logprobs_without_context: [-13, -15], entropies: [3, 5] });
     expect(signals[3]).toEqual({ logprobs_with_context: [-6], logprobs_without_context: [-16], entropies: [6] });
-    expect(() => signalsOf(rollouts, pass, { logprobs: reply.logprobs })).toThrow('lacks the story signals');
+    expect(() => signalsOf(rollouts, pass, { logprobs: reply.logprobs })).toThrow(expect.objectContaining({ code: ErrorCode.UpstreamError }));
   });
 });

@@ -3,6 +3,7 @@
 // prompt without r) from a second scoring of the same reply in the same
 // worker request. Only the tokens the model produced (response mask 1) are
 // sent, so each array has the reply's length as the reward sees it.
+import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DatasetRow } from '../../data/index.ts';
 import type { RolloutResult, WithoutContextPass } from './ports.ts';
 
@@ -59,7 +60,8 @@ export function signalsOf(
 ): Array<StorySignals | undefined> {
   const { entropies, logprobsWithoutContext: without } = reply;
   if (entropies === undefined || without === undefined || without.length !== pass.entries.length) {
-    throw new Error(
+    throw new AppError(
+      ErrorCode.UpstreamError,
       `the policy worker's log-prob reply lacks the story signals it was asked for (${pass.entries.length} replies without r, got ${without?.length ?? 'none'})`,
     );
   }
