@@ -132,7 +132,7 @@ describe.skipIf(!installed)('jest', () => {
 
   it('strips TypeScript types without checking them, and finds the packages and input files', async () => {
     const code =
-      'import _ from "lodash";\nimport { half } from "../../bwrap/helper";\ntest("t", () => { const s: string = 5 as unknown as string; expect(_.sum([s as unknown as number, half(2)])).toBe(6); });';
+      'import _ from "lodash";\nimport { half } from "./helper";\ntest("t", () => { const s: string = 5 as unknown as string; expect(_.sum([s as unknown as number, half(2)])).toBe(6); });';
     const out = await run('jest', code, { files: { 'helper.ts': Buffer.from('export const half = (n: number): number => n / 2;') } });
     expect(out.run_result).toMatchObject({ status: 'Finished', return_code: 0 });
   }, 60_000);
