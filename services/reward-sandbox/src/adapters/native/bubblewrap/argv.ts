@@ -5,16 +5,8 @@
 // is bound writable from the host, so nothing the program writes can persist.
 
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { MNT_DIR, WORK_DIR } from '../plan/paths.ts';
 
-/** Work dir (cwd) inside the sandbox. */
-export const WORK_DIR = '/tmp/work';
-/**
- * Writable `/mnt`: SandboxFusion runs as root in a container, so a program may
- * write `/mnt/b` and `fetch_files` it. `/mnt` links to this dir of the run's
- * /tmp, so such files share /tmp's size and inode caps (the zygote makes it in
- * each run's fresh /tmp too).
- */
-export const MNT_DIR = '/tmp/mnt';
 /** Where the node binary is bound inside the sandbox. */
 export const SANDBOX_NODE = '/opt/node/bin/node';
 /**
@@ -23,8 +15,6 @@ export const SANDBOX_NODE = '/opt/node/bin/node';
  * so `require` and ESM `import` find the packages from any directory.
  */
 export const SANDBOX_NODE_PACKAGES = '/opt/node-packages';
-/** Where the stdin file is placed (outside the program's writable dirs). */
-export const STDIN_PATH = '/run/sandbox/stdin';
 /** Where a sandbox sees its slot's run cgroup's `cgroup.procs` (../slots/cgroup.ts): the program writes 0 there before it starts. */
 export const RUN_CGROUP_PROCS = '/run/sandbox/cgroup.procs';
 /** Where the zygote's sandbox sees run cgroup `i` of its slot's two. */

@@ -9,15 +9,16 @@
 
 import { fileURLToPath } from 'node:url';
 import type { RunOutcome, RunSpec, Runner } from '../../../core/runner.ts';
-import { RUN_CGROUP_PROCS, SANDBOX_ENV, STDIN_PATH, WORK_DIR, bwrapArgs, type DataFile } from './argv.ts';
-import { SlotCgroups } from '../slots/cgroup.ts';
+import { RUN_CGROUP_PROCS, SANDBOX_ENV, bwrapArgs } from './argv.ts';
+import { type CgroupRun, SlotCgroups } from '../slots/cgroup.ts';
 import { execute } from './execute.ts';
 import { LauncherPool } from './launcher.ts';
 import { LANGUAGES } from '../languages/index.ts';
-import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes, ulimitScript } from '../plan/limits.ts';
+import type { LanguageSpec } from '../languages/types.ts';
+import { ulimitScript } from '../plan/limits.ts';
+import { NATIVE_RUN_DEFAULTS, type NativeRunPlan, type NativeRunSettings, planNativeRun } from '../plan/run-plan.ts';
+import { sourceStem } from '../plan/run-inputs.ts';
 import { buildOutcome } from './outcome.ts';
-import { safeFetchPath } from '../plan/paths.ts';
-import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName } from '../plan/run-inputs.ts';
 import { probeHost, type HostProbe } from './probe.ts';
 import { FD, supervisorScript } from './supervisor.ts';
 import { SUPERVISOR_SHELL, prepareSupervisorShell, type SupervisorShell } from './supervisor-shell.ts';
@@ -89,7 +90,8 @@ export class BwrapRunner implements Runner {
    * could not be built, and then this runner offers no languages (fail closed).
    */
   readonly seccomp: SeccompFilter | null;
-  #opts: Required<Omit<BwrapRunnerOptions, 'nodePath' | 'nodePackagesPath' | 'bwrapPath' | 'allowRootSandbox' | 'seccompLibrary' | 'slots' | 'joinCgroups'>>;
+  #opts: { pythonPath: string; maxFetchBytes: number; cgroups: boolean };
+  #settings: NativeRunSettings;
   #joinCgroups: boolean;
   #languages: string[];
   #shell: SupervisorShell | null;
@@ -98,13 +100,15 @@ export class BwrapRunner implements Runner {
   constructor(options: BwrapRunnerOptions = {}) {
     this.#opts = {
       pythonPath: options.pythonPath ?? '/usr/bin/python3',
-      tmpMb: options.tmpMb ?? 256,
-      shmMb: options.shmMb ?? 64,
-      compileMemoryMb: options.compileMemoryMb ?? 2048,
-      processes: options.processes ?? BASE_LIMITS.processes,
       maxFetchBytes: options.maxFetchBytes ?? 64 * MiB,
       cgroups: options.cgroups ?? true,
-      sandboxUid: options.sandboxUid ?? 65534,
+    };
+    this.#settings = {
+      tmpMb: options.tmpMb ?? NATIVE_RUN_DEFAULTS.tmpMb,
+      shmMb: options.shmMb ?? NATIVE_RUN_DEFAULTS.shmMb,
+      compileMemoryMb: options.compileMemoryMb ?? NATIVE_RUN_DEFAULTS.compileMemoryMb,
+      processes: options.processes ?? NATIVE_RUN_DEFAULTS.processes,
+      sandboxUid: options.sandboxUid ?? NATIVE_RUN_DEFAULTS.sandboxUid,
     };
     this.slots = options.slots ?? new SlotPool({ size: 4, uidBase: DEFAULT_UID_BASE });
     this.#joinCgroups = options.joinCgroups ?? true;
@@ -119,7 +123,7 @@ export class BwrapRunner implements Runner {
       nodePackagesPath,
       pythonPath: this.#opts.pythonPath,
       probeUid: this.slots.uidBase,
-      sandboxUid: this.#opts.sandboxUid,
+      sandboxUid: this.#settings.sandboxUid,
       ...(seccomp !== null && { seccomp: seccomp.bpf }),
     });
     this.cgroups = this.#opts.cgroups ? SlotCgroups.probe(this.slots.all()) : null;
@@ -177,128 +181,29 @@ export class BwrapRunner implements Runner {
   }
 
   async #runInSlot(spec: RunSpec, slot: Slot, signal: AbortSignal): Promise<RunOutcome> {
-    const lang = LANGUAGES[spec.language];
-    const seccomp = this.seccomp;
-    const shell = this.#shell;
-    if (lang === undefined || seccomp === null || shell === null || !this.#languages.includes(spec.language)) {
-      const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
-      throw new Error(`bwrap runner cannot run ${spec.language} on this host${why}`);
-    }
-    const inputs = checkedInputs(spec.files);
-    // [response key, path read in the sandbox]; absolute paths outside the writable areas cannot hold output.
-    const fetchable = spec.fetchFiles.flatMap((f) => {
-      const p = safeFetchPath(f);
-      return p === null ? [] : [[f, p] as const];
-    });
-    const fetch = fetchable.map(([, p]) => p);
-    const source = lang.fileName ?? sourceFileName(lang.extension, lang.suffix);
-    const code = Buffer.from(lang.prepareCode?.(spec.code, this.host.tools) ?? spec.code, 'utf8');
-
-    // Data fds, in order: seccomp, passwd, group, hosts, [stdin], inputs, code (last, so it wins a name clash).
-    const data: Uint8Array[] = [seccomp.bpf];
-    const seccompFd = FD.firstData;
-    const files: DataFile[] = [];
-    const add = (dest: string, content: Uint8Array, perms: string) => {
-      files.push({ fd: FD.firstData + data.length, dest, perms });
-      data.push(content);
-    };
-    add('/etc/passwd', Buffer.from(passwdFile(this.#opts.sandboxUid)), '0644');
-    add('/etc/group', Buffer.from(groupFile(this.#opts.sandboxUid)), '0644');
-    add('/etc/hosts', Buffer.from(HOSTS_FILE), '0444');
-    if (spec.stdin !== null) add(STDIN_PATH, Buffer.from(spec.stdin, 'utf8'), '0444');
-    for (const [path, content] of inputs) add(`${WORK_DIR}/${path}`, content, '0644');
-    add(`${WORK_DIR}/${source}`, code, '0644');
-
-    const inputBytes = data.reduce((n, d) => n + d.length, 0) - seccomp.bpf.length; // the filter is no file
-    const tmpMb = this.#opts.tmpMb + Math.ceil(inputBytes / MiB); // inputs do not eat the scratch budget
-    const ctx = { source, memoryLimitMb: spec.memoryLimitMb, tools: this.host.tools, inputs: inputs.map(([p]) => p) };
-    const base = { ...BASE_LIMITS, processes: this.#opts.processes };
-    const runCpuSeconds = cpuSecondsFor(spec.runTimeoutMs);
-    const compile = lang.compile?.(ctx);
-    const run = lang.run(ctx);
+    const { lang, seccomp, shell } = this.#toolsFor(spec.language);
+    const plan = planNativeRun(spec, { language: lang, tools: this.host.tools, settings: this.#settings, stem: sourceStem(), accountFiles: true });
+    // With joinCgroups the launcher (so bwrap and the supervisor) is in the slot's cgroups; the program joins its run cgroup itself.
     const runProcs = this.#joinCgroups ? (this.cgroups?.runProcs(slot.index) ?? null) : null;
-    const script = supervisorScript({
-      ...(compile && {
-        compile: {
-          ...compile,
-          limits: ulimitScript({
-            ...base,
-            addressSpaceMb: Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb),
-            cpuSeconds: cpuSecondsFor(spec.compileTimeoutMs),
-          }),
-        },
-      }),
-      run: { ...run, limits: ulimitScript({ ...base, addressSpaceMb: lang.addressSpaceMb(spec.memoryLimitMb), cpuSeconds: runCpuSeconds }) },
-      stdinPath: spec.stdin === null ? null : STDIN_PATH,
-      fetch,
-      ...(runProcs !== null && { joinCgroup: RUN_CGROUP_PROCS }),
-    });
-    const tmpBytes = tmpMb * MiB;
-    const shmBytes = this.#opts.shmMb * MiB;
-    const privateMounts = this.host.privateMounts;
-    const args = bwrapArgs({
-      layout: this.host.layout,
-      uid: this.#opts.sandboxUid,
-      env: { ...SANDBOX_ENV },
-      tmpBytes,
-      shmBytes,
-      files,
-      infoFd: FD.info,
-      seccompFd,
-      ...(privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
-      roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
-      ...(runProcs !== null && { runCgroupProcs: [runProcs] }),
-      command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
-    });
-    // The program's budget is its run cgroup's; the slot's holds it, the compiler and the rest (../plan/limits.ts).
-    const runSlotBytes = slotCgroupBytes(Math.max(spec.memoryLimitMb, lang.runFloorMb ?? 0), tmpBytes);
-    const compileSlotBytes = compile ? slotCgroupBytes(Math.max(this.#opts.compileMemoryMb, spec.memoryLimitMb), tmpBytes) : runSlotBytes;
-    const cgroup =
-      runProcs !== null
-        ? (this.cgroups?.prepare(slot.index, compileSlotBytes, runCgroupBytes(spec.memoryLimitMb, lang.runFloorMb), this.#opts.processes + 16) ?? null)
-        : null;
-    const launcher = this.host.launcher;
-    const dropPrivileges =
-      launcher === null
-        ? []
-        : hostLaunchPrefix(launcher, {
-            uid: slot.uid,
-            cgroupProcs: [], // the launcher joined them
-            ...(privateMounts && {
-              ipcSysctls: ipcSysctls(shmBytes),
-              // Inputs are files too: they do not eat the inode budget.
-              mounts: {
-                tmp: {
-                  bytes: tmpBytes,
-                  inodes:
-                    TMPFS_INODES.tmp + files.filter((f) => f.dest.startsWith('/tmp/')).length /* inputs under /tmp only: /etc and /run files live elsewhere */,
-                },
-                shm: { bytes: shmBytes, inodes: TMPFS_INODES.shm },
-              },
-            }),
-          });
+    const cgroup = runProcs === null ? null : (this.cgroups?.prepare(slot.index, plan.cgroup.slotBytes, plan.cgroup.runBytes, plan.cgroup.maxTasks) ?? null);
+    // Data fds, in order: the seccomp filter, then the plan's files.
+    const data = [seccomp.bpf, ...plan.files.map((f) => f.content)];
     const x = await execute(
       {
         // The slot's spare launcher, already in its cgroups (a fresh one, joining now, if the run needs more data fds).
         launcher: this.#launchers.take(slot.index, data.length),
-        dropPrivileges,
-        command: [this.host.bwrap, ...args],
+        dropPrivileges: this.#dropPrivileges(plan, slot),
+        command: [this.host.bwrap, ...this.#bwrapArgs(plan, shell, runProcs)],
         data,
-        hasCompile: compile !== undefined,
-        ...(cgroup && {
-          onRunAfterCompile: () => {
-            // The compiler needed more; the program gets its own budget (the higher one stays if cache cannot be reclaimed).
-            cgroup.tighten(runSlotBytes);
-            cgroup.resetPeak();
-          },
-        }),
+        hasCompile: plan.compile !== null,
+        ...(cgroup && { onRunAfterCompile: () => programBudget(cgroup, plan) }),
         setupTimeoutMs: 20_000,
         compileTimeoutMs: spec.compileTimeoutMs,
         runTimeoutMs: spec.runTimeoutMs,
         graceMs: 1_000,
         maxOutputBytes: spec.maxOutputBytes,
         maxReportBytes: this.#opts.maxFetchBytes + 64 * 1024,
-        fetchCount: fetch.length,
+        fetchCount: plan.fetch.length,
       },
       signal,
     );
@@ -307,15 +212,70 @@ export class BwrapRunner implements Runner {
       throw new Error(`sandbox failed to start (${why}): ${x.stderr.text().trim().slice(0, 2000)}`);
     }
     return buildOutcome(x, {
-      hasCompile: compile !== undefined,
+      hasCompile: plan.compile !== null,
       memoryLimitMb: spec.memoryLimitMb,
-      compileMemoryMb: this.#opts.compileMemoryMb,
-      runCpuSeconds,
+      compileMemoryMb: this.#settings.compileMemoryMb,
+      runCpuSeconds: plan.run.limits.cpuSeconds,
       runMarkers: lang.memoryMarkers,
-      fetchFiles: fetchable.map(([f]) => f),
+      fetchFiles: plan.fetch.map(([f]) => f),
       cgroup: cgroup?.stats() ?? null,
     });
   }
+
+  /** The language and what every sandbox needs, or why this host cannot run it. */
+  #toolsFor(language: string): { lang: LanguageSpec; seccomp: SeccompFilter; shell: SupervisorShell } {
+    const lang = LANGUAGES[language];
+    const seccomp = this.seccomp;
+    const shell = this.#shell;
+    if (lang === undefined || seccomp === null || shell === null || !this.#languages.includes(language)) {
+      const why = this.host.problems.length > 0 ? ` (${this.host.problems.join('; ')})` : '';
+      throw new Error(`bwrap runner cannot run ${language} on this host${why}`);
+    }
+    return { lang, seccomp, shell };
+  }
+
+  /** The bwrap command line of a planned run: the sandbox, its files (fds after the filter's) and the supervisor. */
+  #bwrapArgs(plan: NativeRunPlan, shell: SupervisorShell, runProcs: string | null): string[] {
+    const step = (s: NativeRunPlan['run']) => ({ ...s, limits: ulimitScript(s.limits) });
+    const script = supervisorScript({
+      ...(plan.compile && { compile: step(plan.compile) }),
+      run: step(plan.run),
+      stdinPath: plan.stdinPath,
+      fetch: plan.fetch.map(([, p]) => p),
+      ...(runProcs !== null && { joinCgroup: RUN_CGROUP_PROCS }),
+    });
+    return bwrapArgs({
+      layout: this.host.layout,
+      uid: this.#settings.sandboxUid,
+      env: { ...SANDBOX_ENV },
+      tmpBytes: plan.tmpfs.tmp.bytes,
+      shmBytes: plan.tmpfs.shm.bytes,
+      files: plan.files.map((f, i) => ({ fd: FD.firstData + 1 + i, dest: f.dest, perms: f.perms })),
+      infoFd: FD.info,
+      seccompFd: FD.firstData,
+      ...(this.host.privateMounts && { tmpfsSources: { tmp: TMP_SOURCE, shm: SHM_SOURCE }, ipcFromLauncher: true }),
+      roBinds: [{ src: shell.hostPath, dest: SUPERVISOR_SHELL }],
+      ...(runProcs !== null && { runCgroupProcs: [runProcs] }),
+      command: [SUPERVISOR_SHELL, '--norc', '--noprofile', '-c', script],
+    });
+  }
+
+  /** Root's part before bwrap: drop to the slot's uid, with the run's IPC limits and capped tmpfs when mounts are private. */
+  #dropPrivileges(plan: NativeRunPlan, slot: Slot): string[] {
+    const launcher = this.host.launcher;
+    if (launcher === null) return [];
+    return hostLaunchPrefix(launcher, {
+      uid: slot.uid,
+      cgroupProcs: [], // the launcher joined them
+      ...(this.host.privateMounts && { ipcSysctls: plan.ipcSysctls, mounts: plan.tmpfs }),
+    });
+  }
+}
+
+/** After a compile step the program gets its own budget (the compiler's higher one stays if cache cannot be reclaimed). */
+function programBudget(cgroup: CgroupRun, plan: NativeRunPlan): void {
+  cgroup.tighten(plan.cgroup.runSlotBytes);
+  cgroup.resetPeak();
 }
 
 /** Why the slots' uid range cannot be used (empty when it can). */

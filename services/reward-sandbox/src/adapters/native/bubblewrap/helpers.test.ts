@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { RUN_CGROUP_PROCS, SANDBOX_ENV, bwrapArgs, type SandboxPlan } from './argv.ts';
-import { CGROUP_SLACK_MB, runCgroupBytes, runMarginMb, slotCgroupBytes } from '../plan/limits.ts';
+import { CGROUP_SLACK_MB, runCgroupBytes, runMarginMb, slotCgroupBytes } from '../plan/memory-budget.ts';
 import { decodeReturnCode, memoryLimitExceeded, type MemoryEvidence } from '../memory-verdict.ts';
 import { CappedBuffer } from './output.ts';
 import { safeFetchPath, safeRelativePath, shellQuote } from '../plan/paths.ts';

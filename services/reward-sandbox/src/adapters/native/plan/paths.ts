@@ -1,6 +1,19 @@
-// Work-dir path hygiene. The caller validates request paths already; this is the
-// second line of defence, because a path that escapes the work dir would let a
-// request plant or read files elsewhere in the sandbox's view.
+// Where a run's files are inside the sandbox, and work-dir path hygiene. The
+// caller validates request paths already; this is the second line of defence,
+// because a path that escapes the work dir would let a request plant or read
+// files elsewhere in the sandbox's view.
+
+/** Work dir (cwd) inside the sandbox. */
+export const WORK_DIR = '/tmp/work';
+/**
+ * Writable `/mnt`: SandboxFusion runs as root in a container, so a program may
+ * write `/mnt/b` and `fetch_files` it. `/mnt` links to this dir of the run's
+ * /tmp, so such files share /tmp's size and inode caps (the zygote makes it in
+ * each run's fresh /tmp too).
+ */
+export const MNT_DIR = '/tmp/mnt';
+/** Where the stdin file is placed (outside the program's writable dirs). */
+export const STDIN_PATH = '/run/sandbox/stdin';
 
 /** Normalises a work-dir-relative path (`a//b/./c` -> `a/b/c`); throws on absolute, `..`, NUL or empty. */
 export function safeRelativePath(path: string): string {
@@ -12,7 +25,7 @@ export function safeRelativePath(path: string): string {
   return parts.join('/');
 }
 
-/** The sandbox's writable areas: where a program can leave a file for fetch_files by absolute path (`/mnt` links into /tmp, MNT_DIR). */
+/** The sandbox's writable areas: where a program can leave a file for fetch_files by absolute path (`/mnt` links into /tmp: MNT_DIR). */
 export const WRITABLE_ROOTS = ['/tmp', '/dev/shm', '/mnt'] as const;
 
 /**

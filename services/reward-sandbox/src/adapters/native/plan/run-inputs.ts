@@ -15,9 +15,9 @@ export const groupFile = (uid: number) => `root:x:0:\nsandbox:x:${uid}:\n`;
  */
 export const HOSTS_FILE = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n';
 
-/** SandboxFusion's NamedTemporaryFile-style name for the code (`tmpXXXXXXXX.<ext>`, or `tmpXXXXXXXX<suffix>`). */
-export function sourceFileName(extension: string, suffix = `.${extension}`): string {
-  return `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}${suffix}`;
+/** SandboxFusion's NamedTemporaryFile-style stem for the code's file name (`tmpXXXXXXXX`; run-plan.ts adds the extension). */
+export function sourceStem(): string {
+  return `tmp${randomBytes(6).toString('base64url').toLowerCase().replaceAll('-', '_')}`;
 }
 
 /** Validated input files; throws on unsafe paths or a file that is also used as a directory. */

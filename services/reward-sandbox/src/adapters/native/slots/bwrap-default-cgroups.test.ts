@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RewardSandboxConfig, cgroupRunnerOptions } from '../../../config.ts';
 import { testRunSpec } from '../../../core/testing/run-spec.ts';
 import { BwrapRunner } from '../bubblewrap/bubblewrap-runner.ts';
-import { runMarginMb } from '../plan/limits.ts';
+import { runMarginMb } from '../plan/memory-budget.ts';
 import { SlotPool } from './slot-pool.ts';
 
 const mode = RewardSandboxConfig.shape.SANDBOX_CGROUPS.parse(undefined);

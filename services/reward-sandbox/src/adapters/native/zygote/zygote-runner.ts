@@ -7,6 +7,8 @@
 // (../slots/cgroup.ts), alternating, while the previous run executes in the
 // other, so only the program is charged to its budget. Runs
 // never share a uid with a concurrent run. A zygote that is killed is replaced.
+// A run's limits, files, tmpfs sizes and cgroup budgets are planned as a
+// bubblewrap run's are (../plan/run-plan.ts).
 
 import { fileURLToPath } from 'node:url';
 import type { SelectiveRunner } from '../../../core/executor.ts';
@@ -14,10 +16,10 @@ import type { CommandResult, RunOutcome, RunSpec } from '../../../core/runner.ts
 import { SANDBOX_ENV, bwrapArgs, runCgroupProcsPath } from '../bubblewrap/argv.ts';
 import { LANGUAGES } from '../languages/index.ts';
 import type { CgroupStats, RunCgroupIndex, SlotCgroups } from '../slots/cgroup.ts';
-import { BASE_LIMITS, TMPFS_INODES, cpuSecondsFor, ipcSysctls, runCgroupBytes, slotCgroupBytes } from '../plan/limits.ts';
 import { cpuLimitReached as cpuLimitReachedBy, memoryLimitExceeded } from '../memory-verdict.ts';
-import { safeFetchPath } from '../plan/paths.ts';
-import { HOSTS_FILE, checkedInputs, groupFile, passwdFile, sourceFileName, truncationNote } from '../plan/run-inputs.ts';
+import { STDIN_PATH, WORK_DIR } from '../plan/paths.ts';
+import { HOSTS_FILE, groupFile, passwdFile, sourceStem, truncationNote } from '../plan/run-inputs.ts';
+import { NATIVE_RUN_DEFAULTS, type NativeRunPlan, type NativeRunSettings, baseSandbox, planNativeRun } from '../plan/run-plan.ts';
 import type { HostProbe } from '../bubblewrap/probe.ts';
 import type { SeccompFilter } from '../seccomp/filter.ts';
 import { hostLaunchPrefix } from '../slots/host-launch.ts';
@@ -57,19 +59,23 @@ const BACKSTOP_SLACK_MS = 10_000;
 export class ZygoteRunner implements SelectiveRunner {
   readonly name = 'python-zygote';
   readonly #opts: Required<Omit<ZygoteRunnerOptions, 'onFailure'>> & Pick<ZygoteRunnerOptions, 'onFailure'>;
+  /** The plan's tunables (python compiles nothing, so the compile budget is the default and unused). */
+  readonly #settings: NativeRunSettings;
   /** The zygote of each slot (by index), started or starting. */
   readonly #zygotes: Array<ZygoteProcess | undefined> = [];
   #closed = false;
 
   constructor(options: ZygoteRunnerOptions) {
     this.#opts = {
-      tmpMb: 256,
-      shmMb: 64,
-      processes: BASE_LIMITS.processes,
+      tmpMb: NATIVE_RUN_DEFAULTS.tmpMb,
+      shmMb: NATIVE_RUN_DEFAULTS.shmMb,
+      processes: NATIVE_RUN_DEFAULTS.processes,
       maxFetchBytes: 64 * MiB,
-      sandboxUid: 65534,
+      sandboxUid: NATIVE_RUN_DEFAULTS.sandboxUid,
       ...options,
     };
+    const { tmpMb, shmMb, processes, sandboxUid } = this.#opts;
+    this.#settings = { tmpMb, shmMb, processes, sandboxUid, compileMemoryMb: NATIVE_RUN_DEFAULTS.compileMemoryMb };
     // A cold slot left idle: its zygote goes (the slot's next run starts one).
     options.slots.onIdle((slot) => {
       const proc = this.#zygotes[slot.index];
@@ -108,20 +114,13 @@ export class ZygoteRunner implements SelectiveRunner {
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     signal.throwIfAborted();
-    const { meta, blobs } = this.#request(spec);
+    const { plan, meta, blobs } = this.#request(spec);
     const slot = await this.#opts.slots.acquire(signal);
     try {
       const proc = await this.#zygoteFor(slot);
       // The zygote alternates its two run cgroups by request count (zygote.py serve()).
       const runCgroup: RunCgroupIndex = proc.sent % 2 === 0 ? 0 : 1;
-      const cgroup =
-        this.#opts.cgroups?.prepare(
-          slot.index,
-          slotCgroupBytes(spec.memoryLimitMb, meta.tmp_bytes),
-          runCgroupBytes(spec.memoryLimitMb),
-          this.#opts.processes + 16,
-          runCgroup,
-        ) ?? null;
+      const cgroup = this.#opts.cgroups?.prepare(slot.index, plan.cgroup.slotBytes, plan.cgroup.runBytes, plan.cgroup.maxTasks, runCgroup) ?? null;
       const backstop = SETUP_TIMEOUT_MS + spec.runTimeoutMs + BACKSTOP_SLACK_MS;
       let result: RunResult;
       try {
@@ -143,39 +142,28 @@ export class ZygoteRunner implements SelectiveRunner {
     }
   }
 
-  #request(spec: RunSpec): { meta: ZygoteRunMeta; blobs: Uint8Array[] } {
-    const blobs: Uint8Array[] = [];
-    const names: Array<[string, number]> = [];
-    const add = (name: string, data: Uint8Array) => {
-      names.push([name, data.length]);
-      blobs.push(data);
-    };
-    if (spec.stdin !== null) add(STDIN_BLOB, Buffer.from(spec.stdin, 'utf8'));
-    for (const [path, content] of checkedInputs(spec.files)) add(path, content);
-    const source = sourceFileName('py');
-    add(source, Buffer.from(spec.code, 'utf8')); // last, so it wins a name clash
-    const inputBytes = blobs.reduce((n, b) => n + b.length, 0);
-    const python = LANGUAGES.python!;
+  #request(spec: RunSpec): { plan: NativeRunPlan; meta: ZygoteRunMeta; blobs: Uint8Array[] } {
+    const plan = planNativeRun(spec, {
+      language: LANGUAGES.python!,
+      tools: this.#opts.host.tools,
+      settings: this.#settings,
+      stem: sourceStem(),
+      accountFiles: false, // the zygote's sandbox has them from its start
+    });
+    const l = plan.run.limits;
     const meta: ZygoteRunMeta = {
-      source,
-      limits: {
-        cpu_s: cpuSecondsFor(spec.runTimeoutMs),
-        as_mb: python.addressSpaceMb(spec.memoryLimitMb),
-        stack_mb: BASE_LIMITS.stackMb,
-        file_bytes: BASE_LIMITS.fileBytes,
-        open_files: BASE_LIMITS.openFiles,
-        processes: this.#opts.processes,
-      },
-      tmp_bytes: (this.#opts.tmpMb + Math.ceil(inputBytes / MiB)) * MiB,
-      shm_bytes: this.#opts.shmMb * MiB,
+      source: plan.source,
+      limits: { cpu_s: l.cpuSeconds, as_mb: l.addressSpaceMb, stack_mb: l.stackMb, file_bytes: l.fileBytes, open_files: l.openFiles, processes: l.processes },
+      tmp_bytes: plan.tmpfs.tmp.bytes,
+      shm_bytes: plan.tmpfs.shm.bytes,
       max_output: spec.maxOutputBytes,
       max_fetch_bytes: this.#opts.maxFetchBytes,
       setup_timeout_ms: SETUP_TIMEOUT_MS,
       run_timeout_ms: spec.runTimeoutMs,
-      fetch: spec.fetchFiles.map(safeFetchPath).filter((p) => p !== null),
-      blobs: names,
+      fetch: plan.fetch.map(([, p]) => p),
+      blobs: plan.files.map((f) => [blobName(f.dest), f.content.length]),
     };
-    return { meta, blobs };
+    return { plan, meta, blobs: plan.files.map((f) => f.content) };
   }
 
   #outcome(spec: RunSpec, meta: ZygoteRunMeta, r: RunResult, cgroup: CgroupStats | null): RunOutcome {
@@ -238,6 +226,7 @@ export class ZygoteRunner implements SelectiveRunner {
 
   #spawn(slot: Slot): ZygoteProcess {
     const { host, sandboxUid: uid, cgroups } = this.#opts;
+    const runs = baseSandbox(this.#settings);
     const data = [Buffer.from(passwdFile(uid)), Buffer.from(groupFile(uid)), this.#opts.seccomp.bpf, Buffer.from(HOSTS_FILE)];
     const args = bwrapArgs({
       layout: host.layout,
@@ -258,13 +247,13 @@ export class ZygoteRunner implements SelectiveRunner {
       command: [
         host.tools.python ?? '/usr/bin/python3',
         '/run/zygote/zygote.py',
-        String(this.#opts.tmpMb * MiB),
-        String(this.#opts.shmMb * MiB),
+        String(runs.tmpfs.tmp.bytes),
+        String(runs.tmpfs.shm.bytes),
         SECCOMP_PATH,
         JSON.stringify({
-          tmp_inodes: TMPFS_INODES.tmp,
-          shm_inodes: TMPFS_INODES.shm,
-          ipc: ipcSysctls(this.#opts.shmMb * MiB),
+          tmp_inodes: runs.tmpfs.tmp.inodes,
+          shm_inodes: runs.tmpfs.shm.inodes,
+          ipc: runs.ipcSysctls,
           run_cgroups: cgroups === null ? null : [runCgroupProcsPath(0), runCgroupProcsPath(1)],
         }),
       ],
@@ -278,6 +267,11 @@ export class ZygoteRunner implements SelectiveRunner {
       startTimeoutMs: 20_000,
     });
   }
+}
+
+/** A planned file's name in a zygote request: the stdin blob, or its path in the work dir. */
+function blobName(dest: string): string {
+  return dest === STDIN_PATH ? STDIN_BLOB : dest.slice(WORK_DIR.length + 1);
 }
 
 // Output caps are per run (up to the service's MAX_OUTPUT_BYTES); frames carry both streams plus JSON.

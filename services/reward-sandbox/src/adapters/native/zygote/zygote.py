@@ -300,7 +300,7 @@ def prepare_namespace(tmp_bytes, shm_bytes):
         other = RUN_CGROUPS[1 - RUN_CGROUP]
         check(libc.mount(b'/dev/null', other.encode(), None, MS_BIND, None), 'hide ' + other)
     os.mkdir(WORK, 0o755)
-    # /mnt links here (../bubblewrap/argv.ts MNT_DIR): writable /mnt as SandboxFusion's root container has.
+    # /mnt links here (../plan/paths.ts MNT_DIR): writable /mnt as SandboxFusion's root container has.
     os.mkdir('/tmp/mnt', 0o755)
 
 

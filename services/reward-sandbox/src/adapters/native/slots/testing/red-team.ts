@@ -2,7 +2,7 @@
 // run beyond its address space: memory in memfd files, tmpfs files, detached
 // SysV segments, forked processes (each within RLIMIT_AS, together far past
 // memory_limit_MB: the run's processes together stay within the limit + the
-// run margin of ../../plan/limits.ts), tmpfs inodes (kernel slab), and the per-user kernel budgets
+// run margin of ../../plan/memory-budget.ts), tmpfs inodes (kernel slab), and the per-user kernel budgets
 // (inotify instances, pipe buffer pages) that a shared host uid would pool.
 // Registered against both native back-ends (bubblewrap/containment.test.ts and
 // zygote/zygote-runner.test.ts run them through slots/red-team.test.ts). Synchronisation is by
@@ -11,7 +11,8 @@
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import type { RunOutcome, RunSpec, Runner } from '../../../../core/runner.ts';
-import { TMPFS_INODES, runMarginMb } from '../../plan/limits.ts';
+import { TMPFS_INODES } from '../../plan/limits.ts';
+import { runMarginMb } from '../../plan/memory-budget.ts';
 import { marker, pySpec } from '../../testing/python-containment.ts';
 
 /** What the back-end under test enforces on this host (cases that need a missing piece are skipped). */
