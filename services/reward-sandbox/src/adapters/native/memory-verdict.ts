@@ -1,24 +1,6 @@
-// Exit-status decoding and the memory-limit verdict.
-//
-// A process killed by a signal reaches us as 128+N (bash and bwrap both encode it
-// that way); SandboxFusion reports Python's Popen value, -N, so we map 129..192
-// back to -1..-64. (A program that literally calls exit(137) is reported as -9;
-// either way the code is non-zero.)
-//
-// memory_limit_exceeded is true when any of these holds:
-//  1. the cgroup (if in use) counted an OOM kill during the command;
-//  2. it failed (non-zero code) and stderr carries the runtime's allocation-failure message (languages/:
-//     MemoryError, std::bad_alloc, "JavaScript heap out of memory",
-//     "runtime: out of memory", "Cannot allocate memory", ...);
-//  3. it died of SIGKILL that was neither our wall-clock kill nor the RLIMIT_CPU
-//     hard limit: nothing else in the sandbox sends SIGKILL except the kernel OOM
-//     killer (or the program itself);
-//  4. with a cgroup, it died of SIGSEGV/SIGBUS/SIGABRT while the cgroup's peak
-//     usage grew by 90% of the memory limit during the run (growth: what the slot
-//     held at the start - its zygote, pages an earlier run's teardown had not
-//     returned yet - is not this run's) (RLIMIT_AS exhaustion often shows up
-//     as a crash: malloc returns NULL, the stack cannot grow). Without a cgroup a
-//     crash is not counted: we cannot tell it from an ordinary bad pointer.
+// Exit-status decoding and the memory verdict of a native run. No one sign of
+// running out of memory is reliable (RLIMIT_AS exhaustion often shows as a
+// crash; without a cgroup an OOM kill is just a SIGKILL), so several count.
 
 const SIGABRT = 6;
 const SIGKILL = 9;
@@ -27,7 +9,11 @@ const SIGSEGV = 11;
 /** SIGXCPU: RLIMIT_CPU soft limit reached. */
 export const SIGXCPU = 24;
 
-/** SandboxFusion-style return code: negative signal number for signal deaths. */
+/**
+ * SandboxFusion's return code (Python's Popen value): -N for a death by signal
+ * N, which bash and bwrap report as 128+N. A program that calls exit(137)
+ * reads as -9; either way the code is non-zero.
+ */
 export function decodeReturnCode(status: number): number {
   return status > 128 && status <= 128 + 64 ? -(status - 128) : status;
 }
@@ -46,7 +32,15 @@ export interface MemoryEvidence {
   cgroup: { oomKills: number; peakBytes: number | null; startBytes?: number | null } | null;
 }
 
-/** The memory verdict (rules in the file comment). */
+/**
+ * True when the cgroup counted an OOM kill; a failed run's stderr has its
+ * runtime's allocation-failure message (languages/); it died of a SIGKILL that
+ * was neither our deadline nor RLIMIT_CPU (nothing else in the sandbox sends
+ * one but the OOM killer, or the program itself); or, with a cgroup, it
+ * crashed (SIGSEGV, SIGBUS, SIGABRT) after the run cgroup's peak grew by 90% of
+ * the limit (growth: what it held at the start is not this run's). Without a
+ * cgroup a crash cannot be told from a bad pointer, so it does not count.
+ */
 export function memoryLimitExceeded(e: MemoryEvidence): boolean {
   if (e.cgroup !== null && e.cgroup.oomKills > 0) return true;
   if (e.returnCode !== 0 && e.markers.some((m) => m.test(e.stderr))) return true;
