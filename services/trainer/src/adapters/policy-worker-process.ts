@@ -18,6 +18,7 @@ import { asRoot, type RunAs } from './run-as.ts';
 import { workerExitedError } from './worker-restarts.ts';
 import * as P from '../policy/protocol.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
+import type { WorkerTimeouts } from '../plan/rl-plan.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('../policy/worker-main.ts', import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
@@ -46,12 +47,6 @@ export function checkWorkerReadable(who: RunAs | null): void {
       `TRAINER_RUN_AS: ${who.user} cannot read the policy worker ${WORKER_MAIN} (${(err as NodeJS.ErrnoException).code}); make the checkout readable by that user or set TRAINER_RUN_AS=root`,
     );
   }
-}
-
-/** Timeouts per verb: updates and checkpoints of a big batch take a while on CPU. */
-export interface WorkerTimeouts {
-  callMs: number;
-  updateMs: number;
 }
 
 /** A running worker process and its client. */
@@ -187,13 +182,14 @@ function pickDefined(env: NodeJS.ProcessEnv, keys: string[]): NodeJS.ProcessEnv 
   return Object.fromEntries(keys.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
 }
 
-/** The worker of job `ctx` in the job's environment, with the timeouts every job uses; `resumeDir` restores a checkpoint. */
+/** The worker of job `ctx` in the job's environment, with its job's call deadlines; `resumeDir` restores a checkpoint. */
 export function startJobWorker(
   env: JobEnvironment,
   ctx: JobContext,
   spec: Omit<WorkerSpec, 'job'>,
   dir: string,
   resumeDir: string | null,
+  timeouts: WorkerTimeouts,
 ): Promise<PolicyWorker> {
   return startPolicyWorker({
     nc: env.nc,
@@ -201,7 +197,7 @@ export function startJobWorker(
     spec: { job: ctx.id, ...spec },
     dir,
     resumeDir,
-    timeouts: { callMs: 120_000, updateMs: 600_000 },
+    timeouts,
     signal: ctx.signal,
     logLevel: env.logLevel,
     runAs: env.runAs,

@@ -81,7 +81,7 @@ export async function runRlJob(env: JobEnvironment, c: JobConfig, ctx: JobContex
   if (start !== null) ctx.emit({ type: 'log', job: ctx.id, message: `resuming from step ${start.step} (${plan.dir})` });
 
   await withWorkerRestarts(ctx, store, start, async (resume, checkpoints) => {
-    const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step));
+    const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step), plan.workerTimeouts);
     const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
     try {
       const { algorithm } = plan.step;

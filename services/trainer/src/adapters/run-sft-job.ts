@@ -56,7 +56,7 @@ export async function runSftJob(env: JobEnvironment, c: SftJobConfig, ctx: JobCo
   for (const { key, reason } of compatKeysSet(c))
     ctx.emit({ type: 'log', job: ctx.id, message: `${key}: accepted and ignored (verl compatibility): ${reason}` });
 
-  const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step));
+  const worker = await startJobWorker(env, ctx, plan.spec, plan.dir, resume === null ? null : checkpoints.workerDir(resume.step), plan.workerTimeouts);
   const metrics = await openMetricsLog(resolve(plan.dir, 'metrics.jsonl'), { keepUpToStep: resume?.step ?? 0 });
   try {
     await sftFit({

@@ -30,6 +30,10 @@ export const TrainerConfig = z.strictObject({
   rollout_data_dir: text().nullable().default(null),
   /** Processes of the PyTorch engine (strategy fsdp/fsdp2), one per GPU: each computes a share of every micro-batch and the gradients are summed before the step; the embedded engine is one process. verl: 8. @default 1 */
   n_gpus_per_node: positiveInt().default(1),
+  /** Deadline of each call to the job's policy worker other than the long ones below (log-probs, values, info). Not a verl key. @default 120000 */
+  worker_call_timeout_ms: positiveInt().default(120_000),
+  /** Deadline of the policy worker's long calls: update, sft_step, update_critic, export (checkpoints, publishing, final models) and embedded generation. Not a verl key. @default 600000 */
+  worker_update_timeout_ms: positiveInt().default(600_000),
   /** Accepted and ignored (compat-keys.ts): the engine's processes run on this machine, so 1 is the only value. */
   nnodes: ignored(positiveInt().max(1, { error: 'the engine processes run on this machine: only 1 node (start one job per machine)' })),
   /** Accepted and ignored (compat-keys.ts): logging backends. */

@@ -168,6 +168,8 @@ const RL: Record<string, Change> = {
   'trainer.resume_mode': { at: 'resume', value: 'disable' },
   'trainer.validation_data_dir': { at: 'dumps.validation', value: 'val_dump' },
   'trainer.rollout_data_dir': { at: 'dumps.rollout', value: 'rollout_dump' },
+  'trainer.worker_call_timeout_ms': { at: 'workerTimeouts.callMs', value: 1000 },
+  'trainer.worker_update_timeout_ms': { at: 'workerTimeouts.updateMs', value: 1000 },
   'reward.routes': { at: 'rewards.routes', value: { my_task: 'reward.custom.score' } },
   'reward.timeout_ms': { at: 'rewards.timeout_ms', value: 1000 },
   'reward.retries': { at: 'rewards.retries', value: 0 },
@@ -261,6 +263,8 @@ const SFT: Record<string, Change> = {
   'trainer.default_local_dir': { at: 'dir', value: 'out' },
   'trainer.resume_mode': { at: 'resume', value: 'disable' },
   'trainer.seed': { at: 'seed', value: 7 },
+  'trainer.worker_call_timeout_ms': { at: 'workerTimeouts.callMs', value: 1000 },
+  'trainer.worker_update_timeout_ms': { at: 'workerTimeouts.updateMs', value: 1000 },
 };
 const SFT_RESOLVED: Record<string, string> = {
   kind: 'picks the schema',

@@ -59,6 +59,19 @@ export interface RlJobPlan {
   rewards: JobConfig['reward'] & { jitterSeed: number };
   resume: boolean;
   dumps: { validation: string | null; rollout: string | null };
+  /** Deadlines of the policy worker's calls (trainer.worker_*_timeout_ms). */
+  workerTimeouts: WorkerTimeouts;
+}
+
+/** Deadlines of the policy worker's calls: `updateMs` for updates, exports and embedded generation, `callMs` for the rest. */
+export interface WorkerTimeouts {
+  callMs: number;
+  updateMs: number;
+}
+
+/** The worker deadlines of a job's `trainer.*` keys. */
+export function workerTimeouts(t: { worker_call_timeout_ms: number; worker_update_timeout_ms: number }): WorkerTimeouts {
+  return { callMs: t.worker_call_timeout_ms, updateMs: t.worker_update_timeout_ms };
 }
 
 /** An optimizer's schedule before the job's step count is known. */
@@ -244,6 +257,7 @@ export function planRlJob(c: JobConfig, f: RlFacts): RlJobPlan {
       validation: trainer.validation_data_dir === null ? null : path(trainer.validation_data_dir),
       rollout: trainer.rollout_data_dir === null ? null : path(trainer.rollout_data_dir),
     },
+    workerTimeouts: workerTimeouts(trainer),
   };
 }
 

@@ -8,6 +8,7 @@ import type { SftJobConfig } from '../config/index.ts';
 import type { LrSchedulerKind } from '../core/lr-schedule.ts';
 import type { SftColumns, Truncation } from '../data/index.ts';
 import type { WorkerSpec } from '../policy/worker-spec.ts';
+import { workerTimeouts, type WorkerTimeouts } from './rl-plan.ts';
 
 /** What the adapter learned before planning. */
 export interface SftFacts {
@@ -34,6 +35,8 @@ export interface SftJobPlan {
   saveFreq: number;
   valBeforeTrain: boolean;
   resume: boolean;
+  /** Deadlines of the policy worker's calls (trainer.worker_*_timeout_ms). */
+  workerTimeouts: WorkerTimeouts;
 }
 
 /** Plans an SFT job. */
@@ -95,5 +98,6 @@ export function planSftJob(c: SftJobConfig, f: SftFacts): SftJobPlan {
     saveFreq: t.save_freq,
     valBeforeTrain: t.val_before_train,
     resume: t.resume_mode === 'auto',
+    workerTimeouts: workerTimeouts(t),
   };
 }
