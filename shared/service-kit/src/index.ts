@@ -25,7 +25,7 @@ export { requestJson } from './nats/request.ts';
 export { TRACEPARENT_HEADER, type Correlation } from './nats/headers.ts';
 
 // The scoring contract every reward service shares
-export { ItemError, ItemScore, MAX_BATCH_ITEMS, MAX_ITEM_TIMEOUT_MS, ScoreItem, ScoreRequest, ScoreResponse, ScoreResult } from './schemas/score.ts';
+export { ItemError, ItemScore, MAX_BATCH_ITEMS, ScoreItem, ScoreRequest, ScoreResponse, ScoreResult } from './schemas/score.ts';
 export { STORY_COMPONENTS } from './schemas/story-components.ts';
 
 // Reward edges: /v1/score, the OpenRLHF and slime routes and the NATS score endpoint over one core
