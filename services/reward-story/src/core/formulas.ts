@@ -1,7 +1,7 @@
 /**
  * The component formulas, each a pure function of embeddings (unit vectors
- * from the {@link Embedder}), texts and tuning constants. The README states each
- * formula; keep the two in step.
+ * from the {@link Embedder}), texts and tuning constants. docs/formulas.md
+ * states each formula; keep the two in step.
  */
 import { maxContainment } from './lexical-overlap.ts';
 import type { RewardTuning } from './tuning.ts';

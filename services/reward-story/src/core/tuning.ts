@@ -1,6 +1,6 @@
 import type { Weights } from './weights.ts';
 
-/** Constants of the component formulas (see the README for each formula). */
+/** Constants of the component formulas (see docs/formulas.md for each formula). */
 export interface RewardTuning {
   /** Turns of `conversation_history` (any role, newest last) that coherence compares with. @default 4 */
   recentTurns: number;

@@ -17,7 +17,7 @@ export type Weights = Record<Component, number>;
  * cosine to the user input, weighs little because echoing the user's words
  * maximises it; repetition and the reference comparison guard against copying
  * earlier turns and the reference; the trainer's signals and the format check
- * are nudges. Chosen on the bundled evaluation set (see README, Evaluation).
+ * are nudges. Chosen on the bundled evaluation set (docs/evaluation.md).
  */
 export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
   relevance: 0.05,
