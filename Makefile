@@ -112,7 +112,7 @@ down: ## stop exactly what `make up` started
 status: ## show what is running
 	node infra/scripts/stack.ts status
 
-bench: deps nats-server ## rule-scoring throughput (one process, and two instances on a 3-node NATS cluster with the time from a node kill to the first answer), sandbox latency per mode, a burst of 512 sleeping programs and CPU-bound saturation, hello world per sandbox language, story embeddings and score latency, reward-model items/s at 512-token inputs (jax-js and the torch child), LLM judge items/min against a server enforcing max_rpm, policy tokens/s, policy FLOP/s as a share of the fp32 matmul peak, both engines (jax-js, torch) on log-prob and update passes, rollout generation on the torch child vs export + jax-js, story signals' extra pass vs the old log-prob pass, rollout loop overhead, training step by stage
+bench: deps nats-server ## rule-scoring throughput (one process, and two instances on a 3-node NATS cluster with the time from a node kill to the first answer), sandbox latency per mode, a burst of 512 sleeping programs and CPU-bound saturation, hello world per sandbox language, story embeddings and score latency, reward-model items/s at 512-token inputs (jax-js and the torch child), LLM judge items/min against a server enforcing max_rpm, policy tokens/s, policy FLOP/s as a share of the fp32 matmul peak, both engines (jax-js, torch) on log-prob and update passes, rollout generation on the torch child vs export + jax-js, story signals' extra pass vs the old log-prob pass, rollout loop overhead, training step by stage, the reward stage's share of a step with and without rewards while rollouts run (code and judge jobs)
 	node test/bench/rules-bench.ts
 	node test/bench/cluster-bench.ts
 	node test/bench/sandbox-bench.ts
@@ -129,6 +129,7 @@ bench: deps nats-server ## rule-scoring throughput (one process, and two instanc
 	node test/bench/signals-bench.ts
 	node test/bench/rollout-bench.ts
 	node test/bench/trainer-bench.ts
+	node test/bench/reward-stream-bench.ts
 	node test/bench/memory-bench.ts
 
 eval-story: deps ## story reward on the bilingual scenario set: pass rates per ordering and language (MODEL_DIR=dir to judge another model)
@@ -215,8 +216,10 @@ sandbox-toolchains-offer:
 # a debootstrapped bookworm base, node and npm from .tools, npm packages from the
 # host's cache. Root only (debootstrap, rootful podman); not part of `make test`.
 .PHONY: images up-images down-images validate-manifests
+# reward-sandbox's image carries every toolchain `make sandbox-toolchains` installs; SANDBOX_IMAGE_PACKAGES= builds it lean (python, bash, perl, C++, JavaScript).
+SANDBOX_IMAGE_PACKAGES ?= $(SANDBOX_TOOLCHAIN_PACKAGES)
 images: tools ## build every service's image and a nats image with podman, on a Debian base made here (sizes and build times at the end)
-	infra/scripts/images.sh build
+	SANDBOX_PACKAGES="$(SANDBOX_IMAGE_PACKAGES)" infra/scripts/images.sh build
 
 up-images: ## start infra/compose.yaml's stack from those images (podman-compose, host ports 14222 and 18101-18106) and score the sample items against it
 	infra/scripts/images.sh up

@@ -12,7 +12,7 @@ if [ "$SERVICE" = reward-sandbox ] && [ "$(id -u)" = 0 ]; then
     mount -o remount,rw /sys/fs/cgroup 2>/dev/null || echo "entrypoint: /sys/fs/cgroup stays read-only (needs CAP_SYS_ADMIN)" >&2
   else
     for c in memory pids cpu,cpuacct cpuacct cpu; do
-      [ -d "/sys/fs/cgroup/$c" ] && ! [ -L "/sys/fs/cgroup/$c" ] || continue
+      if [ ! -d "/sys/fs/cgroup/$c" ] || [ -L "/sys/fs/cgroup/$c" ]; then continue; fi
       mount -o remount,bind,rw "/sys/fs/cgroup/$c" 2>/dev/null || echo "entrypoint: /sys/fs/cgroup/$c stays read-only (needs CAP_SYS_ADMIN)" >&2
     done
   fi

