@@ -14,8 +14,9 @@
 // children included. That teardown is asynchronous, so after a kill we only
 // settle once pid 1 is a zombie or gone, i.e. the namespace is empty.
 
+import type { Duplex } from 'node:stream';
 import { CappedBuffer } from './output.ts';
-import { ReportParser } from './report.ts';
+import { type ReportHooks, ReportParser } from './report.ts';
 import { killInit, namespaceGone } from '../reaper.ts';
 import type { Launcher } from './launcher.ts';
 import { FD } from './supervisor.ts';
@@ -74,143 +75,206 @@ export interface Execution {
 
 /** Spawns the sandbox and resolves when it and its relays are gone; rejects on abort or spawn failure. */
 export function execute(spec: LaunchSpec, signal: AbortSignal): Promise<Execution> {
-  return new Promise((resolve, reject) => {
-    const maxFd = FD.firstData + spec.data.length - 1;
-    const launcher = spec.launcher;
-    if (!launcher.usable || launcher.dataFds < spec.data.length) {
-      reject(new Error('sandbox launcher unusable (exited, used, or too few data fds)'));
-      return;
-    }
-    const relay = [...spec.dropPrivileges, '/bin/bash', '--norc', '--noprofile', '-c', RELAY, 'relay', ...spec.command];
-    const child = launcher.child;
-    const io = launcher.io.slice(0, maxFd + 1);
-    const now = () => performance.now();
-    let phase: 'setup' | 'compile' | 'run' | 'exit' = 'setup';
-    // The run's deadline is fixed when it starts: markers from the report channel
-    // could be forged by the program, so none of them may extend it.
-    const runMs = spec.runTimeoutMs + (spec.fetchCount > 0 ? spec.graceMs : 0);
-    let phaseStart = now();
-    let deadline = phaseStart + spec.setupTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    let killed = false;
-    let settled = false;
-    const x: Execution = {
-      exitStatus: null,
-      started: false,
-      timedOut: null,
-      compileSeconds: null,
-      compileStatus: null,
-      runSeconds: null,
-      runStatus: null,
-      compileOut: new CappedBuffer(spec.maxOutputBytes),
-      compileErr: new CappedBuffer(spec.maxOutputBytes),
-      stdout: new CappedBuffer(spec.maxOutputBytes),
-      stderr: new CappedBuffer(spec.maxOutputBytes),
-      report: new ReportParser(spec.maxReportBytes, spec.fetchCount, {
-        onStart: () => {
-          x.started = true;
-          if (spec.hasCompile) enter('compile', spec.compileTimeoutMs);
-          else enter('run', runMs);
-        },
-        onCompiled: (rc) => {
-          if (phase !== 'compile') return;
-          x.compileSeconds = (now() - phaseStart) / 1000;
-          x.compileStatus = rc;
-          // The program does not exist yet, so this marker is the supervisor's own.
-          enter(rc === 0 ? 'run' : 'exit', rc === 0 ? runMs : spec.graceMs);
-          if (rc === 0) spec.onRunAfterCompile?.();
-        },
-        onRunEnd: (rc) => {
-          if (phase !== 'run') return;
-          // Latest marker wins: the real one comes after the program has exited, so an
-          // early one forged by the program cannot shorten its time.
-          x.runSeconds = (now() - phaseStart) / 1000;
-          x.runStatus = rc;
-        },
-      }),
-    };
+  const launcher = spec.launcher;
+  if (!launcher.usable || launcher.dataFds < spec.data.length) {
+    return Promise.reject(new Error('sandbox launcher unusable (exited, used, or too few data fds)'));
+  }
+  return new Promise((resolve, reject) => new SandboxWatch(spec, signal, { resolve, reject }).start());
+}
 
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(onDeadline, Math.max(0, deadline - now()));
-    };
-    const enter = (next: typeof phase, ms: number) => {
-      phase = next;
-      phaseStart = now();
-      deadline = phaseStart + ms;
-      arm();
-    };
-    let info = '';
-    io[FD.info]!.on('data', (b: Buffer) => (info = (info + b.toString('latin1')).slice(0, 4096)));
-    const initPid = () => Number(/"child-pid":\s*(\d+)/.exec(info)?.[1] ?? 0);
-    const kill = () => {
-      killed = true;
-      clearTimeout(timer);
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      killInit(initPid());
-      // Relays are in the group too, so 'close' follows; this is only a safety net.
-      setTimeout(() => io.forEach((s) => s?.destroy()), 3000).unref();
-    };
-    function onDeadline() {
-      if (now() < deadline) return arm(); // timers may fire a hair early
-      const elapsed = (now() - phaseStart) / 1000;
-      if (phase === 'compile') x.compileSeconds = elapsed;
-      if (phase === 'run') x.runSeconds = elapsed;
-      // A kill during the run is a time-limit verdict even if an end marker came (it may be forged).
-      x.timedOut = phase === 'exit' ? null : phase;
-      kill();
-    }
-    const onAbort = () => kill();
+type Phase = 'setup' | 'compile' | 'run' | 'exit';
+type Settle = { resolve: (x: Execution) => void; reject: (e: Error) => void };
+const now = () => performance.now();
+
+/** An empty record of one sandbox's execution; `report` calls `hooks` as the supervisor's markers arrive. */
+function newExecution(spec: LaunchSpec, hooks: ReportHooks): Execution {
+  return {
+    exitStatus: null,
+    started: false,
+    timedOut: null,
+    compileSeconds: null,
+    compileStatus: null,
+    runSeconds: null,
+    runStatus: null,
+    compileOut: new CappedBuffer(spec.maxOutputBytes),
+    compileErr: new CappedBuffer(spec.maxOutputBytes),
+    stdout: new CappedBuffer(spec.maxOutputBytes),
+    stderr: new CappedBuffer(spec.maxOutputBytes),
+    report: new ReportParser(spec.maxReportBytes, spec.fetchCount, hooks),
+  };
+}
+
+/** One sandbox process from its start until it settles: its phases and their deadlines, its streams, its kill. */
+class SandboxWatch {
+  readonly #spec: LaunchSpec;
+  readonly #signal: AbortSignal;
+  readonly #settle: Settle;
+  readonly #maxFd: number;
+  readonly #io: Array<Duplex | null>;
+  /**
+   * The run's time, fixed when it starts: markers from the report channel could
+   * be forged by the program, so none of them may extend it.
+   */
+  readonly #runMs: number;
+  readonly #x: Execution;
+  #phase: Phase = 'setup';
+  #phaseStart = now();
+  #deadline: number;
+  #timer: NodeJS.Timeout | undefined;
+  #killed = false;
+  #settled = false;
+  /** bwrap's --info-fd JSON (the sandbox's pid 1). */
+  #info = '';
+
+  constructor(spec: LaunchSpec, signal: AbortSignal, settle: Settle) {
+    this.#spec = spec;
+    this.#signal = signal;
+    this.#settle = settle;
+    this.#maxFd = FD.firstData + spec.data.length - 1;
+    this.#io = spec.launcher.io.slice(0, this.#maxFd + 1);
+    this.#runMs = spec.runTimeoutMs + (spec.fetchCount > 0 ? spec.graceMs : 0);
+    this.#deadline = this.#phaseStart + spec.setupTimeoutMs;
+    this.#x = newExecution(spec, {
+      onStart: () => this.#onStart(),
+      onCompiled: (rc) => this.#onCompiled(rc),
+      onRunEnd: (rc) => this.#onRunEnd(rc),
+    });
+  }
+
+  start(): void {
+    const spec = this.#spec;
+    this.#io[FD.info]!.on('data', (b: Buffer) => (this.#info = (this.#info + b.toString('latin1')).slice(0, 4096)));
     try {
-      launcher.start(relay, maxFd);
+      spec.launcher.start([...spec.dropPrivileges, '/bin/bash', '--norc', '--noprofile', '-c', RELAY, 'relay', ...spec.command], this.#maxFd);
     } catch (err) {
-      kill();
-      reject(new Error(`cannot start the sandbox launcher: ${err instanceof Error ? err.message : String(err)}`));
+      this.#kill();
+      this.#settle.reject(new Error(`cannot start the sandbox launcher: ${err instanceof Error ? err.message : String(err)}`));
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) kill();
+    this.#signal.addEventListener('abort', this.#onAbort, { once: true });
+    if (this.#signal.aborted) this.#kill();
+    this.#collectOutput();
+    this.#feedData();
+    this.#io.forEach((s) => s?.on('error', () => {}));
+    spec.launcher.child.on('error', (err) => {
+      this.#kill();
+      this.#finish(new Error(`cannot start the sandbox launcher: ${err.message}`));
+    });
+    spec.launcher.child.on('close', (code) => this.#onClose(code));
+  }
 
-    const sink = (i: number, into: { push(b: Buffer): void }) => io[i]!.on('data', (b: Buffer) => into.push(b));
+  #onStart(): void {
+    this.#x.started = true;
+    if (this.#spec.hasCompile) this.#enter('compile', this.#spec.compileTimeoutMs);
+    else this.#enter('run', this.#runMs);
+  }
+
+  #onCompiled(rc: number): void {
+    if (this.#phase !== 'compile') return;
+    this.#x.compileSeconds = this.#elapsedSeconds();
+    this.#x.compileStatus = rc;
+    // The program does not exist yet, so this marker is the supervisor's own.
+    this.#enter(rc === 0 ? 'run' : 'exit', rc === 0 ? this.#runMs : this.#spec.graceMs);
+    if (rc === 0) this.#spec.onRunAfterCompile?.();
+  }
+
+  #onRunEnd(rc: number): void {
+    if (this.#phase !== 'run') return;
+    // Latest marker wins: the real one comes after the program has exited, so an
+    // early one forged by the program cannot shorten its time.
+    this.#x.runSeconds = this.#elapsedSeconds();
+    this.#x.runStatus = rc;
+  }
+
+  #elapsedSeconds(): number {
+    return (now() - this.#phaseStart) / 1000;
+  }
+
+  #enter(next: Phase, ms: number): void {
+    this.#phase = next;
+    this.#phaseStart = now();
+    this.#deadline = this.#phaseStart + ms;
+    this.#arm();
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#onDeadline(), Math.max(0, this.#deadline - now()));
+  }
+
+  #onDeadline(): void {
+    if (now() < this.#deadline) {
+      this.#arm(); // timers may fire a hair early
+      return;
+    }
+    const elapsed = this.#elapsedSeconds();
+    if (this.#phase === 'compile') this.#x.compileSeconds = elapsed;
+    if (this.#phase === 'run') this.#x.runSeconds = elapsed;
+    // A kill during the run is a time-limit verdict even if an end marker came (it may be forged).
+    this.#x.timedOut = this.#phase === 'exit' ? null : this.#phase;
+    this.#kill();
+  }
+
+  readonly #onAbort = () => this.#kill();
+
+  #initPid(): number {
+    return Number(/"child-pid":\s*(\d+)/.exec(this.#info)?.[1] ?? 0);
+  }
+
+  #kill(): void {
+    this.#killed = true;
+    clearTimeout(this.#timer);
+    try {
+      process.kill(-this.#spec.launcher.child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    killInit(this.#initPid());
+    // Relays are in the group too, so 'close' follows; this is only a safety net.
+    setTimeout(() => this.#io.forEach((s) => s?.destroy()), 3000).unref();
+  }
+
+  #collectOutput(): void {
+    const x = this.#x;
+    const sink = (i: number, into: { push(b: Buffer): void }) => this.#io[i]!.on('data', (b: Buffer) => into.push(b));
     sink(1, x.stdout);
     sink(2, x.stderr);
     sink(FD.report, x.report);
     sink(FD.compileOut, x.compileOut);
     sink(FD.compileErr, x.compileErr);
-    spec.data.forEach((content, i) => {
-      const w = io[FD.firstData + i]!;
+  }
+
+  #feedData(): void {
+    this.#spec.data.forEach((content, i) => {
+      const w = this.#io[FD.firstData + i]!;
       w.on('error', () => {}); // bwrap died before reading it: the exit status tells the story
       w.end(content);
       w.resume(); // the socket is duplex; its read side must drain to EOF for 'close'
     });
-    io.forEach((s) => s?.on('error', () => {}));
+  }
 
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      if (err !== null) reject(err);
-      else if (signal.aborted) reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      else resolve(x);
-    };
-    child.on('error', (err) => {
-      kill();
-      finish(new Error(`cannot start the sandbox launcher: ${err.message}`));
-    });
-    child.on('close', (code) => {
-      x.exitStatus = killed ? null : code;
-      if (phase === 'run' && x.runSeconds === null) x.runSeconds = (now() - phaseStart) / 1000;
-      // Within the fetch allowance, but past run_timeout: still a time-limit verdict.
-      if (phase === 'run' && x.runSeconds !== null && x.runSeconds * 1000 > spec.runTimeoutMs) x.timedOut = 'run';
-      if (!killed) return finish(null); // bwrap's monitor outlives pid 1, so the namespace is already gone
-      const pid = initPid();
-      killInit(pid); // the info may have arrived after the kill
-      void namespaceGone(pid).then(() => finish(null));
-    });
-  });
+  #onClose(code: number | null): void {
+    const x = this.#x;
+    x.exitStatus = this.#killed ? null : code;
+    if (this.#phase === 'run' && x.runSeconds === null) x.runSeconds = this.#elapsedSeconds();
+    // Within the fetch allowance, but past run_timeout: still a time-limit verdict.
+    if (this.#phase === 'run' && x.runSeconds !== null && x.runSeconds * 1000 > this.#spec.runTimeoutMs) x.timedOut = 'run';
+    if (!this.#killed) {
+      this.#finish(null); // bwrap's monitor outlives pid 1, so the namespace is already gone
+      return;
+    }
+    const pid = this.#initPid();
+    killInit(pid); // the info may have arrived after the kill
+    void namespaceGone(pid).then(() => this.#finish(null));
+  }
+
+  #finish(err: Error | null): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    if (err !== null) this.#settle.reject(err);
+    else if (this.#signal.aborted) this.#settle.reject(this.#signal.reason instanceof Error ? this.#signal.reason : new Error('aborted'));
+    else this.#settle.resolve(this.#x);
+  }
 }
