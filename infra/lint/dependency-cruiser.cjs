@@ -25,6 +25,14 @@ module.exports = {
       to: { path: 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/', reachable: true },
     },
     {
+      name: 'core-reaches-no-io',
+      comment:
+        'Not through a barrel or any other module either: a core that loads a module which loads fs, child processes or sockets (a data/ or metrics/ index re-exporting a file reader) does I/O in fact. Import the pure module itself, or move what core needs into core.',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$|/testing/' },
+      to: { path: '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|worker_threads)$', reachable: true },
+    },
+    {
       name: 'core-tests-are-pure-too',
       comment: 'A core unit test needs no network and no transport library either (reading a fixture file is allowed).',
       severity: 'error',

@@ -3,7 +3,7 @@ import { AppError } from '@rl/service-kit/core';
 import { createBatchSampler, validationBatches, type SamplerState } from './batch-sampler.ts';
 import type { DatasetRow } from './dataset-row.ts';
 import { epochOrder } from './epoch-order.ts';
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 
 function syntheticDataset(fileSizes: number[]): Dataset {
   const rows: DatasetRow[] = [];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import type { DatasetRow } from './dataset-row.ts';
 import { epochOrder } from './epoch-order.ts';
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 
 /** Where the sampler is: the next batch starts at position `index` of epoch `epoch`'s order. JSON-safe for checkpoints. */
 export const SamplerState = z.strictObject({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRow } from './dataset-row.ts';
 import { checkPromptLengths } from './check-prompt-lengths.ts';
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 
 const row = (id: number, prompt: string): DatasetRow => ({
   row_id: id,

@@ -2,7 +2,8 @@
 // max_prompt_length stops the job, naming the file and row, unless
 // filter_overlong_prompts dropped it at load.
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { CountTokens, Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
+import type { CountTokens } from './load-dataset.ts';
 import { rowLocation } from './row-location.ts';
 
 /** Throws for the first prompt over `maxPromptLength` tokens. */

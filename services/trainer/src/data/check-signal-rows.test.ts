@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSignalRows } from './check-signal-rows.ts';
 import type { DatasetRow } from './dataset-row.ts';
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 
 const row = (id: number, dataSource: string, without: string | null): DatasetRow => ({
   row_id: id,

@@ -3,7 +3,7 @@
 // before it starts, naming the file, row and column, instead of being scored
 // silently without info_gain.
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 import { rowLocation } from './row-location.ts';
 
 /** Throws for the first row that `needsSignals` and has no prompt without r in column `key`. */

@@ -1,5 +1,6 @@
 export type { DatasetRow, JsonValue, Prompt } from './dataset-row.ts';
-export { loadDataset, type CountTokens, type Dataset, type LoadDatasetOptions } from './load-dataset.ts';
+export type { Dataset } from './dataset.ts';
+export { loadDataset, type CountTokens, type LoadDatasetOptions } from './load-dataset.ts';
 export { createBatchSampler, SamplerState, type BatchSampler, type BatchSamplerOptions } from './batch-sampler.ts';
 export { samplerOptions, trainDatasetOptions } from './from-config.ts';
 export { loadSftDataset } from './sft/load-sft-dataset.ts';

@@ -1,5 +1,6 @@
 import { openParquetFile } from '@rl/datasets';
 import { AppError, ErrorCode, createRng } from '@rl/service-kit/core';
+import type { Dataset, FileReport } from './dataset.ts';
 import { toDatasetRow, type DatasetRow, type Prompt } from './dataset-row.ts';
 
 /** Counts a prompt's tokens as the policy will see it (chat template included). */
@@ -22,25 +23,6 @@ export interface LoadDatasetOptions {
   seed?: number;
   /** verl `filter_overlong_prompts`: drop prompts with more than `maxPromptLength` tokens. */
   filter?: { maxPromptLength: number; countTokens: CountTokens };
-}
-
-/** What happened to one file. */
-export interface FileReport {
-  path: string;
-  /** Rows in the file. */
-  rows: number;
-  /** Rows kept after sampling and filtering. */
-  kept: number;
-}
-
-/** Rows of one or more files, grouped by file in configuration order. */
-export interface Dataset {
-  readonly rows: readonly DatasetRow[];
-  /** Kept rows per file; file f's rows are a contiguous run of `rows`. */
-  readonly fileSizes: readonly number[];
-  readonly files: readonly FileReport[];
-  /** Rows dropped by the prompt-length filter. */
-  readonly filteredOverlong: number;
 }
 
 /** Row ids to keep when only `maxSamples` of `total` rows are wanted (a seeded random subset, or the first rows). */

@@ -1,4 +1,4 @@
-import type { Dataset } from './load-dataset.ts';
+import type { Dataset } from './dataset.ts';
 
 /** Where a dataset row sits in its file: row_id counts rows over the concatenated files. */
 export function rowLocation(dataset: Dataset, rowId: number): { path: string; row: number } {

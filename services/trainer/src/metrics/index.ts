@@ -1,3 +1,3 @@
 export type { ScoredSample } from './reward-metrics.ts';
 export type { MetricsRecord } from './step-metrics.ts';
-export { openMetricsLog, type MetricsLog } from './jsonl-writer.ts';
+export { openMetricsLog } from './jsonl-writer.ts';

@@ -1,15 +1,8 @@
 import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { readMetricsJsonl } from './jsonl-reader.ts';
+import type { MetricsLog } from '../core/controller/ports.ts';
 import type { MetricsRecord } from './step-metrics.ts';
-
-/** An append-only metrics log. */
-export interface MetricsLog {
-  readonly path: string;
-  /** Appends one record as one line, in call order. */
-  append(record: MetricsRecord): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** Options of {@link openMetricsLog}. */
 export interface OpenMetricsLogOptions {

@@ -6,15 +6,16 @@
 // `trainer.step`, children per stage (step.ts), `testing` and `save_checkpoint`
 // (verl's timing names); a validation before training is a `trainer.validate` trace.
 import type { JobEvent } from '../../jobs/job-events.ts';
-import type { BatchSampler, Dataset, SamplerState } from '../../data/index.ts';
-import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
+import type { BatchSampler, SamplerState } from '../../data/batch-sampler.ts';
+import type { Dataset } from '../../data/dataset.ts';
+import type { MetricsRecord } from '../../metrics/step-metrics.ts';
 // The pure module, not the barrel: the barrel also holds the jsonl file I/O.
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { RewardClient } from '@rl/client';
 import type { KlController } from '../algos/index.ts';
 import type { GenerationDump } from './generation-dump.ts';
 import type { CheckpointStore, TrainerState } from './trainer-state.ts';
-import { NO_TRACE, type RolloutPort, type RolloutSampling, type TracePort } from './ports.ts';
+import { NO_TRACE, type MetricsLog, type RolloutPort, type RolloutSampling, type TracePort } from './ports.ts';
 import { describeStepRetry, retryStep, type StepRetryOptions } from './retry-step.ts';
 import { runStep, type StepContext } from './step.ts';
 import { validate } from './validate.ts';

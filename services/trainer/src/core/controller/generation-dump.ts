@@ -5,7 +5,7 @@
 // key of the reward's extra. The writer is a port; the file system one is in
 // adapters/.
 import { setOwn } from '@rl/service-kit/core';
-import type { JsonValue } from '../../data/index.ts';
+import type { JsonValue } from '../../data/dataset-row.ts';
 
 /** One dumped sample. */
 export interface DumpEntry {

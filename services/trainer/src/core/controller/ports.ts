@@ -1,7 +1,8 @@
 // What the training loop needs from the outside world. Adapters (NATS to the
 // policy worker, the generation service and the reward services) implement
 // these; tests can implement them in-process.
-import type { DatasetRow } from '../../data/index.ts';
+import type { DatasetRow } from '../../data/dataset-row.ts';
+import type { MetricsRecord } from '../../metrics/step-metrics.ts';
 
 /** Sampling of one rollout call (verl rollout / val_kwargs). */
 export interface RolloutSampling {
@@ -122,3 +123,11 @@ export const NO_TRACE: TracePort = {
   root: (_name, _at, fn) => fn(),
   span: (_name, fn) => fn(),
 };
+
+/** An append-only log of step metrics; the JSON-lines file is metrics/jsonl-writer.ts. */
+export interface MetricsLog {
+  readonly path: string;
+  /** Appends one record as one line, in call order. */
+  append(record: MetricsRecord): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RewardItem, RewardResult } from '../../rewards/index.ts';
+import type { RewardItem, RewardResult } from '@rl/client';
 import { createRewardCache, createRewardStream, itemKey, type ItemScorer } from './reward-stream.ts';
 
 /** A scorer whose calls stay open until the test releases them (a gate, no timers); score = answer length. */

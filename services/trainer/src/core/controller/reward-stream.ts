@@ -4,7 +4,7 @@
 // most `maxInFlight` calls outstanding, so the batches grow with the backlog and
 // the reward stage that remains after generation is the tail. Results are kept
 // by index: what a step reads does not depend on the arrival order or batching.
-import type { RewardItem, RewardResult } from '../../rewards/index.ts';
+import type { RewardItem, RewardResult } from '@rl/client';
 
 /** The part of the reward client the stream uses. */
 export interface ItemScorer {

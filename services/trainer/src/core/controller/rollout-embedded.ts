@@ -2,7 +2,7 @@
 // controller applies the tokenizer's chat template and decodes the responses.
 // Single-turn only (agent loops live in the generation service).
 import type { createTokenizer, PolicyTokenizer } from '@rl/policy';
-import type { DatasetRow } from '../../data/index.ts';
+import type { DatasetRow } from '../../data/dataset-row.ts';
 import type { RolloutPort, RolloutResult } from './ports.ts';
 import { toMessages } from './to-messages.ts';
 

@@ -4,12 +4,13 @@
 // the same name (the step's trace, opened by fit.ts through the TracePort).
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { maskedMean, rowSums, type AlgoConfig, type KlController } from '../algos/index.ts';
-import type { DatasetRow } from '../../data/index.ts';
-import type { MetricsRecord, ScoredSample } from '../../metrics/index.ts';
+import type { DatasetRow } from '../../data/dataset-row.ts';
+import type { ScoredSample } from '../../metrics/reward-metrics.ts';
+import type { MetricsRecord } from '../../metrics/step-metrics.ts';
 // Pure modules, not the barrels (they also hold file I/O).
 import { computeExplainedVariance, computeTokenStats } from '../../metrics/batch-metrics.ts';
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
-import type { RewardClient, RewardItem } from '../../rewards/index.ts';
+import type { RewardClient, RewardItem } from '@rl/client';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
 import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutResult, type RolloutSampling, type TracePort } from './ports.ts';

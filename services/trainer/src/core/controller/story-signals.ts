@@ -4,7 +4,7 @@
 // worker request. Only the tokens the model produced (response mask 1) are
 // sent, so each array has the reply's length as the reward sees it.
 import { AppError, ErrorCode } from '@rl/service-kit/core';
-import type { DatasetRow } from '../../data/index.ts';
+import type { DatasetRow } from '../../data/dataset-row.ts';
 import type { RolloutResult, WithoutContextPass } from './ports.ts';
 
 /** reward-story's StorySignals body. */

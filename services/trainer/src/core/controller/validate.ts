@@ -1,7 +1,7 @@
 // Validation (verl `_validate`): every validation row rolled out with
 // val_kwargs (greedy by default), scored remotely, summarised as
 // `val-core/<data_source>/<var>/mean@n` and friends; optionally dumped.
-import type { Dataset } from '../../data/index.ts';
+import type { Dataset } from '../../data/dataset.ts';
 // Pure modules, not the data and metrics barrels (they also hold file I/O).
 import { validationBatches } from '../../data/batch-sampler.ts';
 import { computeValidationMetrics, type ValidationSample } from '../../metrics/validation-metrics.ts';

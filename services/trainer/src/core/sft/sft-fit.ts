@@ -3,10 +3,11 @@
 // step over micro-batches at the scheduled learning rate. The validation loss
 // runs every test_freq steps and at the last step, a checkpoint every
 // save_freq steps and at the last step (both as verl's SFT trainer does).
-import type { BatchSampler, SamplerState } from '../../data/index.ts';
+import type { BatchSampler, SamplerState } from '../../data/batch-sampler.ts';
 import type { SftSequence } from '../../data/sft/sft-tokenize.ts';
 import type { JobEvent } from '../../jobs/job-events.ts';
-import type { MetricsLog, MetricsRecord } from '../../metrics/index.ts';
+import type { MetricsRecord } from '../../metrics/step-metrics.ts';
+import type { MetricsLog } from '../controller/ports.ts';
 // Pure modules, not the barrel: it also holds the jsonl file I/O.
 import { MetricKey } from '../../metrics/metric-keys.ts';
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
