@@ -18,9 +18,9 @@ import { fetchWeights, openWeightsStore } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateOnRequest, watchRequests } from './support/bus-spy.ts';
 import { connectTestClient } from './support/nats-client.ts';
-import { startNatsCluster, type NatsCluster } from './support/nats-cluster.ts';
+import { startNatsCluster, waitFor, type NatsCluster } from './support/nats-cluster.ts';
 import { startService, type ServiceProcess } from './support/processes.ts';
-import { codeAndMathRows, followJob, pauseProcessGroup, streamInfo, waitFor, writeMixedSplit, type ClusterJobEvent } from './support/cluster-jobs.ts';
+import { codeAndMathRows, followJob, pauseProcessGroup, streamInfo, writeMixedSplit, type ClusterJobEvent } from './support/cluster-jobs.ts';
 
 const BUCKET = `rl-cluster-${process.pid}`;
 const STREAM = `OBJ_${BUCKET}`;

@@ -72,19 +72,6 @@ export async function streamInfo(nc: NatsConnection, stream: string): Promise<St
   return reply;
 }
 
-/**
- * Re-checks `ready` until it holds, or throws after `timeoutMs`: for state
- * that other processes reach in their own time (a raft election, a route).
- */
-export async function waitFor(ready: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (await ready().catch(() => false)) return;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Stops `p`'s process group (SIGSTOP) and resolves once the kernel reports its leader stopped. */
 export async function pauseProcessGroup(p: ServiceProcess): Promise<void> {
   const pid = p.proc.pid!;

@@ -2,7 +2,7 @@
 // each other with clustered JetStream (each with its own store directory),
 // each running infra/nats/cluster.conf with loopback ports and routes. A node can be
 // SIGKILLed and started again on the same ports and store, so it rejoins as the
-// same server. Readiness is read from the servers' own log lines.
+// same server. Readiness is read from the servers' log and monitoring port.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -61,6 +61,25 @@ function clusterTemplate(): string {
   return conf.replace(/^include \.\/nats\.conf$/m, () => base);
 }
 
+/**
+ * Re-checks `ready` until it holds, or throws after `timeoutMs`: for state
+ * that other processes reach in their own time (a raft election, a route).
+ */
+export async function waitFor(ready: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await ready().catch(() => false)) return;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The JetStream metadata leader a node knows of (its /jsz), if any. */
+async function metaLeaderOf(monitorUrl: string): Promise<string | undefined> {
+  const jsz = (await (await fetch(`${monitorUrl}/jsz`, { signal: AbortSignal.timeout(5_000) })).json()) as { meta_cluster?: { leader?: string } };
+  return jsz.meta_cluster?.leader || undefined;
+}
+
 /** A free loopback port (the OS's pick; closed again before the server binds it). */
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -87,6 +106,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     const home = join(dir, name);
     mkdirSync(home);
     const conf = join(home, 'nats.conf');
+    const monitorUrl = `http://127.0.0.1:${p.http}`;
     const cluster = `cluster { name: rl-test, host: 127.0.0.1, port: ${p.route}, routes: [${routes}] }`;
     const lines = [
       template.replace('$NATS_SERVER_NAME', name).replace(CLUSTER_BLOCK, cluster),
@@ -99,13 +119,13 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       const r = launch('nats-server', ['-c', conf, '-js', '--store_dir', join(home, 'js')], { cwd: home });
       procs[i] = r;
       await waitForLine(r, /Server is ready/, START_TIMEOUT_MS);
-      // A node serves JetStream requests once it follows a metadata leader (itself or another node).
-      await waitForLine(r, /JetStream cluster new metadata leader|Self is new JetStream cluster metadata leader/, START_TIMEOUT_MS);
+      // A node serves JetStream requests once it knows the metadata leader (not every follower logs it).
+      await waitFor(async () => (await metaLeaderOf(monitorUrl)) !== undefined, START_TIMEOUT_MS, `${name} to know the JetStream leader`);
     };
     return {
       name,
       url: `nats://127.0.0.1:${p.client}`,
-      monitorUrl: `http://127.0.0.1:${p.http}`,
+      monitorUrl,
       kill: async () => {
         await procs[i]?.stop();
       },
@@ -122,14 +142,10 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     const tails = procs.map((r, i) => `--- n${i}\n${(r?.output ?? []).slice(-15).join('\n')}`).join('\n');
     throw new Error(`the cluster did not come up: ${(err as Error).message.split('\n')[0]}\n${tails}`, { cause: err });
   }
-  const leaderLine = procs
-    .flatMap((r) => r!.output)
-    .map((l) => l.match(/JetStream cluster new metadata leader: (\w+)/))
-    .find((m) => m !== null);
-  const selfLeader = procs.findIndex((r) => r!.output.some((l) => /Self is new JetStream cluster metadata leader/.test(l)));
+  const metaLeader = (await metaLeaderOf(nodes[0]!.monitorUrl))!;
   return {
     nodes,
-    metaLeader: leaderLine?.[1] ?? nodes[selfLeader]?.name ?? '',
+    metaLeader,
     urlFor: (home) => [nodes[home]!, ...nodes.filter((_, i) => i !== home)].map((n) => n.url).join(','),
     stop: async () => {
       await Promise.all(procs.map((r) => r?.stop()));

@@ -91,7 +91,11 @@ export async function createPolicySource(config: GenerationConfig, nc: NatsConne
         logger.info({ bucket, name, version: policy.version }, 'policy version loaded');
         for (const w of [...waiters]) w();
       },
-      { load: options, onError: (err, info) => logger.error({ err, bucket, name, nuid: info.nuid }, 'policy version not loadable; keeping the current one') },
+      {
+        load: options,
+        onError: (err, info) => logger.error({ err, bucket, name, nuid: info.nuid }, 'policy version not loadable; keeping the current one'),
+        directReads: nc,
+      },
     );
     return {
       provider: {

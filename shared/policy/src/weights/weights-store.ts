@@ -6,6 +6,7 @@ import { Objm, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { policyFromWeights, type EmbeddedPolicy, type EmbeddedPolicyOptions, type PolicyWeights } from '../embedded-policy.ts';
 import type { Kernels } from '../model/kernels.ts';
+import { readObjectDirect } from './direct-read.ts';
 import { decodeWeights, encodeWeights } from './weights.ts';
 
 /**
@@ -39,6 +40,8 @@ export interface WatchWeightsOptions {
   onError?: (err: unknown, info: ObjectInfo) => void;
   /** Stops the watch. */
   signal?: AbortSignal;
+  /** Read each version with direct gets on this connection (any live replica answers; see direct-read.ts) instead of a consumer, as on a cluster. */
+  directReads?: NatsConnection;
 }
 
 /** A running watch. */
@@ -81,7 +84,7 @@ export async function watchWeights(
     const current = await os.info(name);
     if (stopped || current === null || current.deleted || current.nuid === lastNuid || (seen !== undefined && current.nuid !== seen.nuid)) return;
     try {
-      const bytes = await os.getBlob(name);
+      const bytes = options.directReads !== undefined ? await readObjectDirect(options.directReads, current) : await os.getBlob(name);
       if (bytes === null) return;
       const policy = await policyFromWeights(decodeWeights(bytes, `weights object ${name}`), { ...options.load, ...(kernels ? { kernels } : {}) });
       lastNuid = current.nuid;
