@@ -33,6 +33,8 @@ export interface FakeJudgeOptions {
   maxRpm?: number;
   /** The time the rate limit reads. @default Date.now */
   now?: () => number;
+  /** Answer each admitted request this long after it arrived, like a model that takes its time (benches only: tests hold answers instead). @default 0 */
+  latencyMs?: number;
 }
 
 export interface FakeJudgeServer {
@@ -80,7 +82,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 /** Starts the fake on 127.0.0.1 (a free port). */
 export async function startFakeJudgeServer(options: FakeJudgeOptions = {}): Promise<FakeJudgeServer> {
-  const { respond = () => ({ text: 'Score: 5' }), maxRpm, now = Date.now } = options;
+  const { respond = () => ({ text: 'Score: 5' }), maxRpm, now = Date.now, latencyMs = 0 } = options;
   const queued: JudgeReply[] = [];
   const held: Array<{ res: ServerResponse; model: unknown }> = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -148,6 +150,7 @@ export async function startFakeJudgeServer(options: FakeJudgeOptions = {}): Prom
       }
       const reply = queued.shift() ?? respond(request);
       if ('hold' in reply) held.push({ res, model: body.model });
+      else if (latencyMs > 0) setTimeout(() => send(res, reply, body.model), latencyMs);
       else send(res, reply, body.model);
     });
   });
