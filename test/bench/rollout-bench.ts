@@ -5,7 +5,7 @@
 // with and without the KV cache.
 import { createRandomPolicy } from '@rl/policy';
 import { BoundedQueue } from '@rl/service-kit';
-import { fakePort, manualDeadlines, scriptedBackend } from '../../services/generation/src/core/agent/agent.test-support.ts';
+import { fakePort, manualDeadlines, scriptedBackend } from '../../services/generation/src/core/agent/testing/agent.ts';
 import type { Script } from '../../services/generation/src/core/backends/scripted-policy.ts';
 import { runRollouts, type RolloutDeps } from '../../services/generation/src/core/rollout/run-rollouts.ts';
 import { CALCULATOR_SCHEMA, createCalculatorTool } from '../../services/generation/src/core/tools/calculator.ts';

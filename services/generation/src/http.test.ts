@@ -1,7 +1,7 @@
 import { BoundedQueue } from '@rl/service-kit';
 import { createTestApp } from '@rl/service-kit/testing';
 import { describe, expect, it } from 'vitest';
-import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/agent.test-support.ts';
+import { fakePort, manualDeadlines, scriptedBackend, tokenizer } from './core/agent/testing/agent.ts';
 import type { Script } from './core/backends/scripted-policy.ts';
 import type { ChatMessage } from './core/policy-types.ts';
 import { createGsm8kInteraction } from './core/interactions/gsm8k.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { startTextConversation } from '../core/agent/text-conversation.ts';
 import { toolAgent } from '../core/agent/tool-agent.ts';
-import { limits, manualDeadlines } from '../core/agent/agent.test-support.ts';
+import { limits, manualDeadlines } from '../core/agent/testing/agent.ts';
 import { CALCULATOR_SCHEMA, createCalculatorTool } from '../core/tools/calculator.ts';
 import type { HttpJsonClient } from './http-json.ts';
 import { completionTokens, createOpenAiBackend } from './openai-backend.ts';

@@ -13,7 +13,7 @@ import { writeTinyModelDir } from '@rl/policy/testing';
 import { BoundedQueue, createLogger } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GenerationConfig } from '../config.ts';
-import { limits, manualDeadlines } from '../core/agent/agent.test-support.ts';
+import { limits, manualDeadlines } from '../core/agent/testing/agent.ts';
 import { startTokenConversation } from '../core/agent/token-conversation.ts';
 import { toolAgent } from '../core/agent/tool-agent.ts';
 import { createEmbeddedBackend, fixedPolicyProvider } from '../core/backends/embedded-backend.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyFromWeights } from '../embedded-policy.ts';
 import { loadModelDir } from '../hf/model-dir.ts';
 import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
-import { rlPolicy } from './run-rl-policy.test-support.ts';
+import { rlPolicy } from './testing/run-rl-policy.ts';
 
 const CHILD_TIMEOUT_MS = 120_000;
 

@@ -12,7 +12,7 @@ import { tempDir } from '@rl/datasets/testing';
 import { type ModelDirWeights, loadModelDir, saveModelDir } from '../hf/model-dir.ts';
 import { gaussian, type HostParams } from '../model/params.ts';
 import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
-import { rlPolicy } from '../cli/run-rl-policy.test-support.ts';
+import { rlPolicy } from '../cli/testing/run-rl-policy.ts';
 import type { LoraSettings } from './adapter-config.ts';
 import { readAdapterDir, writeAdapterDir } from './adapter-dir.ts';
 import { adapterShapes, mergeAdapter } from './lora-adapter.ts';

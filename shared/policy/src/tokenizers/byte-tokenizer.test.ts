@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSchema } from '../types.ts';
-import { renderWithPython } from './reference/render-with-python.test-support.ts';
+import { renderWithPython } from './reference/testing/render-with-python.ts';
 import { ByteTokenizer } from './byte-tokenizer.ts';
 import { createTokenizer } from './tokenizer.ts';
 

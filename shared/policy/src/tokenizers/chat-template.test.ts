@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSchema } from '../types.ts';
 import { ChatTemplate } from './chat-template.ts';
-import { renderWithPython } from './reference/render-with-python.test-support.ts';
+import { renderWithPython } from './reference/testing/render-with-python.ts';
 
 // Whitespace control, loop controls, tojson options and the special-token variables, as a Llama 3 style template uses them.
 const TEMPLATE = `{{- bos_token }}

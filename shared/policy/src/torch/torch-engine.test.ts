@@ -10,7 +10,7 @@ import { tempDir } from '@rl/datasets/testing';
 import { engine } from '../cli/engines.ts';
 import { writeTinyModelDir, type TinyModelDirOptions } from '../testing/tiny-hf-model.ts';
 import { TorchEngine } from './torch-engine.ts';
-import { type Run, rlPolicy } from '../cli/run-rl-policy.test-support.ts';
+import { type Run, rlPolicy } from '../cli/testing/run-rl-policy.ts';
 
 /** Absolute difference allowed between the engines' log-probs and entropies (both fp32 on CPU). */
 const TOLERANCE = 1e-4;

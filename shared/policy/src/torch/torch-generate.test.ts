@@ -13,7 +13,7 @@ import { loadModelDir } from '../hf/model-dir.ts';
 import { np } from '../model/backend.ts';
 import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
 import type { Generation } from '../types.ts';
-import { OPTIMIZER, SLOW_MS } from './engine-fixtures.test-support.ts';
+import { OPTIMIZER, SLOW_MS } from './testing/engine-fixtures.ts';
 import { TorchTrainer } from './torch-trainer.ts';
 
 /** fp32 on the CPU in both engines. */

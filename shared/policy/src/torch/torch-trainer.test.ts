@@ -15,7 +15,7 @@ import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
 import { PolicyTrainer } from '../training/policy-trainer.ts';
 import type { TrainBatch } from '../training/train-batch.ts';
-import { OPTIMIZER, PAIRS, SLOW_MS } from './engine-fixtures.test-support.ts';
+import { OPTIMIZER, PAIRS, SLOW_MS } from './testing/engine-fixtures.ts';
 import { TorchTrainer } from './torch-trainer.ts';
 
 /** Both engines fp32 on CPU: log-probs, entropies, values, losses and weights after a step. */

@@ -13,7 +13,7 @@ import { writeTinyModelDir } from '../testing/tiny-hf-model.ts';
 import type { PolicyLoss } from '../training/loss-inputs.ts';
 import type { TrainBatch } from '../training/train-batch.ts';
 import { TorchEngine } from './torch-engine.ts';
-import { OPTIMIZER, PAIRS, SLOW_MS } from './engine-fixtures.test-support.ts';
+import { OPTIMIZER, PAIRS, SLOW_MS } from './testing/engine-fixtures.ts';
 import { TorchTrainer } from './torch-trainer.ts';
 
 /** Same engine, same fp32 CPU kernels: only the slices' padding and per-rank thread count differ (a few ulps). */

@@ -7,7 +7,7 @@ import { CALCULATOR_SCHEMA, createCalculatorTool } from '../tools/calculator.ts'
 import { createGsm8kRewardTool, GSM8K_REWARD_SCHEMA } from '../tools/gsm8k-reward.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentLimits, AgentOutput } from './agent-types.ts';
-import { envIds, fakePort, limits, manualDeadlines, modelIds, replySession, tokenizer } from './agent.test-support.ts';
+import { envIds, fakePort, limits, manualDeadlines, modelIds, replySession, tokenizer } from './testing/agent.ts';
 import { startTokenConversation } from './token-conversation.ts';
 import { toolAgent } from './tool-agent.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenizer } from '../agent/agent.test-support.ts';
+import { tokenizer } from '../agent/testing/agent.ts';
 import type { PolicyModel } from '../policy-types.ts';
 import { createEmbeddedBackend, type PolicyProvider } from './embedded-backend.ts';
 import { createScriptedPolicy, type Script } from './scripted-policy.ts';

@@ -1,7 +1,7 @@
 import { BoundedQueue } from '@rl/service-kit/core';
 import { describe, expect, it } from 'vitest';
 import { RolloutRequest, type Trajectory, type TrajectoryError } from '../../schemas/rollout.ts';
-import { fakePort, manualDeadlines, modelIds, scriptedBackend } from '../agent/agent.test-support.ts';
+import { fakePort, manualDeadlines, modelIds, scriptedBackend } from '../agent/testing/agent.ts';
 import type { Script } from '../backends/scripted-policy.ts';
 import { createGsm8kInteraction } from '../interactions/gsm8k.ts';
 import { createGsm8kRewardTool, GSM8K_REWARD_SCHEMA } from '../tools/gsm8k-reward.ts';

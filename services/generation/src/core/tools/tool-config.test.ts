@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fakePort, manualDeadlines } from '../agent/agent.test-support.ts';
+import { fakePort, manualDeadlines } from '../agent/testing/agent.ts';
 import { buildInteractions, parseInteractionConfig } from '../interactions/interaction-config.ts';
 import { buildTools, parseToolConfig } from './tool-config.ts';
 

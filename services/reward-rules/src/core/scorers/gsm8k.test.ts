@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itScoresLikeVerl, type ScorerCase } from './scorer-table.test-support.ts';
+import { itScoresLikeVerl, type ScorerCase } from './testing/scorer-table.ts';
 import { Gsm8kParams, gsm8kScorer } from './gsm8k.ts';
 
 // Expected values come from running verl's gsm8k.compute_score and extract_solution (verl b178a3c) on the same inputs.

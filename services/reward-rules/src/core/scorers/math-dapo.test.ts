@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './scorer-table.test-support.ts';
+import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './testing/scorer-table.ts';
 import { MathDapoParams, mathDapoScorer } from './math-dapo.ts';
 
 // Expected values come from running verl's math_dapo.compute_score (verl b178a3c) on the same inputs.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itScoresLikeVerl, type ScorerCase } from './scorer-table.test-support.ts';
+import { itScoresLikeVerl, type ScorerCase } from './testing/scorer-table.ts';
 import { MathRewardParams, mathRewardScorer } from './math-reward.ts';
 
 // Expected values come from running verl's math_reward.compute_score (pred: remove_boxed(last_boxed_only_string(...))) (verl b178a3c) on the same inputs.

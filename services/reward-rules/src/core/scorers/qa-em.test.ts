@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './scorer-table.test-support.ts';
+import { itScoresLikeVerl, type RaisingCase, type ScorerCase } from './testing/scorer-table.ts';
 import { qaEmScorer } from './qa-em.ts';
 
 // Expected values come from running verl's search_r1_like_qa_em.compute_score (verl b178a3c) on the same inputs.

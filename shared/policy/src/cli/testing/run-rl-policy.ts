@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../bin/rl-policy.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/rl-policy.ts', import.meta.url));
 
 /** What a run of the CLI left. */
 export interface Run {

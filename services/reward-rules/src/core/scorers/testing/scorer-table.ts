@@ -2,7 +2,7 @@
 // output verl's own function gave for it.
 import { AppError, ErrorCode } from '@rl/service-kit/core';
 import { expect, it } from 'vitest';
-import type { Scorer } from '../scorer.ts';
+import type { Scorer } from '../../scorer.ts';
 
 /** One row: the input, and verl's score plus our `acc`/`pred` diagnostics for it. */
 export interface ScorerCase {

@@ -8,6 +8,6 @@ export function renderWithPython(
   template: string,
   request: { messages: unknown; tools?: unknown; add_generation_prompt?: boolean; variables?: Record<string, unknown> },
 ): string {
-  const script = join(import.meta.dirname, 'render_chat_template.py');
+  const script = join(import.meta.dirname, '..', 'render_chat_template.py');
   return execFileSync('/usr/bin/python3', [script], { input: JSON.stringify({ template, ...request }), encoding: 'utf8', timeout: 30_000 });
 }

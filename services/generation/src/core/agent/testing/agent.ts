@@ -1,12 +1,12 @@
 // Shared fixtures of the agent-loop tests: a scripted token session, a fake
 // environment port and manual deadlines (no timers anywhere).
 import { ByteTokenizer } from '@rl/policy';
-import { createEmbeddedBackend, fixedPolicyProvider } from '../backends/embedded-backend.ts';
-import { createScriptedPolicy, type Script } from '../backends/scripted-policy.ts';
-import type { InferenceBackend, TokenSession } from '../backend.ts';
-import type { EnvPort, RunCodeRequest, RunCodeResponse, ScoreItem, ScoreResult } from '../env-port.ts';
-import type { ChatMessage } from '../policy-types.ts';
-import type { AgentLimits } from './agent-types.ts';
+import { createEmbeddedBackend, fixedPolicyProvider } from '../../backends/embedded-backend.ts';
+import { createScriptedPolicy, type Script } from '../../backends/scripted-policy.ts';
+import type { InferenceBackend, TokenSession } from '../../backend.ts';
+import type { EnvPort, RunCodeRequest, RunCodeResponse, ScoreItem, ScoreResult } from '../../env-port.ts';
+import type { ChatMessage } from '../../policy-types.ts';
+import type { AgentLimits } from '../agent-types.ts';
 
 export const tokenizer = new ByteTokenizer();
 export const EOS = tokenizer.eosId;
