@@ -8,7 +8,7 @@ module.exports = {
       name: 'core-is-pure',
       comment: 'A service core does no I/O and knows no transport: no adapters, no hono, no NATS, no fs or child processes. Adapters implement the ports core declares.',
       severity: 'error',
-      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$' },
+      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$|/testing/' },
       to: {
         path: [
           '^services/[^/]+/src/adapters/',
@@ -21,7 +21,7 @@ module.exports = {
       name: 'core-reaches-no-transport',
       comment: 'Not even through a shared package: a core that loads hono or NATS transitively is not pure (cores take the kit from @rl/service-kit/core).',
       severity: 'error',
-      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$' },
+      from: { path: '^services/[^/]+/src/core/', pathNot: '[.]test(-support)?[.]ts$|/testing/' },
       to: { path: 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/', reachable: true },
     },
     {
@@ -34,9 +34,9 @@ module.exports = {
     },
     {
       name: 'core-tests-are-pure-too',
-      comment: 'A core unit test needs no network and no transport library either (reading a fixture file is allowed).',
+      comment: 'A core unit test, and a helper only tests import (testing/), needs no network and no transport library either (reading a fixture file is allowed).',
       severity: 'error',
-      from: { path: '^services/[^/]+/src/core/.*[.]test(-support)?[.]ts$' },
+      from: { path: ['^services/[^/]+/src/core/.*[.]test(-support)?[.]ts$', '^services/[^/]+/src/core/testing/', '^services/[^/]+/src/core/.*/testing/'] },
       to: { path: ['^services/[^/]+/src/adapters/', '^(node:)?child_process$', 'node_modules/(hono|@hono/[^/]+|@nats-io/[^/]+)/'] },
     },
     {
