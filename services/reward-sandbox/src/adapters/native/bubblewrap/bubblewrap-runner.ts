@@ -1,7 +1,7 @@
 // Runner for native languages (every entry of ../languages/) in a fresh bubblewrap sandbox per run. Here:
 // argv.ts (namespaces and mounts), supervisor.ts (what runs inside), execute.ts + ../reaper.ts (process
 // lifecycle, deadlines, kills), outcome.ts (SandboxFusion result shape), probe.ts (start-up probing). Shared
-// with the zygote: ../plan/limits.ts (rlimits and every memory budget of a run), ../memory-verdict.ts, the
+// with the zygote: ../plan/run-plan.ts (every limit and memory budget of a run), ../memory-verdict.ts, the
 // seccomp filter every sandbox loads (built once in ../seccomp), and ../slots, which gives each run a host
 // uid and cgroups of its own (its slot's: ../slots/cgroup.ts) and the root-side setup (IPC limits,
 // inode-capped tmpfs) before bwrap.

@@ -2,7 +2,7 @@
 // The slot's memory cgroup holds what serves a run (a bubblewrap run's
 // launcher, relays, bwrap and supervisor, or the slot's python zygote, which
 // sits in it for its whole life); its run cgroups hold only a program and
-// what it forks, capped at memory_limit_MB + a margin (../plan/limits.ts says which
+// what it forks, capped at memory_limit_MB + a margin (../plan/memory-budget.ts says which
 // limit is which). Bubblewrap runs use `run2`; the zygote alternates `run0`
 // and `run1`, so the next run's program joins its run cgroup while the
 // current one runs in the other (off the critical path: a v1 move waits for
