@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { openWeightsStore } from '@rl/policy';
 import { ErrorCode } from '@rl/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readObjectDirect } from '../shared/policy/src/weights/direct-read.ts';
+import { readObjectDirect } from '@rl/policy/internal';
 import { connectTestClient } from './support/nats-client.ts';
 import { startNatsServer, type NatsServer } from './support/processes.ts';
 

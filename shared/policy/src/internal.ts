@@ -4,3 +4,4 @@ export { jit } from './model/backend.ts';
 export { batchBucket, widthBucket } from './training/batch-layout.ts';
 export { generateFlops, scoreFlops, trainFlops, type FlopShape } from './model/flops.ts';
 export { TorchTrainer } from './torch/torch-trainer.ts';
+export { readObjectDirect } from './weights/direct-read.ts';
