@@ -132,6 +132,12 @@ up() {
   local port deadline=$((SECONDS + 180))
   for port in "$RL_PORT_RULES" "$RL_PORT_SANDBOX" "$RL_PORT_STORY" "$RL_PORT_MODEL" "$RL_PORT_GENERATION" "$RL_PORT_TRAINER"; do
     until curl -fsS --max-time 2 -H "authorization: Bearer $AUTH_TOKEN" "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
+      local exited
+      exited=$(podman ps -a --filter "label=io.podman.compose.project=$COMPOSE_PROJECT" --filter status=exited --format '{{.Names}}')
+      if [ -n "$exited" ]; then
+        for c in $exited; do echo "--- $c exited; its log ends:"; podman logs --tail 15 "$c" 2>&1; done
+        die "exited: $exited"
+      fi
       [ $SECONDS -lt $deadline ] || { podman ps -a --format '{{.Names}} {{.Status}}'; die "port $port not ready after 180 s (podman logs <name>)"; }
       sleep 2
     done
