@@ -153,6 +153,7 @@ class SandboxWatch {
     }
     this.#signal.addEventListener('abort', this.#onAbort, { once: true });
     if (this.#signal.aborted) this.#kill();
+    else this.#arm(); // the setup deadline: a sandbox that never reports its start is killed at it
     this.#collectOutput();
     this.#feedData();
     this.#io.forEach((s) => s?.on('error', () => {}));
