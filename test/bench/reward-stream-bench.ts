@@ -8,7 +8,9 @@
 // on fenced programs, so its samples are programs the sandbox runs (a reply
 // without a fence scores 0 unrun, as in verl's sandbox_fusion). The generation
 // service runs ROLLOUT_CONCURRENCY trajectories at once, so they finish in
-// waves, as a server's batches do.
+// waves, as a server's batches do. timing_s/reward is what the step still waits
+// for rewards after the old log-prob pass (which runs between generation and
+// the reward stage); streamed, the scoring overlaps both.
 //   node test/bench/reward-stream-bench.ts
 // BENCH_STEPS=4 (the first is left out: it compiles), BENCH_PROMPTS=8 x BENCH_N=8 trajectories a step,
 // BENCH_RESPONSE=48 tokens, BENCH_WAVE=16 (ROLLOUT_CONCURRENCY), BENCH_JUDGE_MS=400 (the judge's latency),
@@ -65,7 +67,7 @@ async function fineTuneOnPrograms(baseUrl: string): Promise<string> {
       response_dict_keys: ['answer'],
       train_batch_size: 16,
       micro_batch_size_per_gpu: 16,
-      max_length: 96,
+      max_length: 128,
     },
     model: { tokenizer: 'byte', d_model: 128, n_layers: 4, n_heads: 4, d_ff: 512, seed: 1, strategy: 'fsdp' },
     optim: { lr: 3e-3, weight_decay: 0.01, clip_grad: 1.0 },
@@ -180,7 +182,9 @@ try {
   for (const kind of ['code', 'judge'] as const) {
     const [plain, streamed] = [runs.find((x) => x.kind === kind && !x.streamed)!, runs.find((x) => x.kind === kind && x.streamed)!];
     ratios[kind] = streamed.share / plain.share;
-    console.log(`  ${kind.padEnd(6)} ${(100 * plain.share).toFixed(1)}% -> ${(100 * streamed.share).toFixed(1)}%  (x${ratios[kind]!.toFixed(2)})`);
+    console.log(
+      `  ${kind.padEnd(6)} ${(100 * plain.share).toFixed(1)}% -> ${(100 * streamed.share).toFixed(1)}%  (x${ratios[kind]!.toFixed(2)}); step ${plain.step_s.toFixed(2)} -> ${streamed.step_s.toFixed(2)} s`,
+    );
   }
   const report = {
     sizes: {
