@@ -14,8 +14,8 @@ import { ErrorCode, requestJson } from '@rl/service-kit';
 import { openWeightsStore } from '@rl/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readSse } from '../services/trainer/src/cli/sse.ts';
 import { gateOnRequest, watchRequests } from './support/bus-spy.ts';
+import { followJob, pauseProcessGroup, type ClusterJobEvent } from './support/cluster-jobs.ts';
 import { connectTestClient } from './support/nats-client.ts';
 import { ROOT, startService, type ServiceProcess } from './support/processes.ts';
 import { startRestartableNatsServer, type RestartableNatsServer } from './support/restartable-nats.ts';
@@ -50,7 +50,7 @@ function jobConfig(dir: string, steps: number, rolloutTimeoutMs: number) {
   };
 }
 
-type Event = { type: string; state?: string; error?: string; step?: number; message?: string; metrics?: Record<string, number> };
+type Event = ClusterJobEvent;
 
 async function submit(id: string, config: unknown): Promise<void> {
   const r = await fetch(`${trainer.baseUrl}/v1/jobs`, {
@@ -59,18 +59,6 @@ async function submit(id: string, config: unknown): Promise<void> {
     body: JSON.stringify({ id, config }),
   });
   expect(r.status, await r.clone().text()).toBe(201);
-}
-
-/** Follows a job's event stream (replayed from its start) until its final state. */
-async function follow(id: string): Promise<Event[]> {
-  const res = await fetch(`${trainer.baseUrl}/v1/jobs/${id}/metrics?stream=true`);
-  const events: Event[] = [];
-  for await (const m of readSse(res.body!)) {
-    const e = JSON.parse(m.data) as Event;
-    events.push(e);
-    if (e.type === 'state' && (e.state === 'succeeded' || e.state === 'failed' || e.state === 'cancelled')) break;
-  }
-  return events;
 }
 
 /** The rollout request of `step` (its sampling seed is data.seed + step). */
@@ -129,7 +117,7 @@ describe('the trainer survives the bus', () => {
     const steps = 5;
     const midRollout = await gateOnRequest(nats.url, 'rollout.generate', rolloutOfStep(2), GATE_TIMEOUT_MS);
     await submit('restart', jobConfig(dir, steps, 60_000));
-    const done = follow('restart');
+    const done = followJob(trainer.baseUrl, 'restart');
     await midRollout.seen;
     // The trainer (and its policy worker) wait, stopped, until a spy on the restarted server is listening, so
     // no update it sends after the restart can pass before the spy: on a loaded host steps 3-5 once did.
@@ -154,7 +142,7 @@ describe('the trainer survives the bus', () => {
     const rollouts = await watchRequests(nats.url, 'rollout.generate');
     // A short rollout deadline: the lost request is noticed by its timeout (a NATS request cannot see its responder die).
     await submit('generation-crash', jobConfig(dir, steps, 10_000));
-    const done = follow('generation-crash');
+    const done = followJob(trainer.baseUrl, 'generation-crash');
     await firstUpdate.seen;
     await firstUpdate.close();
     // Stopped (SIGSTOP) after step 1's rollout, generation cannot answer any request the server routes from
@@ -173,14 +161,6 @@ describe('the trainer survives the bus', () => {
     expect(await publishedVersion()).toBe(`v${steps}`);
   }, 240_000);
 });
-
-/** Stops `p`'s process group (SIGSTOP) and resolves once the kernel reports its leader stopped. */
-async function pauseProcessGroup(p: ServiceProcess): Promise<void> {
-  const pid = p.proc.pid!;
-  process.kill(-pid, 'SIGSTOP');
-  // Field 3 of /proc/<pid>/stat is the state; the command name before it is in parentheses.
-  while (!/\) T /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) await new Promise<void>((r) => setImmediate(r));
-}
 
 /** Resolves once `nc` reports that it lost its server. */
 async function disconnected(nc: NatsConnection): Promise<void> {

@@ -1,4 +1,4 @@
-// What the NATS cluster tests share: a training split whose rewards come from
+// What the NATS cluster and bus tests share: a training split whose rewards come from
 // two services (math rows for reward-rules, code rows for reward-sandbox), a
 // job's event stream, a JetStream stream's cluster view, and holding a service
 // process stopped.
