@@ -11,7 +11,7 @@ export { BaseConfig, loadConfig } from './config.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { createMetrics, type ServiceMetrics } from './metrics.ts';
 export { startTelemetry } from './telemetry/start.ts';
-export { dataSourceAttributes, SpanAttr, withNatsClientSpan, withServerSpan, withSpan } from './telemetry/spans.ts';
+export { bindActiveContext, dataSourceAttributes, SpanAttr, withNatsClientSpan, withServerSpan, withSpan } from './telemetry/spans.ts';
 
 // Hosting a service: HTTP app, NATS connection, /healthz, /readyz, /metrics, shutdown
 export { connectNatsFromConfig, hostService } from './service-host.ts';

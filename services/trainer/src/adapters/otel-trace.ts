@@ -1,6 +1,6 @@
 // The loop's TracePort on OpenTelemetry (through @rl/service-kit's span
 // helpers): with telemetry off the spans are no-ops.
-import { SpanAttr, withSpan } from '@rl/service-kit';
+import { bindActiveContext, SpanAttr, withSpan } from '@rl/service-kit';
 import type { TracePort } from '../core/controller/ports.ts';
 
 /** One trace per training step: `root` starts a new trace whatever is active, `span` nests in the current one. */
@@ -16,5 +16,6 @@ export function createOtelTrace(): TracePort {
         () => fn(),
       ),
     span: (name, fn) => withSpan(name, {}, () => fn()),
+    bind: bindActiveContext,
   };
 }

@@ -62,6 +62,14 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span)
 }
 
 /**
+ * `fn` bound to the context active now: wherever it is called from later (a NATS message callback, a timer),
+ * the spans it opens are children of the span active here.
+ */
+export function bindActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
+  return context.bind(context.active(), fn);
+}
+
+/**
  * A server span continuing the caller's W3C `traceparent` (from HTTP or NATS
  * headers); without one it is a child of the active span, if any.
  */

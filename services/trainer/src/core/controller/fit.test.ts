@@ -152,6 +152,7 @@ describe('fit (verl RayPPOTrainer.fit)', () => {
         current!.children.push(node);
         return within(node, fn);
       },
+      bind: (fn) => fn,
     };
     const { c, records } = context(1);
     c.trace = trace;

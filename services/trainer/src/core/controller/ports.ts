@@ -116,12 +116,15 @@ export interface TracePort {
   root<T>(name: string, at: TraceAt, fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` in a child span `name` of the current one. */
   span<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** `fn` bound to the current span: what it starts later, from wherever it is called, nests there. */
+  bind<F extends (...args: never[]) => unknown>(fn: F): F;
 }
 
 /** A {@link TracePort} that only runs the functions. */
 export const NO_TRACE: TracePort = {
   root: (_name, _at, fn) => fn(),
   span: (_name, fn) => fn(),
+  bind: (fn) => fn,
 };
 
 /** An append-only log of step metrics; the JSON-lines file is metrics/jsonl-writer.ts. */

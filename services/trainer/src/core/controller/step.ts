@@ -10,11 +10,12 @@ import type { MetricsRecord } from '../../metrics/step-metrics.ts';
 // Pure modules, not the barrels (they also hold file I/O).
 import { computeExplainedVariance, computeTokenStats } from '../../metrics/batch-metrics.ts';
 import { buildStepMetrics } from '../../metrics/step-metrics.ts';
-import type { RewardClient, RewardItem } from '@rl/client';
+import type { RewardClient } from '@rl/client';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
 import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutResult, type RolloutSampling, type TracePort } from './ports.ts';
-import { createRewardStream, NO_REWARD_CACHE, type RewardFlow } from './reward-stream.ts';
+import { openRewardStage, rewardItemOf, type RewardStage } from './reward-stage.ts';
+import type { RewardFlow } from './reward-stream.ts';
 import { signalsOf, withoutContextPass, type SignalsContext, type StorySignals } from './story-signals.ts';
 
 /** Everything one step needs (built once per job). */
@@ -54,31 +55,20 @@ export interface StepOutcome {
   version: string;
 }
 
-/** The step's stage timer: adds the seconds `f` takes to `timing[stage]`, inside a span named `stage`. */
-type Timed = <T>(timing: Record<string, number>, stage: string, f: () => Promise<T>) => Promise<T>;
+/** The step's stage timer: adds the seconds `f` takes to `timing[stage]`, inside a span named `stage` (unless `spanned`: one is open already). */
+type Timed = <T>(timing: Record<string, number>, stage: string, f: () => Promise<T>, spanned?: boolean) => Promise<T>;
 
 function stageTimer(trace: TracePort = NO_TRACE): Timed {
-  return (timing, stage, f) =>
-    trace.span(stage, async () => {
+  return (timing, stage, f, spanned = false) => {
+    const run = async () => {
       const t = performance.now();
       try {
         return await f();
       } finally {
         timing[stage] = (timing[stage] ?? 0) + (performance.now() - t) / 1000;
       }
-    });
-}
-
-/** The reward request of one rollout of `src`: verl compute_score's arguments. */
-function rewardItemOf(src: DatasetRow, r: RolloutResult, signals?: StorySignals): RewardItem {
-  return {
-    data_source: src.data_source,
-    solution_str: r.text,
-    ground_truth: src.ground_truth,
-    extra_info: src.extra_info,
-    style: src.reward_model?.['style'],
-    prompt: src.prompt,
-    ...(signals && { signals }),
+    };
+    return spanned ? run() : trace.span(stage, run);
   };
 }
 
@@ -103,25 +93,35 @@ export async function scoreRollouts(
 
 /** Runs one step on `rows` with the current weights `version`. */
 export async function runStep(ctx: StepContext, step: number, epoch: number, rows: readonly DatasetRow[], version: string): Promise<StepOutcome> {
+  const rewardStage = openRewardStage({
+    rewards: ctx.rewards,
+    ...(ctx.rewardFlow && { flow: ctx.rewardFlow }),
+    rows,
+    step,
+    ...(ctx.signals && { needsSignals: ctx.signals.needs }),
+    trace: ctx.trace ?? NO_TRACE,
+    signal: ctx.signal,
+  });
+  try {
+    return await runStages(ctx, step, epoch, rows, version, rewardStage);
+  } finally {
+    await rewardStage.close();
+  }
+}
+
+async function runStages(
+  ctx: StepContext,
+  step: number,
+  epoch: number,
+  rows: readonly DatasetRow[],
+  version: string,
+  rewardStage: RewardStage,
+): Promise<StepOutcome> {
   const timing: Record<string, number> = {};
   const timed = stageTimer(ctx.trace);
   const started = performance.now();
-  const flow = ctx.rewardFlow ?? { streaming: false, cache: NO_REWARD_CACHE, maxInFlight: 1 };
-  flow.cache.startStep(step);
-  const rewardStream = createRewardStream(ctx.rewards, { maxInFlight: flow.maxInFlight, cache: flow.cache, signal: ctx.signal });
-  const offered = new Set<number>();
-  const offer = (index: number, r: RolloutResult, signals?: StorySignals) => {
-    offered.add(index);
-    rewardStream.offer(index, rewardItemOf(rows[r.row]!, r, signals));
-  };
-  // A row that takes story signals waits for the log-prob pass; the others are scored while the rest generate.
-  const onResult = flow.streaming
-    ? (index: number, r: RolloutResult) => {
-        if (r.error === undefined && ctx.signals?.needs(rows[r.row]!.data_source) !== true) offer(index, r);
-      }
-    : undefined;
   const results = await timed(timing, 'gen', () =>
-    ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal, onResult),
+    ctx.rollout.rollout(rows, { ...ctx.sampling, seed: ctx.sampling.seed + step }, version, ctx.signal, rewardStage.onResult),
   );
   // ReMax (verl RayPPOTrainer.fit): one greedy response per prompt; its score is the baseline of that prompt's samples.
   const baselines = ctx.algorithm.adv_estimator === 'remax' ? await timed(timing, 'gen_max', () => greedyBaselines(ctx, rows, step, version)) : undefined;
@@ -137,14 +137,7 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
   const without = ctx.signals === undefined ? undefined : withoutContextPass(ctx.signals, rows, ok);
   const old = await timed(timing, 'old_log_prob', () => ctx.policy.logprobs('actor', pairs, without !== undefined, ctx.widths, without));
   const signals = without === undefined ? undefined : signalsOf(ok, without, old);
-  const okIndex = results.flatMap((r, j) => (r.error === undefined ? [j] : []));
-  const scored = await timed(timing, 'reward', async () => {
-    okIndex.forEach((j, i) => {
-      if (!offered.has(j)) offer(j, results[j]!, signals?.[i]);
-    });
-    const byIndex = await rewardStream.settle();
-    return okIndex.map((j) => ({ rollout: results[j]!, result: byIndex.get(j)! }));
-  });
+  const scored = await timed(timing, 'reward', () => rewardStage.finish(results, signals), rewardStage.spanned);
   if (ctx.rolloutDump !== undefined) {
     const { sink, decode } = ctx.rolloutDump;
     await sink.write(
@@ -243,8 +236,8 @@ export async function runStep(ctx: StepContext, step: number, epoch: number, row
       'critic/advantages/mean': maskedMean(x.advantages, x.responseMask),
       'rollout/failed': failedRollouts,
       'reward/errors': scored.filter((s) => s.result.error !== null).length,
-      'reward/cache_hits': rewardStream.stats.hits,
-      'reward/cache_hit_rate': rewardStream.stats.items === 0 ? 0 : rewardStream.stats.hits / rewardStream.stats.items,
+      'reward/cache_hits': rewardStage.stats.hits,
+      'reward/cache_hit_rate': rewardStage.stats.items === 0 ? 0 : rewardStage.stats.hits / rewardStage.stats.items,
       'perf/model_tokens': modelTokens,
       ...(old.withoutContextComputeS !== undefined && { 'perf/signals_compute_s': old.withoutContextComputeS }),
       'perf/model_compute_s': modelS,
