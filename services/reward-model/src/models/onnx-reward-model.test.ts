@@ -12,6 +12,7 @@ import { ByteTokenizer, type HostParams } from '@rl/policy';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ItemOutcome, ModelItem } from '../core/backend.ts';
 import { loadRewardModel } from './load-reward-model.ts';
+import { MODEL_ITEMS, modelItem } from './testing/items.ts';
 import { exportOnnx } from './testing/onnx-export.ts';
 import { referenceValues } from './testing/reference-values.ts';
 import { NEWLINE_ID, writeTinyRewardModel } from './testing/tiny-reward-model.ts';
@@ -24,22 +25,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'rl-rm-onnx-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const never = new AbortController().signal;
-const item = (messages: ModelItem['messages'], response: string): ModelItem => ({ dataSource: 'd', messages, response, extraInfo: {} });
-const ITEMS: ModelItem[] = [
-  item([{ role: 'user', content: 'What is 9+9?' }], '9+9 = 18.'),
-  item(
-    [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: 'Name a colour.' },
-    ],
-    'Blue',
-  ),
-  item([], 'A response with no prompt at all, a little longer than the others.'),
-  item([{ role: 'user', content: '你好' }], '你好！有什么可以帮你？'),
-  // Two of one length: a graph that pools at the last position runs them together.
-  item([{ role: 'user', content: 'Say A.' }], 'A'),
-  item([{ role: 'user', content: 'Say B.' }], 'B'),
-];
+// Two of one length: a graph that pools at the last position runs them together.
+const ITEMS: ModelItem[] = [...MODEL_ITEMS, modelItem([{ role: 'user', content: 'Say A.' }], 'A'), modelItem([{ role: 'user', content: 'Say B.' }], 'B')];
 const rendered = ITEMS.map((it) => new ByteTokenizer().applyChatTemplate([...it.messages, { role: 'assistant', content: it.response }]));
 
 function scoresOf(outs: ItemOutcome[]): number[] {
@@ -105,7 +92,7 @@ describe('ONNX reward-model items and graphs it cannot use', () => {
       await writeTinyRewardModel(dir, { head: 'token', maxSeqLen: 64 });
       exportOnnx(dir);
       const model = await loadRewardModel({ name: 'short-rm', dir, engine: 'onnx' }, { maxBatchTokens: 4096, onnxThreads: 1 });
-      const out = await model.score([item([], 'x'.repeat(80)), item([], 'ok')], never);
+      const out = await model.score([modelItem([], 'x'.repeat(80)), modelItem([], 'ok')], never);
       expect(out[0]).toEqual({
         error: {
           code: 'payload_too_large',
@@ -117,7 +104,9 @@ describe('ONNX reward-model items and graphs it cannot use', () => {
       expect(model.ready()).toBe(true);
       await model.close();
       expect(model.ready()).toBe(false);
-      expect(await model.score([item([], 'ok')], never)).toEqual([{ error: { code: 'unavailable', message: 'reward model short-rm: onnx engine: closed' } }]);
+      expect(await model.score([modelItem([], 'ok')], never)).toEqual([
+        { error: { code: 'unavailable', message: 'reward model short-rm: onnx engine: closed' } },
+      ]);
     },
     SLOW_MS,
   );

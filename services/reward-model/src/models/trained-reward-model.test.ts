@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer } from '@rl/policy';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ModelItem } from '../core/backend.ts';
 import { loadRewardModel } from './load-reward-model.ts';
+import { MODEL_ITEMS, modelItem } from './testing/items.ts';
 import { referenceValues } from './testing/reference-values.ts';
 import { NEWLINE_ID, writeTinyRewardModel } from './testing/tiny-reward-model.ts';
 import type { TrainedRewardModel } from './trained-reward-model.ts';
@@ -22,19 +22,7 @@ const SLOW_MS = 180_000;
 const tmp = mkdtempSync(join(tmpdir(), 'rl-reward-model-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const item = (messages: ModelItem['messages'], response: string): ModelItem => ({ dataSource: 'd', messages, response, extraInfo: {} });
-const ITEMS: ModelItem[] = [
-  item([{ role: 'user', content: 'What is 9+9?' }], '9+9 = 18.'),
-  item(
-    [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: 'Name a colour.' },
-    ],
-    'Blue',
-  ),
-  item([], 'A response with no prompt at all, a little longer than the others.'),
-  item([{ role: 'user', content: '你好' }], '你好！有什么可以帮你？'),
-];
+const ITEMS = MODEL_ITEMS;
 
 const tokenizer = new ByteTokenizer();
 const rendered = ITEMS.map((it) => tokenizer.applyChatTemplate([...it.messages, { role: 'assistant', content: it.response }]));
@@ -88,7 +76,7 @@ describe('reward-model items that cannot be scored', () => {
     await writeTinyRewardModel(dir, { head: 'token', maxSeqLen: 64 });
     const model = await loadRewardModel({ name: 'short-rm', dir, engine: 'jax' }, { maxBatchTokens: 4096 });
     try {
-      const out = await model.score([item([], 'x'.repeat(80)), item([], 'ok')], new AbortController().signal);
+      const out = await model.score([modelItem([], 'x'.repeat(80)), modelItem([], 'ok')], new AbortController().signal);
       expect(out[0]).toEqual({
         error: {
           code: 'payload_too_large',
