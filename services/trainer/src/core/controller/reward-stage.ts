@@ -6,7 +6,7 @@
 // stage's timing_s stays what the step waits after the log-prob pass.
 import type { RewardClient, RewardItem, RewardResult } from '@rl/client';
 import type { DatasetRow } from '../../data/dataset-row.ts';
-import type { RolloutResult, TracePort } from './ports.ts';
+import { NO_TRACE, type RolloutResult, type TracePort } from './ports.ts';
 import { createRewardStream, NO_REWARD_CACHE, type ItemScorer, type RewardFlow, type RewardStream } from './reward-stream.ts';
 import type { StorySignals } from './story-signals.ts';
 
@@ -48,6 +48,14 @@ export interface RewardStageOptions {
   needsSignals?: (dataSource: string) => boolean;
   trace: TracePort;
   signal: AbortSignal;
+}
+
+/**
+ * Scores the rollouts that did not fail through the reward services, in one call (an errored reward counts 0
+ * and is reported): a reward stage that streams nothing and shares nothing.
+ */
+export function scoreRollouts(rewards: RewardClient, rows: readonly DatasetRow[], results: readonly RolloutResult[], signal: AbortSignal) {
+  return openRewardStage({ rewards, rows, step: 0, trace: NO_TRACE, signal }).finish(results);
 }
 
 export function openRewardStage(o: RewardStageOptions): RewardStage {

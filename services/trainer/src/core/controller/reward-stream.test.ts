@@ -38,9 +38,11 @@ describe('reward stream', () => {
     const { scorer, calls } = gatedScorer();
     const stream = createRewardStream(scorer, { maxInFlight: 1, cache: createRewardCache({ acrossSteps: false, maxReusable: 10 }), signal });
     stream.offer(2, item('a'));
+    await flush();
     expect(calls.map((c) => c.items.length)).toEqual([1]); // out at once
     stream.offer(0, item('bbb'));
     stream.offer(1, item('cc'));
+    await flush();
     expect(calls).toHaveLength(1); // waiting for the call in flight
     calls[0]!.release();
     await flush();
@@ -49,6 +51,16 @@ describe('reward stream', () => {
     const out = await stream.settle();
     expect([0, 1, 2].map((i) => out.get(i)?.score)).toEqual([3, 2, 1]);
     expect(stream.stats).toEqual({ items: 3, hits: 0, calls: 2 });
+  });
+
+  it('sends the items offered in one turn together', async () => {
+    const { scorer, calls } = gatedScorer();
+    const stream = createRewardStream(scorer, { maxInFlight: 4, cache: createRewardCache({ acrossSteps: false, maxReusable: 10 }), signal });
+    for (const [i, answer] of ['a', 'bb', 'ccc'].entries()) stream.offer(i, item(answer));
+    await flush();
+    expect(calls.map((c) => c.items.map((it) => it.solution_str))).toEqual([['a', 'bb', 'ccc']]);
+    calls[0]!.release();
+    expect([...(await stream.settle()).values()].map((r) => r.score)).toEqual([1, 2, 3]);
   });
 
   it('scores identical items of a step once, shared by every index, and keeps the hits', async () => {
@@ -60,6 +72,7 @@ describe('reward stream', () => {
     stream.offer(1, item('same'));
     stream.offer(2, item('same', { ground_truth: '7' })); // another ground truth: another item
     stream.offer(3, item('same', { extra_info: { index: 3 } })); // another extra_info too
+    await flush();
     for (const c of calls) c.release();
     const out = await stream.settle();
     expect(calls.flatMap((c) => c.items)).toHaveLength(3);
@@ -75,6 +88,7 @@ describe('reward stream', () => {
         cache.startStep(step);
         const stream = createRewardStream(scorer, { maxInFlight: 4, cache, signal });
         stream.offer(0, item('x'));
+        await flush();
         for (const c of calls) c.release();
         await stream.settle();
       }
@@ -88,15 +102,18 @@ describe('reward stream', () => {
     cache.startStep(5);
     const first = createRewardStream(scorer, { maxInFlight: 1, cache, signal });
     first.offer(0, item('kept'));
+    await flush();
     calls[0]!.release();
     await flush();
     first.offer(1, item('lost'));
+    await flush();
     calls[1]!.release();
     await expect(first.settle()).rejects.toThrow('reward service gone');
     cache.startStep(5); // the step runs again
     const again = createRewardStream(scorer, { maxInFlight: 1, cache, signal });
     again.offer(0, item('kept'));
     again.offer(1, item('lost'));
+    await flush();
     expect(calls.map((c) => c.items.map((i) => i.solution_str))).toEqual([['kept'], ['lost'], ['lost']]);
     calls[2]!.release();
     const out = await again.settle();
@@ -115,6 +132,7 @@ describe('reward stream', () => {
       cache.startStep(step);
       const stream = createRewardStream(scorer, { maxInFlight: 1, cache, signal });
       stream.offer(0, item(answer));
+      await flush();
       for (const c of calls) c.release();
       return stream.settle();
     };

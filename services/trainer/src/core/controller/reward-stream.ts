@@ -116,6 +116,17 @@ export function createRewardStream(scorer: ItemScorer, options: { maxInFlight: n
   const results = new Map<number, Promise<RewardResult>>();
   let queue: Queued[] = [];
   let inFlight = 0;
+  let pumpQueued = false;
+
+  // Items offered in one turn of the event loop (a batch handed over at once, several progress messages) go together.
+  const schedulePump = () => {
+    if (pumpQueued) return;
+    pumpQueued = true;
+    queueMicrotask(() => {
+      pumpQueued = false;
+      pump();
+    });
+  };
 
   const pump = () => {
     while (inFlight < maxInFlight && queue.length > 0) {
@@ -155,7 +166,7 @@ export function createRewardStream(scorer: ItemScorer, options: { maxInFlight: n
       if (key !== undefined) cache.store(key, promise);
       results.set(index, promise);
       queue.push({ item, resolve, reject });
-      pump();
+      schedulePump();
     },
     async settle() {
       const entries = [...results];

@@ -13,10 +13,10 @@ import { buildStepMetrics } from '../../metrics/step-metrics.ts';
 import type { RewardClient } from '@rl/client';
 import { buildExperience, row, type ScoredTrajectory } from './experience.ts';
 import { dumpEntry, type GenerationDump } from './generation-dump.ts';
-import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutResult, type RolloutSampling, type TracePort } from './ports.ts';
-import { openRewardStage, rewardItemOf, type RewardStage } from './reward-stage.ts';
+import { NO_TRACE, type PadWidths, type PolicyPort, type RolloutPort, type RolloutSampling, type TracePort } from './ports.ts';
+import { openRewardStage, scoreRollouts, type RewardStage } from './reward-stage.ts';
 import type { RewardFlow } from './reward-stream.ts';
-import { signalsOf, withoutContextPass, type SignalsContext, type StorySignals } from './story-signals.ts';
+import { signalsOf, withoutContextPass, type SignalsContext } from './story-signals.ts';
 
 /** Everything one step needs (built once per job). */
 export interface StepContext {
@@ -70,25 +70,6 @@ function stageTimer(trace: TracePort = NO_TRACE): Timed {
     };
     return spanned ? run() : trace.span(stage, run);
   };
-}
-
-/**
- * Scores the rollouts that did not fail through the reward services (an
- * errored reward counts 0 and is reported); `signals[i]` goes with the i-th of them.
- */
-export async function scoreRollouts(
-  rewards: RewardClient,
-  rows: readonly DatasetRow[],
-  results: readonly RolloutResult[],
-  signal: AbortSignal,
-  signals?: ReadonlyArray<StorySignals | undefined>,
-) {
-  const ok = results.filter((r) => r.error === undefined);
-  const { results: scored } = await rewards.score(
-    ok.map((r, i) => rewardItemOf(rows[r.row]!, r, signals?.[i])),
-    { signal },
-  );
-  return ok.map((r, i) => ({ rollout: r, result: scored[i]! }));
 }
 
 /** Runs one step on `rows` with the current weights `version`. */

@@ -8,7 +8,7 @@ import { computeValidationMetrics, type ValidationSample } from '../../metrics/v
 import type { RewardClient } from '@rl/client';
 import { dumpEntry, type DumpEntry, type GenerationDump } from './generation-dump.ts';
 import type { RolloutPort, RolloutSampling } from './ports.ts';
-import { scoreRollouts } from './step.ts';
+import { scoreRollouts } from './reward-stage.ts';
 
 /** What one validation pass needs. */
 export interface ValidateInput {
